@@ -1,0 +1,39 @@
+package dev.gyro.protocol;
+
+import java.util.List;
+
+/**
+ * What the {@link ConveyorBelt} asks its runtime to do. The runtime performs actions in the order they are
+ * returned and reports completion through the matching event. Each action's Javadoc is the runtime's duty.
+ */
+public sealed interface Action
+        permits Action.Send, Action.ApplyUpdates, Action.ExecuteGlobal, Action.PassToken {
+
+    /** Send {@code message} to instance {@code to}. Best effort: losing it is allowed, the protocol resends. */
+    record Send(int to, Message message) implements Action {}
+
+    /**
+     * Lines 8-12 of Algorithm 1. In ONE atomic DBMS transaction: apply {@code updates} in order (each as
+     * idempotent upserts/deletes), record {@code token} as the held token and {@code lastGsn} as the last
+     * applied gsn, and delete this instance's outbox (its own updates have come back around the ring).
+     * Then report {@link ConveyorBelt#onUpdatesApplied(long)} with {@code token.hop()}. If the transaction
+     * fails it must not be reported; the instance crashes or retries the same action.
+     */
+    record ApplyUpdates(Token token, List<StateUpdate> updates, long lastGsn) implements Action {}
+
+    /**
+     * Line 15 of Algorithm 1: execute queued global request {@code requestId} on the local DBMS, capturing its
+     * writes as row images. If it commits writes, the same DBMS transaction records {@code gsn} as the last
+     * applied gsn and stores the update (with this gsn and this instance as origin) in the outbox; then
+     * report {@link ConveyorBelt#onGlobalExecuted(long, StateUpdate)} with the update. If it fails (rolled
+     * back) or wrote nothing, report {@code null}: no update ships and the gsn is not used.
+     * The runtime replies to the request's client itself, once the outcome is durable.
+     */
+    record ExecuteGlobal(long requestId, long gsn) implements Action {}
+
+    /**
+     * Line 19 of Algorithm 1: durably record {@code token} as passed (so a restart resends it instead of acting
+     * as primary), then send it to instance {@code to}.
+     */
+    record PassToken(int to, Token token) implements Action {}
+}

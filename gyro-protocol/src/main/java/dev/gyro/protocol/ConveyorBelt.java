@@ -1,0 +1,277 @@
+package dev.gyro.protocol;
+
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The Conveyor Belt protocol of one instance (paper Section V, Algorithm 1) as a pure state machine.
+ *
+ * <p>It does no I/O and has no threads, clock or randomness: the runtime feeds it events ({@code on*}
+ * methods), then collects the {@link Action}s it asks for with {@link #ready()} and performs them. All calls
+ * must come from one thread at a time. Local requests never pass through here (Algorithm 1, lines 2-4): the
+ * runtime runs them at once.
+ *
+ * <p>Beyond Algorithm 1, which assumes a token that circulates forever over reliable channels, this machine:
+ * <ul>
+ *   <li>parks the token at its holder when a round leaves it empty and nobody waits, so an idle ring sends no
+ *       messages; an instance with a waiting global request broadcasts {@link Message.Want}, and the holder
+ *       resumes passing. A global request thus waits for at most the token's trip from the holder to it;</li>
+ *   <li>survives lost and duplicated messages and restarts: a passed token is resent until acknowledged, the
+ *       receiver acknowledges only after durably recording it (in the same DBMS transaction that applies its
+ *       updates), and token hops identify duplicates; see {@link DurableState} for what survives a crash.</li>
+ * </ul>
+ */
+public final class ConveyorBelt {
+
+    /** Where this instance stands with respect to the token. */
+    public enum Role {
+        /** Does not hold the token. */
+        FOLLOWER,
+        /** Received the token; its updates are being applied (Algorithm 1, lines 8-12). */
+        APPLYING,
+        /** Holds the token and executes its snapshot of queued global requests (lines 13-18). */
+        PRIMARY,
+        /** Holds an empty token that nobody asked for; resumes on a local global request or a WANT. */
+        PARKED
+    }
+
+    private final ConveyorBeltConfig config;
+    private final int self;
+    private final int next;
+
+    private Role role;
+    private long lastGsn;
+    private long lastReceivedHop;
+
+    // The token while this instance holds it (APPLYING, PRIMARY, PARKED).
+    private long heldHop;
+    private final List<StateUpdate> heldUpdates = new ArrayList<>();
+    private int ackTo = -1;
+
+    // Q and Q' of Algorithm 1.
+    private final ArrayDeque<Long> queue = new ArrayDeque<>();
+    private final ArrayDeque<Long> snapshot = new ArrayDeque<>();
+    private long executing = -1;
+
+    private boolean wanted;
+    private long wantSentAt = Long.MIN_VALUE / 2;
+    private Token unacked;
+    private long unackedSentAt;
+    private long now;
+
+    private final List<Action> actions = new ArrayList<>();
+
+    /**
+     * Starts (or restarts) an instance from what its database recorded.
+     *
+     * @param nowMillis the runtime's current time, used only to schedule resends
+     */
+    public ConveyorBelt(ConveyorBeltConfig config, DurableState state, long nowMillis) {
+        this.config = config;
+        this.self = config.self();
+        this.next = (self + 1) % config.ringSize();
+        this.now = nowMillis;
+        this.lastGsn = state.lastGsn();
+        switch (state.tokenStatus()) {
+            case NONE -> {
+                role = Role.FOLLOWER;
+                lastReceivedHop = -1;
+            }
+            case PASSED -> {
+                role = Role.FOLLOWER;
+                lastReceivedHop = state.token().hop() - 1;
+                unacked = state.token();
+                unackedSentAt = now;
+                emit(new Action.Send(next, new Message.TokenPass(self, unacked)));
+            }
+            case HELD -> {
+                // Restarted while holding the token: the token as received, plus the updates of the global
+                // requests this instance executed since (its outbox), is exactly the token it would pass.
+                Token token = state.token();
+                lastReceivedHop = token.hop();
+                heldHop = token.hop();
+                heldUpdates.addAll(token.updates());
+                for (StateUpdate u : state.outbox()) if (u.gsn() > token.maxGsn()) heldUpdates.add(u);
+                check(heldUpdates.isEmpty() || heldUpdates.get(heldUpdates.size() - 1).gsn() <= lastGsn,
+                        "recovered token carries gsn beyond the database's last applied gsn " + lastGsn);
+                role = Role.PRIMARY;
+                finishRound();
+            }
+        }
+    }
+
+    // ---------------------------------------------------------------- events
+
+    /**
+     * A global request arrived from a client (Algorithm 1, line 6: append to Q).
+     *
+     * @return false if the queue is full; the request was not accepted and the client must be told so
+     */
+    public boolean onGlobalRequest(long requestId) {
+        if (queue.size() + snapshot.size() >= config.maxQueuedGlobals()) return false;
+        queue.addLast(requestId);
+        if (role == Role.PARKED) {
+            startPrimaryRound();
+        } else if (role == Role.FOLLOWER) {
+            maybeSendWant();
+        }
+        return true;
+    }
+
+    /** A message from another instance of the ring. */
+    public void onMessage(Message message) {
+        int from = message.from();
+        if (from < 0 || from >= config.ringSize() || from == self)
+            throw new IllegalArgumentException("message from unknown instance " + from + " at instance " + self);
+        if (message instanceof Message.TokenPass pass) {
+            receiveToken(pass);
+        } else if (message instanceof Message.TokenAck ack) {
+            if (unacked != null && ack.hop() == unacked.hop()) unacked = null;
+        } else if (message instanceof Message.Want) {
+            wanted = true;
+            if (role == Role.PARKED) startPrimaryRound();
+        }
+    }
+
+    /** The runtime finished {@link Action.ApplyUpdates} for the token of this hop. */
+    public void onUpdatesApplied(long hop) {
+        check(role == Role.APPLYING && hop == heldHop, "updates applied for hop " + hop + " while " + role
+                + " at hop " + heldHop);
+        lastReceivedHop = hop;
+        emit(new Action.Send(ackTo, new Message.TokenAck(self, hop)));
+        startPrimaryRound();
+    }
+
+    /**
+     * The runtime finished {@link Action.ExecuteGlobal} for {@code requestId}.
+     *
+     * @param update the request's state update, or null if it failed or wrote nothing
+     */
+    public void onGlobalExecuted(long requestId, StateUpdate update) {
+        check(role == Role.PRIMARY && executing == requestId,
+                "global request " + requestId + " finished but " + executing + " was executing (" + role + ")");
+        executing = -1;
+        if (update != null) {
+            check(update.gsn() == lastGsn + 1 && update.origin() == self,
+                    "update " + update.gsn() + " from " + update.origin() + " does not follow gsn " + lastGsn);
+            lastGsn = update.gsn();
+            heldUpdates.add(update); // line 16: append <u, p> to T
+        }
+        executeNext();
+    }
+
+    /** Time passes. Drives resends; call it every few milliseconds. */
+    public void onTick(long nowMillis) {
+        now = nowMillis;
+        if (unacked != null && now - unackedSentAt >= config.tokenResendMillis()) {
+            unackedSentAt = now;
+            emit(new Action.Send(next, new Message.TokenPass(self, unacked)));
+        }
+        if (role == Role.FOLLOWER && !queue.isEmpty()) maybeSendWant();
+    }
+
+    /** The actions to perform, in order; clears them. */
+    public List<Action> ready() {
+        if (actions.isEmpty()) return List.of();
+        List<Action> out = List.copyOf(actions);
+        actions.clear();
+        return out;
+    }
+
+    // ---------------------------------------------------------------- queries
+
+    public Role role() { return role; }
+
+    public long lastGsn() { return lastGsn; }
+
+    public int queuedGlobals() { return queue.size() + snapshot.size() + (executing >= 0 ? 1 : 0); }
+
+    public boolean holdsToken() { return role != Role.FOLLOWER; }
+
+    public int self() { return self; }
+
+    // ---------------------------------------------------------------- transitions
+
+    private void receiveToken(Message.TokenPass pass) {
+        Token token = pass.token();
+        if (unacked != null && token.hop() > unacked.hop()) unacked = null; // it went around: it was received
+        if (token.hop() <= lastReceivedHop) {
+            emit(new Action.Send(pass.from(), new Message.TokenAck(self, token.hop())));
+            return;
+        }
+        if (role == Role.APPLYING && token.hop() == heldHop) return; // resent while we apply it
+        check(role == Role.FOLLOWER, "received token of hop " + token.hop() + " while " + role + " at hop "
+                + heldHop + ": two tokens");
+        role = Role.APPLYING;
+        heldHop = token.hop();
+        ackTo = pass.from();
+        heldUpdates.clear();
+        List<StateUpdate> toApply = new ArrayList<>();
+        for (StateUpdate u : token.updates()) {
+            if (u.origin() == self) continue; // lines 9-10: own updates have been seen by all others
+            heldUpdates.add(u);
+            if (u.gsn() > lastGsn) { // lines 11-12; at or below lastGsn: applied before a restart
+                check(u.gsn() == lastGsn + 1, "gap in gsns: token carries " + u.gsn() + " after " + lastGsn);
+                toApply.add(u);
+                lastGsn = u.gsn();
+            }
+        }
+        emit(new Action.ApplyUpdates(new Token(heldHop, heldUpdates), toApply, lastGsn));
+    }
+
+    private void startPrimaryRound() {
+        role = Role.PRIMARY;
+        wantSentAt = Long.MIN_VALUE / 2;
+        snapshot.addAll(queue); // line 13: Q' <- atomic-snapshot(Q)
+        queue.clear();
+        executeNext();
+    }
+
+    private void executeNext() {
+        Long requestId = snapshot.pollFirst(); // lines 14-18, one request at a time
+        if (requestId == null) {
+            finishRound();
+            return;
+        }
+        executing = requestId;
+        emit(new Action.ExecuteGlobal(requestId, lastGsn + 1));
+    }
+
+    private void finishRound() {
+        if (config.ringSize() == 1) heldUpdates.clear(); // alone, every update is seen by all at once
+        if (!heldUpdates.isEmpty() || wanted) {
+            passToken();
+        } else if (!queue.isEmpty()) {
+            startPrimaryRound(); // nobody else asked for the token: serve newcomers without a round trip
+        } else {
+            role = Role.PARKED;
+        }
+    }
+
+    private void passToken() {
+        wanted = false;
+        Token out = new Token(heldHop + 1, heldUpdates);
+        heldUpdates.clear();
+        role = Role.FOLLOWER;
+        unacked = out;
+        unackedSentAt = now;
+        emit(new Action.PassToken(next, out)); // line 19
+        if (!queue.isEmpty()) maybeSendWant();
+    }
+
+    private void maybeSendWant() {
+        if (config.ringSize() == 1 || now - wantSentAt < config.wantResendMillis()) return;
+        wantSentAt = now;
+        for (int i = 0; i < config.ringSize(); i++)
+            if (i != self) emit(new Action.Send(i, new Message.Want(self)));
+    }
+
+    private void emit(Action action) {
+        actions.add(action);
+    }
+
+    private static void check(boolean condition, String message) {
+        if (!condition) throw new IllegalStateException("Conveyor Belt invariant violated: " + message);
+    }
+}

@@ -1,0 +1,26 @@
+package dev.gyro.protocol;
+
+/**
+ * Validated once, then immutable.
+ *
+ * @param self                 this instance's position in the ring (0-based)
+ * @param ringSize             number of instances; the token goes from {@code i} to {@code (i+1) % ringSize}
+ * @param maxQueuedGlobals     bound on global requests waiting for the token; beyond it requests are refused
+ * @param tokenResendMillis    resend an unacknowledged token after this long
+ * @param wantResendMillis     repeat a WANT after this long while a global request still waits
+ */
+public record ConveyorBeltConfig(int self, int ringSize, int maxQueuedGlobals, long tokenResendMillis,
+                                 long wantResendMillis) {
+    public ConveyorBeltConfig {
+        if (ringSize < 1) throw new IllegalArgumentException("ringSize must be at least 1, was " + ringSize);
+        if (self < 0 || self >= ringSize)
+            throw new IllegalArgumentException("self must be in [0, " + ringSize + "), was " + self);
+        if (maxQueuedGlobals < 1) throw new IllegalArgumentException("maxQueuedGlobals must be at least 1");
+        if (tokenResendMillis < 1 || wantResendMillis < 1)
+            throw new IllegalArgumentException("resend intervals must be at least 1 ms");
+    }
+
+    public static ConveyorBeltConfig of(int self, int ringSize) {
+        return new ConveyorBeltConfig(self, ringSize, 10_000, 500, 200);
+    }
+}

@@ -1,0 +1,31 @@
+package dev.gyro.protocol;
+
+import java.util.List;
+
+/**
+ * What one instance keeps in its DBMS (the Gyro metadata tables) and hands back to a new {@link ConveyorBelt}
+ * after a restart. Every field changes only inside the DBMS transaction whose effect it describes, so after a
+ * crash the instance resumes exactly where its database says it was (DESIGN.md decision 5).
+ *
+ * @param lastGsn     the highest gsn whose writes are in this database
+ * @param tokenStatus whether the token was last received (HELD) or passed on (PASSED)
+ * @param token       the token as last recorded: as received minus own updates (HELD), or as passed (PASSED)
+ * @param outbox      own updates executed since the token was last received, in gsn order
+ */
+public record DurableState(long lastGsn, TokenStatus tokenStatus, Token token, List<StateUpdate> outbox) {
+
+    public enum TokenStatus { NONE, HELD, PASSED }
+
+    public DurableState {
+        outbox = List.copyOf(outbox);
+        if ((tokenStatus == TokenStatus.NONE) != (token == null))
+            throw new IllegalArgumentException("token must be present exactly when status is HELD or PASSED");
+    }
+
+    /** A new ring: instance 0 starts with the token (hop 0), everyone has applied nothing. */
+    public static DurableState initial(int self) {
+        return self == 0
+                ? new DurableState(0, TokenStatus.HELD, new Token(0, List.of()), List.of())
+                : new DurableState(0, TokenStatus.NONE, null, List.of());
+    }
+}

@@ -1,0 +1,43 @@
+package dev.gyro.protocol;
+
+import java.util.List;
+
+/**
+ * One row written by a global request, as a row image (DESIGN.md decision 4): not the statement that
+ * wrote it, but the row's key and its values afterwards. Applying a row change is idempotent: an
+ * UPSERT writes exactly these values under this key, a DELETE removes the row with this key.
+ *
+ * @param table      the table name as the application wrote it
+ * @param kind       what happened to the row
+ * @param columns    column names; for DELETE only the key columns
+ * @param values     one value per column
+ * @param keyColumns the primary-key columns (a subset of {@code columns})
+ */
+public record RowChange(String table, Kind kind, List<String> columns, List<Value> values, List<String> keyColumns) {
+
+    public enum Kind { UPSERT, DELETE }
+
+    public RowChange {
+        columns = List.copyOf(columns);
+        values = List.copyOf(values);
+        keyColumns = List.copyOf(keyColumns);
+        if (table == null || table.isEmpty()) throw new IllegalArgumentException("row change without a table");
+        if (columns.size() != values.size())
+            throw new IllegalArgumentException("row change on " + table + ": " + columns.size() + " columns but "
+                    + values.size() + " values");
+        if (keyColumns.isEmpty()) throw new IllegalArgumentException("row change on " + table + " has no key columns");
+        for (String k : keyColumns)
+            if (!columns.contains(k))
+                throw new IllegalArgumentException("row change on " + table + ": key column " + k + " has no value");
+    }
+
+    public Value value(String column) {
+        int i = columns.indexOf(column);
+        if (i < 0) throw new IllegalArgumentException("row change on " + table + " has no column " + column);
+        return values.get(i);
+    }
+
+    public List<Value> keyValues() {
+        return keyColumns.stream().map(this::value).toList();
+    }
+}
