@@ -200,7 +200,7 @@ public final class Codec {
 
     private static Token readToken(ByteBuffer in) {
         long hop = in.getLong();
-        int n = count(in, 20);
+        int n = count(in, 16); // an update is at least gsn (8) + origin (4) + change count (4) bytes
         List<StateUpdate> updates = new ArrayList<>(n);
         for (int i = 0; i < n; i++) updates.add(readUpdate(in));
         return new Token(hop, updates);

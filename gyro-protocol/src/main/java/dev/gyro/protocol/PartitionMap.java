@@ -52,6 +52,11 @@ public final class PartitionMap {
     /** The highest instance id the map routes to, plus one. */
     public int instances() { return instances; }
 
+    /** The instance a bucket is assigned to. */
+    public int ownerOfBucket(int bucket) {
+        return owner[bucket];
+    }
+
     public int bucketOf(Value partitioningValue) {
         return (int) Long.remainderUnsigned(hash(partitioningValue), owner.length);
     }

@@ -1,0 +1,129 @@
+package dev.gyro.app;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The classification file: per transaction, local / global / local-or-global and its partitioning
+ * parameter(s). Written by hand or by {@code gyro analyze --json}; the format is the analyzer's:
+ * <pre>{"transactions": [{"name": "order", "class": "global", "readOnly": false, "partitionBy": ["cartId"],
+ *   "reason": "..."}], "summary": {...}}</pre>
+ * Validated against the application's transactions when an instance starts.
+ */
+public final class Classification {
+
+    /** One transaction's line of the file. */
+    public record Rule(String name, Kind kind, boolean readOnly, List<String> partitionBy, String reason) {
+        public Rule {
+            partitionBy = List.copyOf(partitionBy);
+        }
+    }
+
+    private final Map<String, Rule> rules;
+
+    public Classification(List<Rule> rules) {
+        Map<String, Rule> m = new LinkedHashMap<>();
+        for (Rule r : rules)
+            if (m.put(r.name(), r) != null) throw new IllegalArgumentException("transaction " + r.name()
+                    + " is classified twice");
+        this.rules = m;
+    }
+
+    public Rule rule(String transaction) {
+        Rule r = rules.get(transaction);
+        if (r == null) throw new IllegalArgumentException("transaction " + transaction + " is not classified");
+        return r;
+    }
+
+    public List<Rule> rules() {
+        return List.copyOf(rules.values());
+    }
+
+    /**
+     * Checks that every transaction of the catalog is classified, with partitioning parameters it has, and in
+     * the number its class needs (local: at most one, local-or-global: exactly two).
+     */
+    public void validateAgainst(TransactionCatalog catalog) {
+        List<String> problems = new ArrayList<>();
+        for (String name : catalog.names()) {
+            Rule r = rules.get(name);
+            if (r == null) {
+                problems.add("transaction " + name + " has no classification");
+                continue;
+            }
+            TransactionCatalog.Entry e = catalog.get(name);
+            for (String p : r.partitionBy())
+                if (!e.parameterNames().contains(p))
+                    problems.add("transaction " + name + " is partitioned by '" + p + "', which is not one of its "
+                            + "parameters " + e.parameterNames());
+            if (r.kind() == Kind.LOCAL_OR_GLOBAL && r.partitionBy().size() != 2)
+                problems.add("transaction " + name + " is local-or-global and needs exactly two partitioning "
+                        + "parameters, has " + r.partitionBy());
+            if (r.kind() == Kind.LOCAL && r.partitionBy().size() > 1)
+                problems.add("transaction " + name + " is local and may have at most one partitioning parameter");
+        }
+        for (String name : rules.keySet())
+            if (!catalog.contains(name)) problems.add("classified transaction " + name + " does not exist");
+        if (!problems.isEmpty())
+            throw new IllegalArgumentException("classification does not match the application: "
+                    + String.join("; ", problems));
+    }
+
+    public static Classification read(Path file) {
+        try (InputStream in = Files.newInputStream(file)) {
+            return read(in, file.toString());
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot read classification file " + file, e);
+        }
+    }
+
+    public static Classification read(InputStream in, String source) {
+        JsonNode root;
+        try {
+            root = new ObjectMapper().readTree(in);
+        } catch (IOException e) {
+            throw new IllegalArgumentException("classification " + source + " is not valid JSON: "
+                    + e.getMessage());
+        }
+        JsonNode txs = root == null ? null : root.get("transactions");
+        if (txs == null || !txs.isArray())
+            throw new IllegalArgumentException("classification " + source + ": missing \"transactions\" array");
+        List<Rule> rules = new ArrayList<>();
+        for (JsonNode t : txs) {
+            String name = text(t, "name", source);
+            String where = "classification " + source + ", transaction " + name;
+            Kind kind;
+            try {
+                kind = Kind.ofLabel(text(t, "class", source));
+            } catch (IllegalArgumentException e) {
+                throw new IllegalArgumentException(where + ": " + e.getMessage());
+            }
+            List<String> by = new ArrayList<>();
+            JsonNode pb = t.get("partitionBy");
+            if (pb != null && !pb.isNull()) {
+                if (!pb.isArray()) throw new IllegalArgumentException(where + ": \"partitionBy\" must be an array");
+                pb.forEach(p -> by.add(p.asText()));
+            }
+            boolean readOnly = t.path("readOnly").asBoolean(false);
+            rules.add(new Rule(name, kind, readOnly, by, t.path("reason").asText("")));
+        }
+        return new Classification(rules);
+    }
+
+    private static String text(JsonNode node, String field, String source) {
+        JsonNode v = node.get(field);
+        if (v == null || !v.isTextual() || v.asText().isEmpty())
+            throw new IllegalArgumentException("classification " + source + ": a transaction lacks \"" + field + "\"");
+        return v.asText();
+    }
+}

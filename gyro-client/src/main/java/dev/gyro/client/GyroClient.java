@@ -1,0 +1,132 @@
+package dev.gyro.client;
+
+import io.grpc.CallOptions;
+import io.grpc.Grpc;
+import io.grpc.InsecureChannelCredentials;
+import io.grpc.ManagedChannel;
+import io.grpc.StatusRuntimeException;
+import io.grpc.stub.ClientCalls;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * The client library: sends each request straight to the instance that owns its partition (Step 1 of the
+ * paper's Figure 1), using the routing table an instance publishes. Thread-safe; share one per process.
+ *
+ * <p>It also keeps the session guarantee of DESIGN.md decision 9: after it sees a global request's reply it
+ * asks every later request to wait, wherever it runs, until that instance has applied the same gsn.
+ */
+public final class GyroClient implements AutoCloseable {
+
+    private static final Logger log = LoggerFactory.getLogger(GyroClient.class);
+
+    private final RoutingTable routing;
+    private final List<ManagedChannel> channels = new ArrayList<>();
+    private final AtomicInteger roundRobin = new AtomicInteger();
+    private final AtomicLong sessionGsn = new AtomicLong();
+    private final long deadlineMillis;
+    private final int preferred;
+
+    private GyroClient(RoutingTable routing, long deadlineMillis, int preferred) {
+        this.routing = routing;
+        this.deadlineMillis = deadlineMillis;
+        this.preferred = preferred;
+        for (String address : routing.addresses()) channels.add(channel(address));
+    }
+
+    /**
+     * Connects through any of {@code addresses} (host:port), fetches the routing table, then talks to every
+     * instance directly.
+     */
+    public static GyroClient connect(List<String> addresses) {
+        return connect(addresses, 30_000, -1);
+    }
+
+    /**
+     * @param deadlineMillis how long one request may take before it fails as UNAVAILABLE
+     * @param preferred      the instance that runs requests without a partitioning parameter (the nearest one), or
+     *                       -1 to spread them round-robin
+     */
+    public static GyroClient connect(List<String> addresses, long deadlineMillis, int preferred) {
+        if (addresses.isEmpty()) throw new IllegalArgumentException("no instance address given");
+        List<String> failures = new ArrayList<>();
+        for (String address : addresses) {
+            ManagedChannel ch = channel(address);
+            try {
+                byte[] json = ClientCalls.blockingUnaryCall(ch, Wire.DESCRIBE,
+                        CallOptions.DEFAULT.withDeadlineAfter(10, TimeUnit.SECONDS), new byte[0]);
+                return new GyroClient(RoutingTable.fromJson(json), deadlineMillis, preferred);
+            } catch (StatusRuntimeException e) {
+                failures.add(address + ": " + e.getStatus());
+            } finally {
+                ch.shutdownNow();
+            }
+        }
+        throw new IllegalStateException("no Gyro instance reachable: " + String.join("; ", failures));
+    }
+
+    public RoutingTable routing() {
+        return routing;
+    }
+
+    /** Runs {@code transaction} with these parameters and waits for the reply. Never throws for remote errors. */
+    public Reply call(String transaction, Object... parameters) {
+        return call(Request.of(transaction, parameters));
+    }
+
+    public Reply call(Request request) {
+        long after = sessionGsn.get();
+        if (after > request.afterGsn())
+            request = new Request(request.transaction(), request.parameters(), request.forwarded(), after);
+        int entry = preferred >= 0 ? preferred : Math.floorMod(roundRobin.getAndIncrement(), channels.size());
+        RoutingTable.Decision d = routing.decide(request.transaction(), request.parameters(), entry);
+        int target = d == null ? entry : d.owner();
+        Reply reply = send(target, request);
+        if (reply.gsn() > 0) sessionGsn.accumulateAndGet(reply.gsn(), Math::max);
+        return reply;
+    }
+
+    /** The status document of one instance (JSON). */
+    public String status(int instance) {
+        return new String(ClientCalls.blockingUnaryCall(channels.get(instance), Wire.STATUS,
+                CallOptions.DEFAULT.withDeadlineAfter(10, TimeUnit.SECONDS), new byte[0]),
+                java.nio.charset.StandardCharsets.UTF_8);
+    }
+
+    private Reply send(int instance, Request request) {
+        try {
+            byte[] body = ClientCalls.blockingUnaryCall(channels.get(instance), Wire.EXECUTE,
+                    CallOptions.DEFAULT.withDeadlineAfter(deadlineMillis, TimeUnit.MILLISECONDS), request.encode());
+            return Reply.decode(body);
+        } catch (StatusRuntimeException e) {
+            log.debug("request {} to instance {} failed: {}", request, instance, e.getStatus());
+            return Reply.error(Reply.Status.UNAVAILABLE, "instance " + instance + " at "
+                    + routing.addresses().get(instance) + " is unreachable: " + e.getStatus().getCode()
+                    + (e.getStatus().getDescription() == null ? "" : " " + e.getStatus().getDescription()), instance);
+        }
+    }
+
+    static ManagedChannel channel(String address) {
+        return Grpc.newChannelBuilder(address, InsecureChannelCredentials.create())
+                .maxInboundMessageSize(Wire.MAX_MESSAGE_BYTES)
+                .build();
+    }
+
+    @Override
+    public void close() {
+        for (ManagedChannel ch : channels) ch.shutdownNow();
+        for (ManagedChannel ch : channels) {
+            try {
+                ch.awaitTermination(5, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+}

@@ -1,0 +1,120 @@
+package dev.gyro.client;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.gyro.protocol.PartitionMap;
+import dev.gyro.protocol.Value;
+
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Everything needed to route a request: the partition map, the instances' addresses, and for each transaction
+ * its class and the positions of its partitioning parameters. Instances publish it (Describe); clients and
+ * instances route with the same code, so a request meets its partition's instance wherever it enters.
+ */
+public final class RoutingTable {
+
+    /** How one transaction routes. {@code keys} are parameter positions (0-based), in classification order. */
+    public record Route(String transaction, String kind, int[] keys) {}
+
+    /** Where one request goes. {@code owner} runs it; {@code global} says whether it takes the token. */
+    public record Decision(int owner, boolean global) {}
+
+    private final PartitionMap map;
+    private final List<String> addresses;
+    private final Map<String, Route> routes;
+
+    public RoutingTable(PartitionMap map, List<String> addresses, List<Route> routes) {
+        this.map = map;
+        this.addresses = List.copyOf(addresses);
+        Map<String, Route> m = new LinkedHashMap<>();
+        for (Route r : routes) m.put(r.transaction(), r);
+        this.routes = m;
+        if (map.instances() > addresses.size())
+            throw new IllegalArgumentException("partition map routes to " + map.instances() + " instances but only "
+                    + addresses.size() + " addresses are known");
+    }
+
+    public PartitionMap map() { return map; }
+
+    public List<String> addresses() { return addresses; }
+
+    public Route route(String transaction) { return routes.get(transaction); }
+
+    /**
+     * Decides where a request runs, or returns null when it cannot be decided here (unknown transaction, too few
+     * parameters): then any instance may take it and answer with the exact error.
+     *
+     * @param entry the instance the request entered at; runs transactions that have no partitioning parameter
+     */
+    public Decision decide(String transaction, List<Value> parameters, int entry) {
+        Route r = routes.get(transaction);
+        if (r == null) return null;
+        for (int k : r.keys()) if (k >= parameters.size()) return null;
+        boolean global = !r.kind().equals("local");
+        if (r.keys().length == 0) return new Decision(entry, global);
+        int owner = map.instanceOf(parameters.get(r.keys()[0]));
+        if (r.kind().equals("local-or-global")) {
+            // Double key (paper Section VII-A, RUBiS): local exactly when both keys route to the same instance.
+            global = map.instanceOf(parameters.get(r.keys()[1])) != owner;
+        }
+        return new Decision(owner, global);
+    }
+
+    // ---------------------------------------------------------------- JSON (the Describe method's body)
+
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    public byte[] toJson() {
+        ObjectNode root = JSON.createObjectNode();
+        root.put("mapVersion", map.version());
+        ArrayNode owners = root.putArray("owners");
+        for (int b = 0; b < map.buckets(); b++) owners.add(ownerOfBucket(b));
+        ArrayNode addr = root.putArray("instances");
+        addresses.forEach(addr::add);
+        ArrayNode txs = root.putArray("transactions");
+        for (Route r : routes.values()) {
+            ObjectNode t = txs.addObject();
+            t.put("name", r.transaction());
+            t.put("class", r.kind());
+            ArrayNode keys = t.putArray("keys");
+            for (int k : r.keys()) keys.add(k);
+        }
+        try {
+            return JSON.writeValueAsBytes(root);
+        } catch (IOException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    private int ownerOfBucket(int bucket) {
+        return map.ownerOfBucket(bucket);
+    }
+
+    public static RoutingTable fromJson(byte[] json) {
+        try {
+            JsonNode root = JSON.readTree(json);
+            JsonNode ownersNode = root.get("owners");
+            int[] owners = new int[ownersNode.size()];
+            for (int i = 0; i < owners.length; i++) owners[i] = ownersNode.get(i).asInt();
+            List<String> addresses = new ArrayList<>();
+            root.get("instances").forEach(a -> addresses.add(a.asText()));
+            List<Route> routes = new ArrayList<>();
+            for (JsonNode t : root.get("transactions")) {
+                JsonNode keysNode = t.get("keys");
+                int[] keys = new int[keysNode.size()];
+                for (int i = 0; i < keys.length; i++) keys[i] = keysNode.get(i).asInt();
+                routes.add(new Route(t.get("name").asText(), t.get("class").asText(), keys));
+            }
+            return new RoutingTable(new PartitionMap(root.get("mapVersion").asLong(), owners), addresses, routes);
+        } catch (IOException | RuntimeException e) {
+            throw new IllegalArgumentException("malformed routing table: " + e.getMessage(), e);
+        }
+    }
+}

@@ -1,0 +1,57 @@
+package dev.gyro.client;
+
+import io.grpc.MethodDescriptor;
+
+import java.io.ByteArrayInputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+
+/**
+ * The gRPC methods of a Gyro instance. Bodies are bytes in Gyro's own {@link dev.gyro.protocol.Codec} encoding
+ * (or JSON for the descriptive methods), so no code generation step is needed.
+ */
+public final class Wire {
+
+    private Wire() {}
+
+    /** Largest message accepted: a token carries one ring round of state updates. */
+    public static final int MAX_MESSAGE_BYTES = 256 * 1024 * 1024;
+
+    public static final String CLIENT_SERVICE = "gyro.Client";
+    public static final String PEER_SERVICE = "gyro.Peer";
+
+    /** A request: {@link Request} in, {@link Reply} out. */
+    public static final MethodDescriptor<byte[], byte[]> EXECUTE = unary(CLIENT_SERVICE + "/Execute");
+    /** Routing information (JSON): partition map, instance addresses, each transaction's partitioning. */
+    public static final MethodDescriptor<byte[], byte[]> DESCRIBE = unary(CLIENT_SERVICE + "/Describe");
+    /** The instance's state (JSON): last gsn, role, queue length, counters. */
+    public static final MethodDescriptor<byte[], byte[]> STATUS = unary(CLIENT_SERVICE + "/Status");
+    /** One protocol {@link dev.gyro.protocol.Message} between instances; the answer is empty. */
+    public static final MethodDescriptor<byte[], byte[]> DELIVER = unary(PEER_SERVICE + "/Deliver");
+
+    private static MethodDescriptor<byte[], byte[]> unary(String name) {
+        return MethodDescriptor.<byte[], byte[]>newBuilder()
+                .setType(MethodDescriptor.MethodType.UNARY)
+                .setFullMethodName(name)
+                .setRequestMarshaller(BYTES)
+                .setResponseMarshaller(BYTES)
+                .build();
+    }
+
+    private static final MethodDescriptor.Marshaller<byte[]> BYTES = new MethodDescriptor.Marshaller<>() {
+        @Override
+        public InputStream stream(byte[] value) {
+            return new ByteArrayInputStream(value);
+        }
+
+        @Override
+        public byte[] parse(InputStream stream) {
+            try {
+                return stream.readAllBytes();
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+        }
+    };
+}
