@@ -1,0 +1,217 @@
+package dev.gyro.cli;
+
+import dev.gyro.apps.store.OnlineStore;
+import dev.gyro.apps.store.StoreAudit;
+import dev.gyro.client.GyroClient;
+import dev.gyro.client.Reply;
+import dev.gyro.runtime.LocalCluster;
+import dev.gyro.runtime.check.ReplicaCheck;
+import org.HdrHistogram.ConcurrentHistogram;
+import org.HdrHistogram.Histogram;
+
+import java.io.PrintStream;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.SplittableRandom;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * The main job: the online store over N instances on N SQLite files, a mixed workload of concurrent clients,
+ * then the checks that make the run worth believing (replicas equal, invariants hold) and the figures.
+ */
+final class Demo {
+
+    record Settings(int instances, int clients, double seconds, Path dir, int scale, long seed) {}
+
+    record Result(boolean ok, List<String> failures, long requests) {}
+
+    private static final String[] CLASSES = {"local", "global"};
+
+    private final Settings s;
+    private final PrintStream out;
+
+    private final ConcurrentHistogram[] latency = {new ConcurrentHistogram(3), new ConcurrentHistogram(3)};
+    private final AtomicLong ordersOk = new AtomicLong();
+    private final AtomicLong aborted = new AtomicLong();
+    private final AtomicLong failed = new AtomicLong();
+    private final List<String> firstFailures = new ArrayList<>();
+
+    Demo(Settings settings, PrintStream out) {
+        this.s = settings;
+        this.out = out;
+    }
+
+    Result run() throws Exception {
+        out.printf("Gyro demo: online store (paper Section IV) on %d instances, %d SQLite files under %s%n",
+                s.instances(), s.instances(), s.dir());
+        DemoWipe.wipe(s.dir());
+        ProgressBar load = new ProgressBar(out, "loading ");
+        try (LocalCluster cluster = LocalCluster.create(s.dir(), new OnlineStore(), s.instances(), s.scale(), s.seed(),
+                n -> load.update((double) n / s.instances(), n + "/" + s.instances() + " databases, "
+                        + s.scale() * OnlineStore.ITEMS_PER_SCALE + " items each"))) {
+            load.done(s.instances() + " databases loaded");
+            cluster.startAll();
+            out.printf("instances: %s%n", String.join(", ", cluster.addresses()));
+            long start;
+            long elapsedNanos;
+            try (GyroClient client = GyroClient.connect(cluster.addresses())) {
+                AtomicBoolean stop = new AtomicBoolean();
+                List<Thread> threads = new ArrayList<>();
+                start = System.nanoTime();
+                for (int i = 0; i < s.clients(); i++) {
+                    int id = i;
+                    Thread t = new Thread(() -> clientLoop(client, id, stop), "demo-client-" + i);
+                    threads.add(t);
+                    t.start();
+                }
+                ProgressBar bar = new ProgressBar(out, "workload");
+                long durationNanos = (long) (s.seconds() * 1e9);
+                while (System.nanoTime() - start < durationNanos) {
+                    Thread.sleep(200);
+                    double t = (System.nanoTime() - start) / 1e9;
+                    long local = latency[0].getTotalCount(), global = latency[1].getTotalCount();
+                    bar.update(t / s.seconds(), String.format("%5.1f/%.0f s  %6.0f req/s  local %d  global %d",
+                            t, s.seconds(), (local + global) / t, local, global));
+                }
+                stop.set(true);
+                for (Thread t : threads) t.join();
+                elapsedNanos = System.nanoTime() - start;
+                long local = latency[0].getTotalCount(), global = latency[1].getTotalCount();
+                bar.done(String.format("%.1f s  local %d  global %d", elapsedNanos / 1e9, local, global));
+            }
+            List<String> failures = new ArrayList<>();
+            if (!cluster.awaitQuiet(60_000)) failures.add("the ring did not become quiet within 60 s");
+            if (failed.get() > 0)
+                failures.add(failed.get() + " requests failed (first: " + firstFailures.get(0) + ")");
+            failures.addAll(checkReplicas(cluster));
+            failures.addAll(checkInvariants(cluster));
+            printFigures(elapsedNanos / 1e9);
+            long total = latency[0].getTotalCount() + latency[1].getTotalCount();
+            if (total == 0) failures.add("no request completed");
+            if (latency[1].getTotalCount() == 0) failures.add("no global request completed");
+            return new Result(failures.isEmpty(), failures, total);
+        }
+    }
+
+    /** One client: carts of 1-4 items, sometimes looked at, then ordered. Carts are this client's own. */
+    private void clientLoop(GyroClient client, int id, AtomicBoolean stop) {
+        SplittableRandom random = new SplittableRandom(s.seed() * 1_000_003 + id);
+        int items = s.scale() * OnlineStore.ITEMS_PER_SCALE;
+        for (long seq = 1; !stop.get(); seq++) {
+            long cart = (id + 1L) * 100_000_000L + seq;
+            if (!call(client, "createCart", cart)) continue;
+            int lines = 1 + random.nextInt(4);
+            for (int l = 0; l < lines && !stop.get(); l++)
+                call(client, "addItem", cart, 1L + random.nextInt(items), 1 + random.nextInt(3));
+            if (random.nextInt(10) < 3) call(client, "getCart", cart);
+            if (stop.get()) break;
+            if (call(client, "order", cart)) ordersOk.incrementAndGet();
+        }
+    }
+
+    /** One request, timed from the client's side; latency goes to the class the request executed as. */
+    private boolean call(GyroClient client, String what, Object... parameters) {
+        long t0 = System.nanoTime();
+        Reply r = client.call(what, parameters);
+        long micros = (System.nanoTime() - t0) / 1000;
+        if (r.status() == Reply.Status.OK || r.status() == Reply.Status.ABORTED)
+            latency[r.executedAs().equals("global") ? 1 : r.executedAs().equals("local") ? 0
+                    : client.routing().route(what).kind().equals("local") ? 0 : 1].recordValue(Math.max(1, micros));
+        return record(r, what);
+    }
+
+    private boolean record(Reply r, String what) {
+        switch (r.status()) {
+            case OK -> {
+                return true;
+            }
+            case ABORTED -> {
+                aborted.incrementAndGet();
+                return false;
+            }
+            default -> {
+                failed.incrementAndGet();
+                synchronized (firstFailures) {
+                    if (firstFailures.size() < 5) firstFailures.add(what + ": " + r);
+                }
+                return false;
+            }
+        }
+    }
+
+    private List<String> checkReplicas(LocalCluster cluster) throws SQLException {
+        List<String> failures = new ArrayList<>();
+        out.println();
+        out.println("replicated tables (written by global requests), per instance: rows / sha-256");
+        StringBuilder header = new StringBuilder(String.format("  %-12s", "table"));
+        for (int i = 0; i < cluster.size(); i++) header.append(String.format("  %-26s", "instance " + i));
+        out.println(header.append("  equal"));
+        List<Connection> conns = open(cluster);
+        try {
+            for (String table : cluster.application().replicatedTables()) {
+                StringBuilder line = new StringBuilder(String.format("  %-12s", table));
+                String first = null;
+                boolean equal = true;
+                for (int i = 0; i < conns.size(); i++) {
+                    ReplicaCheck.TableDigest d = ReplicaCheck.digest(conns.get(i), table, i);
+                    line.append(String.format("  %7d / %-16s", d.rows(), d.sha256().substring(0, 16)));
+                    String fp = d.rows() + "/" + d.sha256();
+                    if (first == null) first = fp;
+                    else if (!first.equals(fp)) equal = false;
+                }
+                out.println(line.append("  ").append(equal ? "yes" : "NO"));
+                if (!equal) failures.add("table " + table + " differs between instances");
+            }
+        } finally {
+            close(conns);
+        }
+        return failures;
+    }
+
+    private List<String> checkInvariants(LocalCluster cluster) throws SQLException {
+        List<Connection> conns = open(cluster);
+        try {
+            long[] initial = OnlineStore.initialStock(s.scale() * OnlineStore.ITEMS_PER_SCALE, OnlineStore.MIN_STOCK,
+                    s.seed());
+            List<String> violations = StoreAudit.audit(conns, cluster.instance(0).routing().map(), initial,
+                    ordersOk.get());
+            out.println();
+            out.println("invariants: no negative stock; every unit taken from stock is in one order line; every order"
+                    + " has its cart with exactly its lines; orders in the database = orders the clients saw succeed ("
+                    + ordersOk.get() + ")");
+            out.println(violations.isEmpty() ? "  all hold on every instance" : "  VIOLATED: " + violations);
+            return violations;
+        } finally {
+            close(conns);
+        }
+    }
+
+    private void printFigures(double seconds) {
+        out.println();
+        out.printf("requests by class (%.1f s, %d clients, %d instances; %d aborted by the store's own checks, "
+                + "e.g. out of stock)%n", seconds, s.clients(), s.instances(), aborted.get());
+        out.printf("  %-7s %9s %10s %9s %9s %9s %9s%n", "class", "count", "req/s", "p50 ms", "p95 ms", "p99 ms", "max ms");
+        for (int c = 0; c < 2; c++) {
+            Histogram h = latency[c];
+            out.printf("  %-7s %9d %10.1f %9.2f %9.2f %9.2f %9.2f%n", CLASSES[c], h.getTotalCount(),
+                    h.getTotalCount() / seconds, h.getValueAtPercentile(50) / 1000.0,
+                    h.getValueAtPercentile(95) / 1000.0, h.getValueAtPercentile(99) / 1000.0, h.getMaxValue() / 1000.0);
+        }
+    }
+
+    private static List<Connection> open(LocalCluster cluster) throws SQLException {
+        List<Connection> conns = new ArrayList<>();
+        for (int i = 0; i < cluster.size(); i++)
+            conns.add(DriverManager.getConnection("jdbc:sqlite:" + cluster.databaseFile(i)));
+        return conns;
+    }
+
+    private static void close(List<Connection> conns) throws SQLException {
+        for (Connection c : conns) c.close();
+    }
+}

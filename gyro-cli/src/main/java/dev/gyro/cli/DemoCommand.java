@@ -1,0 +1,55 @@
+package dev.gyro.cli;
+
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+import java.nio.file.Path;
+import java.util.concurrent.Callable;
+
+@Command(name = "demo", mixinStandardHelpOptions = true,
+        description = "Run the online store over N Gyro instances on N SQLite files, with concurrent clients, "
+                + "then check that replicas are equal and invariants hold, and print the figures. "
+                + "The last line starts with 'demo: OK' or 'demo: FAILED'; the exit code is 0 only if every check passed.")
+final class DemoCommand implements Callable<Integer> {
+
+    @Option(names = "--instances", defaultValue = "3", description = "number of instances (default: ${DEFAULT-VALUE})")
+    int instances;
+
+    @Option(names = "--clients", defaultValue = "16", description = "concurrent clients (default: ${DEFAULT-VALUE})")
+    int clients;
+
+    @Option(names = "--duration", defaultValue = "20", description = "seconds of workload (default: ${DEFAULT-VALUE})")
+    double seconds;
+
+    @Option(names = "--dir", defaultValue = "demo-data", description = "where the SQLite files go; wiped first (default: ${DEFAULT-VALUE})")
+    Path dir;
+
+    @Option(names = "--scale", defaultValue = "1", description = "thousands of items in the store (default: ${DEFAULT-VALUE})")
+    int scale;
+
+    @Option(names = "--seed", defaultValue = "42", description = "seed of the data and the clients (default: ${DEFAULT-VALUE})")
+    long seed;
+
+    @Override
+    public Integer call() {
+        if (instances < 1 || clients < 1 || seconds <= 0 || scale < 1) {
+            System.out.println("demo: FAILED: --instances, --clients, --duration and --scale must be positive");
+            return 2;
+        }
+        Demo.Result result;
+        try {
+            result = new Demo(new Demo.Settings(instances, clients, seconds, dir, scale, seed), System.out).run();
+        } catch (Exception e) {
+            System.out.println("demo: FAILED: " + e);
+            return 1;
+        }
+        System.out.println();
+        if (result.ok()) {
+            System.out.printf("demo: OK (%d instances, %d clients, %d requests; replicas equal, invariants hold)%n",
+                    instances, clients, result.requests());
+            return 0;
+        }
+        System.out.println("demo: FAILED: " + String.join("; ", result.failures()));
+        return 1;
+    }
+}

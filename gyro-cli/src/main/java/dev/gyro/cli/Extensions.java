@@ -1,0 +1,11 @@
+package dev.gyro.cli;
+
+import picocli.CommandLine;
+
+/** Subcommands contributed by other modules. */
+final class Extensions {
+    private Extensions() {}
+
+    static void register(CommandLine cl) {
+    }
+}

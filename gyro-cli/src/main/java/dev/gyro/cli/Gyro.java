@@ -1,0 +1,29 @@
+package dev.gyro.cli;
+
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+
+/** The {@code gyro} command. */
+@Command(name = "gyro", mixinStandardHelpOptions = true, version = "gyro 0.1.0",
+        description = "Gyro: scale out an OLTP application over N unmodified database instances, serializably.",
+        subcommands = {DemoCommand.class, InstanceCommand.class, LatencyCommand.class, CommandLine.HelpCommand.class})
+public final class Gyro implements Runnable {
+
+    @CommandLine.Spec
+    CommandLine.Model.CommandSpec spec;
+
+    @Override
+    public void run() {
+        spec.commandLine().usage(System.out);
+    }
+
+    public static void main(String[] args) {
+        System.exit(commandLine().execute(args));
+    }
+
+    public static CommandLine commandLine() {
+        CommandLine cl = new CommandLine(new Gyro());
+        Extensions.register(cl);
+        return cl;
+    }
+}

@@ -1,0 +1,70 @@
+package dev.gyro.cli;
+
+import dev.gyro.app.Application;
+import dev.gyro.app.Classification;
+import dev.gyro.protocol.PartitionMap;
+import dev.gyro.runtime.GyroInstance;
+import dev.gyro.runtime.InstanceConfig;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.util.List;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+
+/** One Gyro instance as its own process, on its own machine if you like. */
+@Command(name = "instance", mixinStandardHelpOptions = true,
+        description = "Run one Gyro instance of a ring until interrupted.")
+final class InstanceCommand implements Callable<Integer> {
+
+    @Option(names = "--id", required = true, description = "this instance's position in the ring (0-based)")
+    int id;
+
+    @Option(names = "--ring", required = true, split = ",",
+            description = "host:port of every instance, in ring order, comma-separated")
+    List<String> ring;
+
+    @Option(names = "--db", required = true, description = "this instance's SQLite database file")
+    Path db;
+
+    @Option(names = "--app", defaultValue = "store", description = "the application (default: ${DEFAULT-VALUE})")
+    String app;
+
+    @Option(names = "--classification", description = "classification file (default: the application's own)")
+    Path classification;
+
+    @Option(names = "--load", description = "load the application's initial data at this scale if the database is new")
+    Integer loadScale;
+
+    @Option(names = "--seed", defaultValue = "42", description = "seed of the initial data (same on every instance)")
+    long seed;
+
+    @Override
+    public Integer call() throws Exception {
+        Application application = Apps.byName(app);
+        if (loadScale != null) {
+            try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + db)) {
+                c.setAutoCommit(false);
+                application.createSchema(c);
+                if (!application.isLoaded(c)) application.load(c, loadScale, seed);
+                c.commit();
+            }
+        }
+        InstanceConfig config = InstanceConfig.of(id, ring, db, application);
+        if (classification != null) config = config.withClassification(Classification.read(classification));
+        GyroInstance instance = new GyroInstance(config).start();
+        System.out.println("gyro instance " + id + " of " + ring.size() + " serving " + app + " on " + ring.get(id)
+                + " (database " + db + ", " + PartitionMap.uniform(ring.size()) + ")");
+        System.out.flush();
+        CountDownLatch stop = new CountDownLatch(1);
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            instance.close();
+            stop.countDown();
+        }));
+        stop.await();
+        return 0;
+    }
+}

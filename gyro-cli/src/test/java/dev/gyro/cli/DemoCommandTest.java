@@ -1,0 +1,53 @@
+package dev.gyro.cli;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** The demo's contract: checks and figures printed, exit 0 and a last line starting with "demo: OK". */
+class DemoCommandTest {
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void shortDemoPassesEveryCheck() {
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        PrintStream saved = System.out;
+        int exit;
+        try {
+            System.setOut(new PrintStream(bytes, true, StandardCharsets.UTF_8));
+            exit = Gyro.commandLine().execute("demo", "--instances", "3", "--clients", "4", "--duration", "3",
+                    "--dir", dir.resolve("data").toString());
+        } finally {
+            System.setOut(saved);
+        }
+        String out = bytes.toString(StandardCharsets.UTF_8);
+        String[] lines = out.strip().split("\n");
+        assertThat(lines[lines.length - 1]).as(out).startsWith("demo: OK");
+        assertThat(exit).isZero();
+        assertThat(out).contains("ITEMS").contains("ORDERS").contains("all hold on every instance")
+                .containsPattern("local\\s+\\d+").containsPattern("global\\s+\\d+");
+    }
+
+    @Test
+    void badOptionsFailWithAReason() {
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        PrintStream saved = System.out;
+        int exit;
+        try {
+            System.setOut(new PrintStream(bytes, true, StandardCharsets.UTF_8));
+            exit = Gyro.commandLine().execute("demo", "--instances", "0", "--dir", dir.toString());
+        } finally {
+            System.setOut(saved);
+        }
+        assertThat(exit).isNotZero();
+        assertThat(bytes.toString(StandardCharsets.UTF_8).strip()).startsWith("demo: FAILED").contains("--instances");
+    }
+}

@@ -1,0 +1,178 @@
+package dev.gyro.cli;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.gyro.apps.store.OnlineStore;
+import dev.gyro.apps.store.StoreAudit;
+import dev.gyro.client.GyroClient;
+import dev.gyro.client.Reply;
+import dev.gyro.runtime.LocalCluster;
+import dev.gyro.runtime.check.ReplicaCheck;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.ResultSet;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.SplittableRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Three instances as three processes on three SQLite files. Under a concurrent workload, instances are killed
+ * with SIGKILL at random moments (the token holder included) and restarted. Afterwards every update must have
+ * been applied exactly once everywhere: replicated tables equal, stock conserved, and each instance's last
+ * applied gsn equal to the number of orders (every successful order is exactly one state update).
+ */
+class KillAndRestartTest {
+
+    static final long SEED = 42;
+
+    @TempDir
+    Path dir;
+    final Process[] processes = new Process[3];
+    final List<String> ring = new ArrayList<>();
+
+    @AfterEach
+    void cleanUp() throws Exception {
+        for (Process p : processes) if (p != null) p.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+    }
+
+    Process launch(int id) throws Exception {
+        String cp = System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
+        Path log = dir.resolve("instance-" + id + ".log");
+        ProcessBuilder pb = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-cp", cp, Gyro.class.getName(), "instance", "--id", Integer.toString(id), "--ring", String.join(",", ring),
+                "--db", LocalCluster.databaseFile(dir, id).toString(), "--load", "1", "--seed", Long.toString(SEED));
+        pb.redirectErrorStream(true);
+        Process p = pb.start();
+        BufferedReader out = new BufferedReader(new InputStreamReader(p.getInputStream()));
+        StringBuilder seen = new StringBuilder();
+        for (String line; (line = out.readLine()) != null; ) {
+            seen.append(line).append('\n');
+            if (line.startsWith("gyro instance " + id)) break;
+        }
+        assertThat(p.isAlive()).as("instance " + id + " started; it said:\n" + seen).isTrue();
+        Thread drain = new Thread(() -> {
+            try (var w = Files.newBufferedWriter(log, java.nio.file.StandardOpenOption.CREATE,
+                    java.nio.file.StandardOpenOption.APPEND)) {
+                for (String line; (line = out.readLine()) != null; ) w.write(line + "\n");
+            } catch (Exception ignored) {
+                // the process was killed
+            }
+        });
+        drain.setDaemon(true);
+        drain.start();
+        return p;
+    }
+
+    @Test
+    void killedInstancesResumeWithoutLosingOrRepeatingAnUpdate() throws Exception {
+        for (int i = 0; i < 3; i++) ring.add("127.0.0.1:" + LocalCluster.freePort());
+        for (int i = 0; i < 3; i++) processes[i] = launch(i);
+        AtomicBoolean stop = new AtomicBoolean();
+        AtomicLong ordersOk = new AtomicLong(), uncertain = new AtomicLong();
+        try (GyroClient client = GyroClient.connect(ring, 5_000, -1)) {
+            List<Thread> clients = new ArrayList<>();
+            for (int t = 0; t < 4; t++) {
+                int id = t;
+                Thread th = new Thread(() -> {
+                    SplittableRandom random = new SplittableRandom(id);
+                    for (long seq = 1; !stop.get(); seq++) {
+                        long cart = (id + 1L) * 1_000_000 + seq;
+                        if (!client.call("createCart", cart).ok()) continue;
+                        for (int l = 0; l < 2; l++)
+                            client.call("addItem", cart, 1L + random.nextInt(100), 1 + random.nextInt(2));
+                        Reply r = client.call("order", cart);
+                        if (r.ok()) ordersOk.incrementAndGet();
+                        else if (r.status() == Reply.Status.UNAVAILABLE) uncertain.incrementAndGet();
+                    }
+                });
+                clients.add(th);
+                th.start();
+            }
+            SplittableRandom chaos = new SplittableRandom(SEED);
+            int[] victims = {0, 1, 2, chaos.nextInt(3)};
+            for (int victim : victims) {
+                Thread.sleep(800 + chaos.nextInt(700));
+                processes[victim].destroyForcibly().waitFor(10, TimeUnit.SECONDS); // SIGKILL: no shutdown hook
+                Thread.sleep(200 + chaos.nextInt(300));
+                processes[victim] = launch(victim);
+            }
+            Thread.sleep(1000);
+            stop.set(true);
+            for (Thread th : clients) th.join();
+            assertThat(ordersOk.get()).as("orders that succeeded").isPositive();
+            awaitQuiet(client);
+        }
+        for (Process p : processes) p.destroy(); // SIGTERM: clean shutdown
+        for (Process p : processes) p.waitFor(20, TimeUnit.SECONDS);
+
+        List<Connection> conns = new ArrayList<>();
+        try {
+            for (int i = 0; i < 3; i++) conns.add(DriverManager.getConnection("jdbc:sqlite:" + LocalCluster.databaseFile(dir, i)));
+            for (String table : new OnlineStore().replicatedTables()) {
+                Set<String> copies = new HashSet<>();
+                for (int i = 0; i < 3; i++) {
+                    ReplicaCheck.TableDigest d = ReplicaCheck.digest(conns.get(i), table, i);
+                    copies.add(d.rows() + "/" + d.sha256());
+                }
+                assertThat(copies).as("copies of " + table).hasSize(1);
+            }
+            long[] initial = OnlineStore.initialStock(OnlineStore.ITEMS_PER_SCALE, OnlineStore.MIN_STOCK, SEED);
+            assertThat(StoreAudit.audit(conns, dev.gyro.protocol.PartitionMap.uniform(3), initial, -1)).isEmpty();
+            long orders = scalar(conns.get(0), "SELECT COUNT(*) FROM ORDERS");
+            assertThat(orders).isBetween(ordersOk.get(), ordersOk.get() + uncertain.get());
+            for (int i = 0; i < 3; i++)
+                assertThat(scalar(conns.get(i), "SELECT last_gsn FROM gyro_state"))
+                        .as("last applied gsn of instance " + i).isEqualTo(orders);
+        } finally {
+            for (Connection c : conns) c.close();
+        }
+    }
+
+    void awaitQuiet(GyroClient client) throws Exception {
+        ObjectMapper json = new ObjectMapper();
+        long deadline = System.currentTimeMillis() + 60_000;
+        String last = "";
+        while (System.currentTimeMillis() < deadline) {
+            try {
+                Set<Long> gsns = new HashSet<>();
+                int parked = 0;
+                StringBuilder all = new StringBuilder();
+                for (int i = 0; i < 3; i++) {
+                    JsonNode s = json.readTree(client.status(i));
+                    gsns.add(s.get("lastGsn").asLong());
+                    if (s.get("role").asText().equals("PARKED")) parked++;
+                    all.append(s).append('\n');
+                }
+                last = all.toString();
+                if (gsns.size() == 1 && parked == 1) return;
+            } catch (RuntimeException e) {
+                last = e.toString();
+            }
+            Thread.sleep(50);
+        }
+        throw new AssertionError("ring did not become quiet; last status:\n" + last);
+    }
+
+    static long scalar(Connection c, String sql) throws Exception {
+        try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery(sql)) {
+            rs.next();
+            return rs.getLong(1);
+        }
+    }
+}

@@ -1,0 +1,555 @@
+package dev.gyro.runtime;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.gyro.app.BadRequestException;
+import dev.gyro.app.Classification;
+import dev.gyro.app.Kind;
+import dev.gyro.app.TransactionCatalog;
+import dev.gyro.app.UserAbort;
+import dev.gyro.client.Reply;
+import dev.gyro.client.Request;
+import dev.gyro.client.RoutingTable;
+import dev.gyro.client.Wire;
+import dev.gyro.protocol.Action;
+import dev.gyro.protocol.Codec;
+import dev.gyro.protocol.ConveyorBelt;
+import dev.gyro.protocol.DurableState;
+import dev.gyro.protocol.MalformedMessageException;
+import dev.gyro.protocol.Message;
+import dev.gyro.protocol.StateUpdate;
+import dev.gyro.protocol.Value;
+import dev.gyro.runtime.db.CapturingConnection;
+import dev.gyro.runtime.db.Database;
+import dev.gyro.runtime.db.MetadataStore;
+import dev.gyro.runtime.db.SqliteDialect;
+import dev.gyro.runtime.db.UpdateApplier;
+import io.grpc.CallOptions;
+import io.grpc.Grpc;
+import io.grpc.InsecureServerCredentials;
+import io.grpc.Server;
+import io.grpc.ServerServiceDefinition;
+import io.grpc.Status;
+import io.grpc.stub.ClientCalls;
+import io.grpc.stub.ServerCalls;
+import io.grpc.stub.StreamObserver;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * One Gyro instance: the application's transactions, the coordination runtime and one DBMS instance (paper
+ * Section III, Figure 1). A thin shell around the pure {@link ConveyorBelt}:
+ * <ul>
+ *   <li>local requests run at once on a request thread, concurrently with everything else, and reply
+ *       (Algorithm 1, lines 2-4); nothing else is on their path;</li>
+ *   <li>global requests are queued in the belt (line 6) and wait for the token;</li>
+ *   <li>one event-loop thread owns the belt and feeds it events; one primary thread performs the belt's actions
+ *       strictly in the order they were asked for (apply updates, execute globals one at a time, persist and
+ *       pass the token), so a token is never sent before it is recorded as passed. Globals run one at a time:
+ *       SQLite has a single writer (DESIGN.md decision 6).</li>
+ * </ul>
+ */
+public final class GyroInstance implements AutoCloseable {
+
+    private static final Logger log = LoggerFactory.getLogger(GyroInstance.class);
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    private final InstanceConfig config;
+    private final int self;
+    private final TransactionCatalog catalog;
+    private final Classification classification;
+    private final RoutingTable routing;
+
+    private Database db;
+    private ConveyorBelt belt;
+    private Server server;
+    private PeerLinks peers;
+    private final ExecutorService loop;
+    private final ExecutorService primary;
+    private final ExecutorService requestThreads;
+    private final ScheduledExecutorService ticker;
+
+    private final AtomicLong nextRequestId = new AtomicLong(1);
+    private final Map<Long, PendingGlobal> pending = new ConcurrentHashMap<>();
+    private final Object gsnMonitor = new Object();
+    private volatile long appliedGsn;
+    private volatile String role = "STARTING";
+    private volatile int queued;
+    private volatile boolean closed;
+
+    private final AtomicLong localCount = new AtomicLong();
+    private final AtomicLong globalCount = new AtomicLong();
+    private final AtomicLong forwardedCount = new AtomicLong();
+    private final AtomicLong abortedCount = new AtomicLong();
+    private final AtomicLong failedCount = new AtomicLong();
+    private final AtomicLong updatesApplied = new AtomicLong();
+    private final AtomicLong tokenPasses = new AtomicLong();
+
+    private record PendingGlobal(Request request, long arrivedAt, java.util.function.Consumer<Reply> reply) {}
+
+    public GyroInstance(InstanceConfig config) {
+        this.config = config;
+        this.self = config.self();
+        this.catalog = new TransactionCatalog(config.application().transactions());
+        this.classification = config.classification();
+        classification.validateAgainst(catalog);
+        List<RoutingTable.Route> routes = new ArrayList<>();
+        for (String name : catalog.names()) {
+            Classification.Rule rule = classification.rule(name);
+            TransactionCatalog.Entry e = catalog.get(name);
+            int[] keys = rule.partitionBy().stream().mapToInt(e::parameterIndex).toArray();
+            routes.add(new RoutingTable.Route(name, rule.kind().label(), keys));
+        }
+        this.routing = new RoutingTable(config.partitionMap(), config.addresses(), routes);
+        this.loop = Executors.newSingleThreadExecutor(named("gyro-" + self + "-loop"));
+        this.primary = Executors.newSingleThreadExecutor(named("gyro-" + self + "-primary"));
+        this.requestThreads = Executors.newFixedThreadPool(config.requestThreads(), named("gyro-" + self + "-req"));
+        this.ticker = Executors.newSingleThreadScheduledExecutor(named("gyro-" + self + "-tick"));
+    }
+
+    /** Opens the database, recovers the protocol state it records, and starts serving. */
+    public GyroInstance start() throws IOException {
+        try {
+            // SQLite has one writer per file: one write connection makes writers queue in the pool (first come,
+            // first served) instead of polling the file lock with SQLite's sleeping busy handler.
+            db = Database.open(new SqliteDialect(), config.database().toString(),
+                    Database.Options.defaults().withPoolSizes(1, 8));
+            DurableState state = db.inTransaction(false, c -> {
+                config.application().createSchema(c);
+                MetadataStore.createTables(c);
+                return MetadataStore.load(c, self);
+            });
+            appliedGsn = state.lastGsn();
+            log.info("instance {} recovered: last gsn {}, token {}", self, state.lastGsn(), state.tokenStatus());
+            peers = new PeerLinks(self, config.addresses());
+            server = Grpc.newServerBuilderForPort(config.port(), InsecureServerCredentials.create())
+                    .executor(requestThreads)
+                    .maxInboundMessageSize(Wire.MAX_MESSAGE_BYTES)
+                    .addService(ServerServiceDefinition.builder(Wire.CLIENT_SERVICE)
+                            .addMethod(Wire.EXECUTE, ServerCalls.asyncUnaryCall(this::execute))
+                            .addMethod(Wire.DESCRIBE, ServerCalls.asyncUnaryCall((req, out) -> respond(out, routing.toJson())))
+                            .addMethod(Wire.STATUS, ServerCalls.asyncUnaryCall((req, out) -> respond(out, statusJson())))
+                            .build())
+                    .addService(ServerServiceDefinition.builder(Wire.PEER_SERVICE)
+                            .addMethod(Wire.DELIVER, ServerCalls.asyncUnaryCall(this::deliver))
+                            .build())
+                    .build()
+                    .start();
+            onLoop(() -> belt = new ConveyorBelt(config.beltConfig(), state, System.currentTimeMillis()));
+            ticker.scheduleAtFixedRate(() -> onLoop(() -> belt.onTick(System.currentTimeMillis())),
+                    config.tickMillis(), config.tickMillis(), TimeUnit.MILLISECONDS);
+            log.info("instance {} serving {} on {}", self, config.application().name(), config.address());
+            return this;
+        } catch (SQLException e) {
+            close();
+            throw new IllegalStateException("instance " + self + " cannot open its database " + config.database()
+                    + ": " + e.getMessage(), e);
+        } catch (IOException e) {
+            close();
+            throw new IOException("instance " + self + " cannot listen on " + config.address() + ": " + e.getMessage(), e);
+        }
+    }
+
+    public int id() {
+        return self;
+    }
+
+    public RoutingTable routing() {
+        return routing;
+    }
+
+    public long appliedGsn() {
+        return appliedGsn;
+    }
+
+    public String role() {
+        return role;
+    }
+
+    public Database database() {
+        return db;
+    }
+
+    // ---------------------------------------------------------------- client requests
+
+    private void execute(byte[] body, StreamObserver<byte[]> out) {
+        Request request;
+        try {
+            request = Request.decode(body);
+        } catch (MalformedMessageException e) {
+            respond(out, Reply.error(Reply.Status.BAD_REQUEST, "malformed request: " + e.getMessage(), self).encode());
+            return;
+        }
+        handle(request, reply -> respond(out, reply.encode()));
+    }
+
+    /**
+     * Runs a request from inside this instance's process, as the paper deploys Gyro (instrumentation inside the
+     * application server, Figure 1): the same routing as a request that arrives over the network; a request this
+     * instance does not own is forwarded to its owner. Blocks until the reply.
+     */
+    public Reply call(Request request) {
+        RoutingTable.Decision d = routing.decide(request.transaction(), request.parameters(), self);
+        if (d != null && d.owner() == self && !d.global()) return executeLocal(request); // the lean local path
+        java.util.concurrent.CompletableFuture<Reply> reply = new java.util.concurrent.CompletableFuture<>();
+        handle(request, reply::complete);
+        return reply.join();
+    }
+
+    private void handle(Request request, java.util.function.Consumer<Reply> reply) {
+        RoutingTable.Decision d = routing.decide(request.transaction(), request.parameters(), self);
+        if (d == null) {
+            // Unknown transaction or too few parameters: the catalog produces the exact error.
+            try {
+                catalog.get(request.transaction()).arguments(null, request.parameters());
+                reply.accept(Reply.error(Reply.Status.BAD_REQUEST, "cannot route " + request, self));
+            } catch (BadRequestException e) {
+                reply.accept(Reply.error(Reply.Status.BAD_REQUEST, e.getMessage(), self));
+            }
+            return;
+        }
+        if (d.owner() != self) {
+            if (request.forwarded()) {
+                reply.accept(Reply.error(Reply.Status.UNAVAILABLE, "request " + request + " was forwarded to instance "
+                        + self + " but routes to instance " + d.owner() + ": partition maps disagree", self));
+            } else {
+                forward(d.owner(), request, reply);
+            }
+            return;
+        }
+        if (d.global()) {
+            enqueueGlobal(request, reply);
+        } else {
+            reply.accept(executeLocal(request));
+        }
+    }
+
+    /** An instance that receives a request for another forwards it (issue 2, item 6). */
+    private void forward(int owner, Request request, java.util.function.Consumer<Reply> out) {
+        forwardedCount.incrementAndGet();
+        var call = peers.channel(owner).newCall(Wire.EXECUTE, CallOptions.DEFAULT.withDeadlineAfter(60, TimeUnit.SECONDS));
+        ClientCalls.asyncUnaryCall(call, request.asForwarded().encode(), new StreamObserver<>() {
+            @Override
+            public void onNext(byte[] value) {
+                try {
+                    out.accept(Reply.decode(value));
+                } catch (MalformedMessageException e) {
+                    out.accept(Reply.error(Reply.Status.FAILED, "instance " + owner + " sent a malformed reply: "
+                            + e.getMessage(), self));
+                }
+            }
+
+            @Override
+            public void onError(Throwable t) {
+                peers.channel(owner).resetConnectBackoff();
+                out.accept(Reply.error(Reply.Status.UNAVAILABLE, "instance " + owner + " at "
+                        + config.addresses().get(owner) + ", which owns " + request + ", is unreachable: "
+                        + Status.fromThrowable(t).getCode(), self));
+            }
+
+            @Override
+            public void onCompleted() {}
+        });
+    }
+
+    /** Algorithm 1, lines 2-4: run now, on this instance's DBMS, and reply. */
+    private Reply executeLocal(Request request) {
+        if (!awaitGsn(request.afterGsn()))
+            return Reply.error(Reply.Status.UNAVAILABLE, "instance " + self + " has not yet applied gsn "
+                    + request.afterGsn() + " (at " + appliedGsn + ")", self);
+        TransactionCatalog.Entry entry;
+        try {
+            entry = catalog.get(request.transaction());
+        } catch (BadRequestException e) {
+            return Reply.error(Reply.Status.BAD_REQUEST, e.getMessage(), self);
+        }
+        long id = nextRequestId.getAndIncrement();
+        long now = System.currentTimeMillis();
+        boolean readOnly = classification.rule(entry.name()).readOnly();
+        try {
+            Object result = db.inTransaction(readOnly,
+                    c -> entry.invoke(new RequestContext(c, now, seed(id)), request.parameters()));
+            localCount.incrementAndGet();
+            return new Reply(Reply.Status.OK, "", values(result), self, Kind.LOCAL.label(), 0);
+        } catch (Exception e) {
+            return failure(request, e);
+        }
+    }
+
+    private void enqueueGlobal(Request request, java.util.function.Consumer<Reply> out) {
+        long id = nextRequestId.getAndIncrement();
+        pending.put(id, new PendingGlobal(request, System.currentTimeMillis(), out));
+        onLoop(() -> {
+            if (!belt.onGlobalRequest(id)) {
+                pending.remove(id);
+                out.accept(Reply.error(Reply.Status.OVERLOADED, "instance " + self + " already has "
+                        + config.maxQueuedGlobals() + " global requests waiting for the token", self));
+            }
+        });
+    }
+
+    private Reply failure(Request request, Throwable e) {
+        Throwable cause = e;
+        while (cause instanceof java.lang.reflect.UndeclaredThrowableException || cause instanceof RuntimeException
+                && cause.getCause() != null && !(cause instanceof UserAbort) && !(cause instanceof BadRequestException))
+            cause = cause.getCause();
+        if (cause instanceof BadRequestException) return Reply.error(Reply.Status.BAD_REQUEST, cause.getMessage(), self);
+        if (cause instanceof UserAbort) {
+            abortedCount.incrementAndGet();
+            return Reply.error(Reply.Status.ABORTED, cause.getMessage(), self);
+        }
+        failedCount.incrementAndGet();
+        log.debug("request {} failed", request, e);
+        return Reply.error(Reply.Status.FAILED, request.transaction() + " failed and was rolled back: " + cause, self);
+    }
+
+    // ---------------------------------------------------------------- the Conveyor Belt shell
+
+    private void deliver(byte[] body, StreamObserver<byte[]> out) {
+        Message m;
+        try {
+            m = Codec.decodeMessage(body);
+        } catch (MalformedMessageException e) {
+            log.warn("instance {} rejected a malformed message: {}", self, e.getMessage());
+            out.onError(Status.INVALID_ARGUMENT.withDescription(e.getMessage()).asRuntimeException());
+            return;
+        }
+        respond(out, new byte[0]);
+        onLoop(() -> belt.onMessage(m));
+    }
+
+    /** Runs an event on the loop thread, then hands the belt's actions to the primary thread, in order. */
+    private void onLoop(Runnable event) {
+        if (closed) return;
+        try {
+            loop.execute(() -> {
+                if (closed) return;
+                try {
+                    event.run();
+                } catch (IllegalArgumentException | IllegalStateException e) {
+                    log.error("instance {}: protocol event rejected: {}", self, e.getMessage());
+                }
+                if (belt == null) return;
+                List<Action> actions = belt.ready();
+                role = belt.role().name();
+                queued = belt.queuedGlobals();
+                if (!actions.isEmpty()) primary.execute(() -> perform(actions));
+            });
+        } catch (java.util.concurrent.RejectedExecutionException e) {
+            // closing
+        }
+    }
+
+    private void perform(List<Action> actions) {
+        for (Action a : actions) {
+            if (closed) return;
+            if (a instanceof Action.Send s) {
+                peers.send(s.to(), s.message());
+            } else if (a instanceof Action.ApplyUpdates au) {
+                applyUpdates(au);
+            } else if (a instanceof Action.ExecuteGlobal eg) {
+                executeGlobal(eg);
+            } else if (a instanceof Action.PassToken pt) {
+                retryForever("record the token of hop " + pt.token().hop() + " as passed",
+                        () -> db.inTransaction(false, c -> {
+                            MetadataStore.recordPassed(c, pt.token());
+                            return null;
+                        }));
+                tokenPasses.incrementAndGet();
+                peers.send(pt.to(), new Message.TokenPass(self, pt.token()));
+            }
+        }
+    }
+
+    /** Algorithm 1, lines 8-12, atomically with recording the token and the last applied gsn. */
+    private void applyUpdates(Action.ApplyUpdates au) {
+        retryForever("apply the updates of hop " + au.token().hop(), () -> db.inTransaction(false, c -> {
+            for (StateUpdate u : au.updates()) UpdateApplier.apply(c, db.dialect(), u.changes());
+            MetadataStore.recordReceived(c, au.token(), au.lastGsn());
+            return null;
+        }));
+        updatesApplied.addAndGet(au.updates().size());
+        advanceGsn(au.lastGsn());
+        long hop = au.token().hop();
+        onLoop(() -> belt.onUpdatesApplied(hop));
+    }
+
+    /** Algorithm 1, lines 15-17: execute, capture the writes as row images, reply. */
+    private void executeGlobal(Action.ExecuteGlobal eg) {
+        PendingGlobal p = pending.remove(eg.requestId());
+        StateUpdate update = null;
+        Reply reply;
+        if (p == null) {
+            reply = null; // cannot happen: requests are registered before the belt sees them
+        } else {
+            try {
+                TransactionCatalog.Entry entry = catalog.get(p.request().transaction());
+                StateUpdate[] written = new StateUpdate[1];
+                Object result = db.inTransaction(false, c -> {
+                    written[0] = null;
+                    CapturingConnection capture = CapturingConnection.wrap(c, db.dialect(), db.tables());
+                    Object r = entry.invoke(new RequestContext(capture.connection(), p.arrivedAt(),
+                            seed(eg.requestId())), p.request().parameters());
+                    if (!capture.changes().isEmpty()) {
+                        written[0] = new StateUpdate(eg.gsn(), self, capture.changes());
+                        MetadataStore.recordGlobal(c, written[0]);
+                    }
+                    return r;
+                });
+                update = written[0];
+                globalCount.incrementAndGet();
+                if (update != null) advanceGsn(update.gsn());
+                reply = new Reply(Reply.Status.OK, "", values(result), self, Kind.GLOBAL.label(),
+                        update == null ? 0 : update.gsn());
+            } catch (Exception e) {
+                update = null; // rolled back: ships no update, uses no gsn
+                reply = failure(p.request(), e);
+            }
+            p.reply().accept(reply);
+        }
+        StateUpdate shipped = update;
+        onLoop(() -> belt.onGlobalExecuted(eg.requestId(), shipped));
+    }
+
+    private interface SqlAction {
+        void run() throws Exception;
+    }
+
+    private void retryForever(String what, SqlAction action) {
+        for (int attempt = 1; !closed; attempt++) {
+            try {
+                action.run();
+                return;
+            } catch (Exception e) {
+                log.error("instance {} could not {} (attempt {}), retrying: {}", self, what, attempt, e.toString());
+                try {
+                    Thread.sleep(Math.min(1000, 10L * attempt));
+                } catch (InterruptedException ie) {
+                    Thread.currentThread().interrupt();
+                    return;
+                }
+            }
+        }
+    }
+
+    // ---------------------------------------------------------------- session guarantee (decision 9)
+
+    private void advanceGsn(long gsn) {
+        synchronized (gsnMonitor) {
+            if (gsn > appliedGsn) appliedGsn = gsn;
+            gsnMonitor.notifyAll();
+        }
+    }
+
+    private boolean awaitGsn(long gsn) {
+        if (gsn <= appliedGsn) return true;
+        long deadline = System.currentTimeMillis() + 30_000;
+        synchronized (gsnMonitor) {
+            while (appliedGsn < gsn && !closed) {
+                long left = deadline - System.currentTimeMillis();
+                if (left <= 0) return false;
+                try {
+                    gsnMonitor.wait(left);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    return false;
+                }
+            }
+        }
+        return appliedGsn >= gsn;
+    }
+
+    // ---------------------------------------------------------------- helpers
+
+    private long seed(long requestId) {
+        return requestId * 0x9E3779B97F4A7C15L ^ ((long) self << 56);
+    }
+
+    static List<Value> values(Object result) {
+        if (result == null) return List.of();
+        if (result instanceof List<?> list) {
+            List<Value> out = new ArrayList<>(list.size());
+            for (Object o : list) out.add(Value.of(o));
+            return out;
+        }
+        return List.of(Value.of(result));
+    }
+
+    private static void respond(StreamObserver<byte[]> out, byte[] body) {
+        try {
+            out.onNext(body);
+            out.onCompleted();
+        } catch (RuntimeException e) {
+            log.debug("reply not delivered: {}", e.toString()); // the client went away
+        }
+    }
+
+    /** The instance's state as the Status method reports it. */
+    public byte[] statusJson() {
+        ObjectNode s = JSON.createObjectNode();
+        s.put("instance", self);
+        s.put("address", config.address());
+        s.put("lastGsn", appliedGsn);
+        s.put("role", role);
+        s.put("queuedGlobals", queued);
+        s.put("local", localCount.get());
+        s.put("global", globalCount.get());
+        s.put("forwarded", forwardedCount.get());
+        s.put("aborted", abortedCount.get());
+        s.put("failed", failedCount.get());
+        s.put("updatesApplied", updatesApplied.get());
+        s.put("tokenPasses", tokenPasses.get());
+        try {
+            return JSON.writeValueAsBytes(s);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    private static java.util.concurrent.ThreadFactory named(String name) {
+        AtomicLong n = new AtomicLong();
+        return r -> {
+            Thread t = new Thread(r, name + "-" + n.incrementAndGet());
+            t.setDaemon(true);
+            return t;
+        };
+    }
+
+    /** Stops serving. The database keeps everything that committed; a restart resumes from it. */
+    @Override
+    public void close() {
+        closed = true;
+        synchronized (gsnMonitor) {
+            gsnMonitor.notifyAll();
+        }
+        ticker.shutdownNow();
+        if (server != null) server.shutdownNow();
+        loop.shutdownNow();
+        primary.shutdownNow();
+        try {
+            primary.awaitTermination(10, TimeUnit.SECONDS);
+            if (server != null) server.awaitTermination(5, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        requestThreads.shutdownNow();
+        if (peers != null) peers.close();
+        if (db != null) db.close();
+        for (PendingGlobal p : pending.values())
+            p.reply().accept(Reply.error(Reply.Status.UNAVAILABLE, "instance " + self + " is shutting down", self));
+        pending.clear();
+    }
+}

@@ -1,0 +1,79 @@
+package dev.gyro.runtime;
+
+import dev.gyro.app.Application;
+import dev.gyro.app.Classification;
+import dev.gyro.protocol.ConveyorBeltConfig;
+import dev.gyro.protocol.PartitionMap;
+
+import java.nio.file.Path;
+import java.util.List;
+
+/**
+ * Configuration of one Gyro instance, validated once when built.
+ *
+ * @param self           this instance's id: its position in {@code addresses}, the ring order
+ * @param addresses      host:port of every instance of the ring, in ring order
+ * @param database       this instance's SQLite database file (one file per instance)
+ * @param application    the application whose transactions it runs
+ * @param classification how each transaction is classified and partitioned
+ * @param partitionMap   bucket to instance
+ * @param maxQueuedGlobals bound of the global request queue; more are refused as OVERLOADED
+ * @param requestThreads threads that execute local requests concurrently
+ * @param tickMillis     protocol timer resolution
+ */
+public record InstanceConfig(int self, List<String> addresses, Path database, Application application,
+                             Classification classification, PartitionMap partitionMap, int maxQueuedGlobals,
+                             int requestThreads, long tickMillis) {
+
+    public InstanceConfig {
+        addresses = List.copyOf(addresses);
+        if (addresses.isEmpty()) throw new IllegalArgumentException("an instance needs the addresses of its ring");
+        if (self < 0 || self >= addresses.size())
+            throw new IllegalArgumentException("instance id " + self + " is not in the ring of " + addresses.size()
+                    + " instances");
+        for (String a : addresses) parsePort(a);
+        if (database == null) throw new IllegalArgumentException("no database file given");
+        if (application == null) throw new IllegalArgumentException("no application given");
+        if (classification == null) classification = application.classification();
+        if (partitionMap == null) partitionMap = PartitionMap.uniform(addresses.size());
+        if (partitionMap.instances() > addresses.size())
+            throw new IllegalArgumentException("the partition map routes to " + partitionMap.instances()
+                    + " instances but the ring has " + addresses.size());
+        if (requestThreads < 1) throw new IllegalArgumentException("requestThreads must be at least 1");
+        if (tickMillis < 1) throw new IllegalArgumentException("tickMillis must be at least 1");
+        if (maxQueuedGlobals < 1) throw new IllegalArgumentException("maxQueuedGlobals must be at least 1");
+    }
+
+    public static InstanceConfig of(int self, List<String> addresses, Path database, Application application) {
+        return new InstanceConfig(self, addresses, database, application, null, null, 10_000, 64, 10);
+    }
+
+    public InstanceConfig withClassification(Classification c) {
+        return new InstanceConfig(self, addresses, database, application, c, partitionMap, maxQueuedGlobals,
+                requestThreads, tickMillis);
+    }
+
+    public ConveyorBeltConfig beltConfig() {
+        return new ConveyorBeltConfig(self, addresses.size(), maxQueuedGlobals, 500, 200);
+    }
+
+    public String address() {
+        return addresses.get(self);
+    }
+
+    public int port() {
+        return parsePort(address());
+    }
+
+    static int parsePort(String address) {
+        int colon = address.lastIndexOf(':');
+        try {
+            if (colon < 1) throw new NumberFormatException();
+            int port = Integer.parseInt(address.substring(colon + 1));
+            if (port < 1 || port > 65535) throw new NumberFormatException();
+            return port;
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException("address '" + address + "' is not host:port");
+        }
+    }
+}

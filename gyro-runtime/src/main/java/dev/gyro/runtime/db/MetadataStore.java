@@ -1,0 +1,203 @@
+package dev.gyro.runtime.db;
+
+import dev.gyro.protocol.Codec;
+import dev.gyro.protocol.DurableState;
+import dev.gyro.protocol.StateUpdate;
+import dev.gyro.protocol.Token;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Gyro's metadata tables inside each instance's own database (DESIGN.md decision 5): the protocol state that
+ * must survive a crash is written in the SAME DBMS transaction as the data change it describes, so after any
+ * crash the instance resumes exactly where its database says it is -- nothing applied twice, nothing skipped.
+ *
+ * <pre>
+ * gyro_state  (id = 1, self, last_gsn, token_status NONE|HELD|PASSED, token BLOB)   -- one row
+ * gyro_outbox (gsn PRIMARY KEY, body BLOB)   -- own state updates since the token was last received
+ * </pre>
+ * Tokens and updates are stored in the wire encoding of {@link Codec}.
+ *
+ * <p>Every method runs on the caller's connection, inside the caller's transaction, and neither commits nor
+ * rolls back. Which transaction each belongs in (the contract of {@link dev.gyro.protocol.Action}):
+ * <ul>
+ *   <li>{@link #recordReceived}: the transaction that applies the token's updates (Action.ApplyUpdates);</li>
+ *   <li>{@link #recordGlobal}: the global request's own transaction, after its writes (Action.ExecuteGlobal);</li>
+ *   <li>{@link #recordPassed}: its own transaction, committed before the token is sent (Action.PassToken).</li>
+ * </ul>
+ * An {@link SQLException} from any of them means the transaction must roll back.
+ */
+public final class MetadataStore {
+
+    /** Prefix of Gyro's own tables; write capture refuses to touch them. */
+    public static final String PREFIX = "gyro_";
+
+    private static final String STATE = "gyro_state";
+    private static final String OUTBOX = "gyro_outbox";
+
+    private MetadataStore() {}
+
+    /**
+     * Creates the metadata tables if they do not exist. Transactional on SQLite and PostgreSQL; on MariaDB DDL
+     * commits implicitly, so run it in a transaction of its own there.
+     */
+    public static void createTables(Connection c) throws SQLException {
+        Dialect d = Dialect.of(c);
+        String bigint = d.sqlType(Dialect.SqlType.BIGINT);
+        try (Statement st = c.createStatement()) {
+            st.executeUpdate("CREATE TABLE IF NOT EXISTS " + STATE + " (id " + bigint + " PRIMARY KEY, self_id "
+                    + bigint + " NOT NULL, last_gsn " + bigint + " NOT NULL, token_status "
+                    + d.sqlType(Dialect.SqlType.TEXT) + " NOT NULL, token " + d.sqlType(Dialect.SqlType.BLOB) + ")");
+            st.executeUpdate("CREATE TABLE IF NOT EXISTS " + OUTBOX + " (gsn " + bigint + " PRIMARY KEY, body "
+                    + d.sqlType(Dialect.SqlType.BLOB) + " NOT NULL)");
+        }
+    }
+
+    /**
+     * The durable protocol state of instance {@code self}. On a fresh database (no state row yet) this is
+     * {@link DurableState#initial(int)}, which is recorded before it is returned.
+     *
+     * @throws SQLException when the tables are missing ({@link #createTables} first), when the database belongs to
+     *                      another instance, or when the stored state cannot be decoded
+     */
+    public static DurableState load(Connection c, int self) throws SQLException {
+        Long storedSelf = null;
+        long lastGsn = 0;
+        String status = null;
+        byte[] token = null;
+        try (Statement st = c.createStatement();
+             ResultSet rs = st.executeQuery("SELECT self_id, last_gsn, token_status, token FROM " + STATE
+                     + " WHERE id = 1")) {
+            if (rs.next()) {
+                storedSelf = rs.getLong(1);
+                lastGsn = rs.getLong(2);
+                status = rs.getString(3);
+                token = rs.getBytes(4);
+            }
+        } catch (SQLException e) {
+            throw new SQLException("cannot read Gyro's metadata table " + STATE + " (created by"
+                    + " MetadataStore.createTables?): " + e.getMessage(), e.getSQLState(), e.getErrorCode(), e);
+        }
+        if (storedSelf == null) {
+            DurableState initial = DurableState.initial(self);
+            try (PreparedStatement ps = c.prepareStatement("INSERT INTO " + STATE
+                    + " (id, self_id, last_gsn, token_status, token) VALUES (1, ?, ?, ?, ?)")) {
+                ps.setLong(1, self);
+                ps.setLong(2, initial.lastGsn());
+                ps.setString(3, initial.tokenStatus().name());
+                if (initial.token() == null) ps.setNull(4, java.sql.Types.BLOB);
+                else ps.setBytes(4, Codec.encodeToken(initial.token()));
+                ps.executeUpdate();
+            }
+            return initial;
+        }
+        if (storedSelf != self)
+            throw new SQLException("this database holds the state of instance " + storedSelf + ", not of instance "
+                    + self + ": wrong database file for this instance?");
+        try {
+            DurableState.TokenStatus ts = DurableState.TokenStatus.valueOf(status);
+            Token t = token == null ? null : Codec.decodeToken(token);
+            List<StateUpdate> outbox = new ArrayList<>();
+            try (Statement st = c.createStatement();
+                 ResultSet rs = st.executeQuery("SELECT gsn, body FROM " + OUTBOX + " ORDER BY gsn")) {
+                while (rs.next()) {
+                    StateUpdate u = Codec.decodeUpdate(rs.getBytes(2));
+                    if (u.gsn() != rs.getLong(1))
+                        throw new SQLException(OUTBOX + " row " + rs.getLong(1) + " holds the update of gsn " + u.gsn());
+                    outbox.add(u);
+                }
+            }
+            return new DurableState(lastGsn, ts, t, outbox);
+        } catch (RuntimeException e) {
+            throw new SQLException("Gyro's metadata in " + STATE + "/" + OUTBOX + " is corrupt: " + e.getMessage(), e);
+        }
+    }
+
+    /**
+     * Algorithm 1, lines 8-12, with Action.ApplyUpdates: the token is now held ({@code heldToken}: as received,
+     * minus this instance's own updates), every update up to {@code lastGsn} is in this database, and the outbox
+     * is emptied (its updates came back around the ring). Call in the transaction that applied the updates.
+     *
+     * @throws SQLException when {@code lastGsn} is below the recorded one (updates would be lost), or there is no
+     *                      state row ({@link #load} first)
+     */
+    public static void recordReceived(Connection c, Token heldToken, long lastGsn) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement("UPDATE " + STATE
+                + " SET last_gsn = ?, token_status = 'HELD', token = ? WHERE id = 1 AND last_gsn <= ?")) {
+            ps.setLong(1, lastGsn);
+            ps.setBytes(2, Codec.encodeToken(heldToken));
+            ps.setLong(3, lastGsn);
+            if (ps.executeUpdate() != 1)
+                throw new SQLException("cannot record token of hop " + heldToken.hop() + " with last gsn " + lastGsn
+                        + ": " + describeState(c));
+        }
+        try (Statement st = c.createStatement()) {
+            st.executeUpdate("DELETE FROM " + OUTBOX);
+        }
+    }
+
+    /**
+     * Algorithm 1, lines 15-16, with Action.ExecuteGlobal: the global request that produced {@code update} wrote
+     * its rows in this transaction; its gsn becomes the last gsn and the update joins the outbox, so a restart
+     * rebuilds the token with it. Call in the global request's own transaction, after its writes.
+     *
+     * @throws SQLException when the token is not held or {@code update.gsn()} does not directly follow the last
+     *                      recorded gsn (gsns are dense: that would be a protocol bug)
+     */
+    public static void recordGlobal(Connection c, StateUpdate update) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement("UPDATE " + STATE
+                + " SET last_gsn = ? WHERE id = 1 AND last_gsn = ? AND token_status = 'HELD'")) {
+            ps.setLong(1, update.gsn());
+            ps.setLong(2, update.gsn() - 1);
+            if (ps.executeUpdate() != 1)
+                throw new SQLException("cannot record the global update of gsn " + update.gsn() + ": "
+                        + describeState(c) + " (expected last gsn " + (update.gsn() - 1) + " and the token held)");
+        }
+        try (PreparedStatement ps = c.prepareStatement("INSERT INTO " + OUTBOX + " (gsn, body) VALUES (?, ?)")) {
+            ps.setLong(1, update.gsn());
+            ps.setBytes(2, Codec.encodeUpdate(update));
+            ps.executeUpdate();
+        }
+    }
+
+    /**
+     * Algorithm 1, line 19, with Action.PassToken: the token, as passed on, is no longer held here. Commit this
+     * before sending the token, so a restart resends it instead of acting as primary. The outbox stays: its
+     * updates are still on their way around the ring.
+     */
+    public static void recordPassed(Connection c, Token token) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement("UPDATE " + STATE
+                + " SET token_status = 'PASSED', token = ? WHERE id = 1")) {
+            ps.setBytes(1, Codec.encodeToken(token));
+            if (ps.executeUpdate() != 1)
+                throw new SQLException("cannot record token of hop " + token.hop() + " as passed: " + describeState(c));
+        }
+    }
+
+    /**
+     * The last gsn whose writes are in this database.
+     *
+     * @throws SQLException when there is no state row ({@link #load} first)
+     */
+    public static long lastGsn(Connection c) throws SQLException {
+        try (Statement st = c.createStatement();
+             ResultSet rs = st.executeQuery("SELECT last_gsn FROM " + STATE + " WHERE id = 1")) {
+            if (!rs.next()) throw new SQLException("no Gyro state recorded yet (MetadataStore.load first)");
+            return rs.getLong(1);
+        }
+    }
+
+    private static String describeState(Connection c) throws SQLException {
+        try (Statement st = c.createStatement();
+             ResultSet rs = st.executeQuery("SELECT last_gsn, token_status FROM " + STATE + " WHERE id = 1")) {
+            if (!rs.next()) return "no Gyro state recorded yet (MetadataStore.load first)";
+            return "recorded last gsn is " + rs.getLong(1) + ", token " + rs.getString(2);
+        }
+    }
+}

@@ -1,0 +1,108 @@
+package dev.gyro.runtime.db;
+
+import dev.gyro.protocol.RowChange;
+import dev.gyro.protocol.StateUpdate;
+import dev.gyro.protocol.Value;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
+import java.sql.Types;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * Applies state updates (row images, DESIGN.md decision 4) to an instance's database: each
+ * {@link RowChange.Kind#UPSERT} as an upsert by primary key that leaves exactly the image's values, each
+ * {@link RowChange.Kind#DELETE} as a delete by key. Both are idempotent, so applying an update twice, or
+ * re-applying after a crash, leaves the same state (Algorithm 1, line 12; DESIGN.md decision 5).
+ *
+ * <p>Everything runs on the caller's connection, inside the caller's transaction: the runtime applies a
+ * token's updates and records the new last gsn ({@link MetadataStore#recordReceived}) in ONE transaction
+ * (Action.ApplyUpdates). Nothing is committed or rolled back here. Foreign-key checks are deferred to commit
+ * ({@link Dialect#beforeApply}) because row images come in the origin's write order, which need not satisfy
+ * them row by row.
+ *
+ * <p>Consecutive changes of the same shape (table, kind, columns) run as one JDBC batch.
+ */
+public final class UpdateApplier {
+
+    private UpdateApplier() {}
+
+    /** Applies the changes of each update in order, with the dialect of {@code connection}'s DBMS. */
+    public static void applyAll(Connection connection, List<StateUpdate> updates) throws SQLException {
+        Dialect dialect = Dialect.of(connection);
+        for (StateUpdate u : updates) apply(connection, dialect, u.changes());
+    }
+
+    /** Applies {@code changes} in order, with the dialect of {@code connection}'s DBMS. */
+    public static void apply(Connection connection, List<RowChange> changes) throws SQLException {
+        apply(connection, Dialect.of(connection), changes);
+    }
+
+    /**
+     * Applies {@code changes} in order on {@code connection}, inside its current transaction.
+     *
+     * @throws SQLException naming the table (and columns) when a change cannot be applied -- unknown table or
+     *                      column, constraint violation -- with the DBMS's SQLState and error code kept so a lost
+     *                      race is still recognisable as one; the caller must roll back
+     */
+    public static void apply(Connection connection, Dialect dialect, List<RowChange> changes) throws SQLException {
+        if (changes.isEmpty()) return;
+        dialect.beforeApply(connection);
+        int i = 0;
+        while (i < changes.size()) {
+            RowChange first = changes.get(i);
+            int end = i + 1;
+            while (end < changes.size() && sameShape(first, changes.get(end))) end++;
+            applyRun(connection, dialect, changes.subList(i, end));
+            i = end;
+        }
+    }
+
+    private static boolean sameShape(RowChange a, RowChange b) {
+        return a.kind() == b.kind() && a.table().equals(b.table()) && a.columns().equals(b.columns())
+                && a.keyColumns().equals(b.keyColumns());
+    }
+
+    private static void applyRun(Connection connection, Dialect dialect, List<RowChange> run) throws SQLException {
+        RowChange first = run.get(0);
+        boolean upsert = first.kind() == RowChange.Kind.UPSERT;
+        String sql = upsert
+                ? dialect.upsertSql(first.table(), first.columns(), first.keyColumns())
+                : dialect.deleteSql(first.table(), first.keyColumns());
+        try (PreparedStatement ps = connection.prepareStatement(sql)) {
+            for (RowChange change : run) {
+                List<Value> values = upsert ? change.values() : change.keyValues();
+                for (int p = 0; p < values.size(); p++) bind(ps, p + 1, values.get(p));
+                if (run.size() == 1) {
+                    ps.executeUpdate();
+                } else {
+                    ps.addBatch();
+                }
+            }
+            if (run.size() > 1) ps.executeBatch();
+        } catch (SQLException e) {
+            throw new SQLException("cannot apply " + run.size() + " row change(s) (" + first.kind() + ") to table "
+                    + first.table() + " with columns " + (upsert ? first.columns() : first.keyColumns()) + ": "
+                    + e.getMessage(), e.getSQLState(), e.getErrorCode(), e);
+        }
+    }
+
+    static void bind(PreparedStatement ps, int index, Value v) throws SQLException {
+        Objects.requireNonNull(v, "value");
+        if (v instanceof Value.Null) {
+            ps.setNull(index, Types.NULL);
+        } else if (v instanceof Value.Int i) {
+            ps.setLong(index, i.value());
+        } else if (v instanceof Value.Real r) {
+            ps.setDouble(index, r.value());
+        } else if (v instanceof Value.Text t) {
+            ps.setString(index, t.value());
+        } else if (v instanceof Value.Blob b) {
+            ps.setBytes(index, (byte[]) b.toJava());
+        } else {
+            throw new SQLException("unsupported value " + v);
+        }
+    }
+}

@@ -1,0 +1,136 @@
+package dev.gyro.runtime.db;
+
+import dev.gyro.protocol.RowChange;
+import dev.gyro.protocol.StateUpdate;
+import dev.gyro.protocol.Value;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Path;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.List;
+
+import static dev.gyro.protocol.RowChange.Kind.DELETE;
+import static dev.gyro.protocol.RowChange.Kind.UPSERT;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/** Applying row images (DESIGN.md decisions 4 and 5) on real SQLite files. */
+class UpdateApplierTest {
+
+    @TempDir
+    Path dir;
+    Database db;
+
+    @BeforeEach
+    void setUp() throws SQLException {
+        db = Db.open(dir, "replica.db", Database.Options.defaults().withForeignKeys(true));
+        Db.exec(db,
+                "CREATE TABLE kinds (id INTEGER PRIMARY KEY, i INTEGER, r REAL, t TEXT, b BLOB)",
+                "CREATE TABLE parent (id TEXT PRIMARY KEY, name TEXT)",
+                "CREATE TABLE child (pid TEXT NOT NULL REFERENCES parent (id), n INTEGER NOT NULL, v TEXT,"
+                        + " PRIMARY KEY (pid, n))",
+                "INSERT INTO kinds VALUES (1, 1, 1.0, 'one', NULL)");
+    }
+
+    @AfterEach
+    void tearDown() {
+        db.close();
+    }
+
+    private static RowChange upsert(String table, List<String> cols, List<String> keys, Object... values) {
+        List<Value> vs = new ArrayList<>();
+        for (Object o : values) vs.add(Value.of(o));
+        return new RowChange(table, UPSERT, cols, vs, keys);
+    }
+
+    private static RowChange delete(String table, List<String> keys, Object... values) {
+        List<Value> vs = new ArrayList<>();
+        for (Object o : values) vs.add(Value.of(o));
+        return new RowChange(table, DELETE, keys, vs, keys);
+    }
+
+    private void apply(List<RowChange> changes) throws SQLException {
+        db.inTransaction(false, c -> {
+            UpdateApplier.apply(c, changes);
+            return null;
+        });
+    }
+
+    static final List<String> KINDS = List.of("id", "i", "r", "t", "b");
+
+    @Test
+    void everyValueKindRoundTripsExactlyAndReapplyingChangesNothing() throws SQLException {
+        List<RowChange> changes = List.of(
+                upsert("kinds", KINDS, List.of("id"), 1L, Long.MIN_VALUE, -0.5, "", new byte[0]),
+                upsert("kinds", KINDS, List.of("id"), 2L, Long.MAX_VALUE, 1e300, "gr\u00fc\u00df \ud83d\ude00", new byte[] {0, -1, 7}),
+                upsert("kinds", KINDS, List.of("id"), 3L, null, null, null, null),
+                upsert("kinds", KINDS, List.of("id"), 4L, 4L, 4.0, "4", new byte[] {4}),
+                delete("kinds", List.of("id"), 4L),
+                delete("kinds", List.of("id"), 99L)); // deleting a missing row is fine
+        apply(changes);
+        List<List<Value>> once = Db.dump(db, "kinds");
+        assertThat(once).containsExactly(
+                changes.get(0).values(), changes.get(1).values(), changes.get(2).values());
+        apply(changes);
+        assertThat(Db.dump(db, "kinds")).isEqualTo(once);
+    }
+
+    @Test
+    void anUpsertOverwritesEveryColumnOfAnExistingRow() throws SQLException {
+        apply(List.of(upsert("kinds", List.of("id", "t"), List.of("id"), 1L, "only t")));
+        assertThat(Db.dump(db, "kinds").get(0)).containsExactly(
+                Value.of(1L), Value.of(1L), Value.of(1.0), Value.of("only t"), Value.NULL);
+        apply(List.of(upsert("kinds", KINDS, List.of("id"), 1L, 2L, 2.5, "all", null)));
+        assertThat(Db.dump(db, "kinds").get(0)).containsExactly(
+                Value.of(1L), Value.of(2L), Value.of(2.5), Value.of("all"), Value.NULL);
+    }
+
+    @Test
+    void foreignKeysAreCheckedAtCommitSoRowImagesMayArriveChildFirst() throws SQLException {
+        List<String> childCols = List.of("pid", "n", "v");
+        List<String> childKey = List.of("pid", "n");
+        apply(List.of(
+                upsert("child", childCols, childKey, "p1", 1L, "a"),
+                upsert("child", childCols, childKey, "p1", 2L, "b"),
+                upsert("parent", List.of("id", "name"), List.of("id"), "p1", "P")));
+        assertThat(Db.count(db, "child")).isEqualTo(2);
+
+        // A real violation still fails, at commit, and leaves nothing behind.
+        assertThatThrownBy(() -> apply(List.of(
+                upsert("parent", List.of("id", "name"), List.of("id"), "p2", "Q"),
+                upsert("child", childCols, childKey, "nobody", 1L, "x"))))
+                .isInstanceOf(SQLException.class).hasMessageContaining("FOREIGN KEY");
+        assertThat(Db.count(db, "parent")).isEqualTo(1);
+        assertThat(Db.count(db, "child")).isEqualTo(2);
+    }
+
+    @Test
+    void anUnknownTableOrColumnIsNamedAndNothingOfTheUpdateIsApplied() throws SQLException {
+        List<List<Value>> before = Db.dump(db, "kinds");
+        RowChange good = upsert("kinds", KINDS, List.of("id"), 7L, 7L, 7.0, "seven", null);
+        assertThatThrownBy(() -> apply(List.of(good, upsert("nope", List.of("id"), List.of("id"), 1L))))
+                .isInstanceOf(SQLException.class).hasMessageContaining("table nope").hasMessageContaining("no such table");
+        assertThatThrownBy(() -> apply(List.of(good, upsert("kinds", List.of("id", "colour"), List.of("id"), 1L, "red"))))
+                .isInstanceOf(SQLException.class).hasMessageContaining("kinds").hasMessageContaining("colour");
+        assertThatThrownBy(() -> apply(List.of(good, delete("kinds", List.of("ident"), 1L))))
+                .isInstanceOf(SQLException.class).hasMessageContaining("kinds").hasMessageContaining("ident");
+        assertThat(Db.dump(db, "kinds")).isEqualTo(before);
+    }
+
+    @Test
+    void applyAllAppliesUpdatesInOrder() throws SQLException {
+        db.inTransaction(false, c -> {
+            UpdateApplier.applyAll(c, List.of(
+                    new StateUpdate(1, 0, List.of(upsert("parent", List.of("id", "name"), List.of("id"), "x", "first"))),
+                    new StateUpdate(2, 1, List.of(upsert("parent", List.of("id", "name"), List.of("id"), "x", "second"))),
+                    new StateUpdate(3, 2, List.of(upsert("parent", List.of("id", "name"), List.of("id"), "y", "y"),
+                            delete("parent", List.of("id"), "y")))));
+            return null;
+        });
+        assertThat(Db.dump(db, "parent")).containsExactly(List.of(Value.of("x"), Value.of("second")));
+    }
+}
