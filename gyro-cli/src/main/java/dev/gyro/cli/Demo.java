@@ -99,7 +99,8 @@ final class Demo {
     }
 
     /** One client: carts of 1-4 items, sometimes looked at, then ordered. Carts are this client's own. */
-    private void clientLoop(GyroClient client, int id, AtomicBoolean stop) {
+    private void clientLoop(GyroClient shared, int id, AtomicBoolean stop) {
+        GyroClient.Session client = shared.session(); // one user: reads its own orders wherever it goes
         SplittableRandom random = new SplittableRandom(s.seed() * 1_000_003 + id);
         int items = s.scale() * OnlineStore.ITEMS_PER_SCALE;
         for (long seq = 1; !stop.get(); seq++) {
@@ -115,13 +116,13 @@ final class Demo {
     }
 
     /** One request, timed from the client's side; latency goes to the class the request executed as. */
-    private boolean call(GyroClient client, String what, Object... parameters) {
+    private boolean call(GyroClient.Session client, String what, Object... parameters) {
         long t0 = System.nanoTime();
         Reply r = client.call(what, parameters);
         long micros = (System.nanoTime() - t0) / 1000;
         if (r.status() == Reply.Status.OK || r.status() == Reply.Status.ABORTED)
             latency[r.executedAs().equals("global") ? 1 : r.executedAs().equals("local") ? 0
-                    : client.routing().route(what).kind().equals("local") ? 0 : 1].recordValue(Math.max(1, micros));
+                    : client.client().routing().route(what).kind().equals("local") ? 0 : 1].recordValue(Math.max(1, micros));
         return record(r, what);
     }
 

@@ -46,7 +46,7 @@ final class LatencyCommand implements Callable<Integer> {
         DemoWipe.wipe(dir);
         try (LocalCluster cluster = LocalCluster.create(dir, new OnlineStore(), instances, 1, 42, n -> {}).startAll();
              GyroClient client = GyroClient.connect(cluster.addresses());
-             Database plain = Database.open(new SqliteDialect(), cluster.databaseFile(0).toString())) {
+             Database plain = Database.open(SqliteDialect.INSTANCE, cluster.databaseFile(0).toString())) {
             TransactionCatalog catalog = new TransactionCatalog(new OnlineStore().transactions());
             // Carts owned by instance 0, so that Gyro runs them on the very file plain JDBC uses.
             List<Long> carts = new ArrayList<>();

@@ -19,8 +19,9 @@ import java.util.concurrent.atomic.AtomicLong;
  * The client library: sends each request straight to the instance that owns its partition (Step 1 of the
  * paper's Figure 1), using the routing table an instance publishes. Thread-safe; share one per process.
  *
- * <p>It also keeps the session guarantee of DESIGN.md decision 9: after it sees a global request's reply it
- * asks every later request to wait, wherever it runs, until that instance has applied the same gsn.
+ * <p>Calls made directly on the client carry no session guarantee. A {@link Session} (one per user, not per
+ * process) keeps the guarantee of DESIGN.md decision 9: after it sees a global request's reply, it asks each of
+ * its later requests to wait, wherever it runs, until that instance has applied the same gsn.
  */
 public final class GyroClient implements AutoCloseable {
 
@@ -29,7 +30,6 @@ public final class GyroClient implements AutoCloseable {
     private final RoutingTable routing;
     private final List<ManagedChannel> channels = new ArrayList<>();
     private final AtomicInteger roundRobin = new AtomicInteger();
-    private final AtomicLong sessionGsn = new AtomicLong();
     private final long deadlineMillis;
     private final int preferred;
 
@@ -81,15 +81,42 @@ public final class GyroClient implements AutoCloseable {
     }
 
     public Reply call(Request request) {
-        long after = sessionGsn.get();
-        if (after > request.afterGsn())
-            request = new Request(request.transaction(), request.parameters(), request.forwarded(), after);
         int entry = preferred >= 0 ? preferred : Math.floorMod(roundRobin.getAndIncrement(), channels.size());
         RoutingTable.Decision d = routing.decide(request.transaction(), request.parameters(), entry);
         int target = d == null ? entry : d.owner();
-        Reply reply = send(target, request);
-        if (reply.gsn() > 0) sessionGsn.accumulateAndGet(reply.gsn(), Math::max);
-        return reply;
+        return send(target, request);
+    }
+
+    /** A new session: read-your-writes and monotonic reads across instances for one user's requests. */
+    public Session session() {
+        return new Session();
+    }
+
+    /** One user's sequence of requests. Thread-safe, but meant for one user at a time. */
+    public final class Session {
+        private final AtomicLong seenGsn = new AtomicLong();
+
+        public Reply call(String transaction, Object... parameters) {
+            return call(Request.of(transaction, parameters));
+        }
+
+        public Reply call(Request request) {
+            long after = seenGsn.get();
+            if (after > request.afterGsn())
+                request = new Request(request.transaction(), request.parameters(), request.forwarded(), after);
+            Reply reply = GyroClient.this.call(request);
+            if (reply.gsn() > 0) seenGsn.accumulateAndGet(reply.gsn(), Math::max);
+            return reply;
+        }
+
+        /** The highest gsn this session has seen. */
+        public long seenGsn() {
+            return seenGsn.get();
+        }
+
+        public GyroClient client() {
+            return GyroClient.this;
+        }
     }
 
     /** The status document of one instance (JSON). */

@@ -125,7 +125,7 @@ public final class GyroInstance implements AutoCloseable {
         try {
             // SQLite has one writer per file: one write connection makes writers queue in the pool (first come,
             // first served) instead of polling the file lock with SQLite's sleeping busy handler.
-            db = Database.open(new SqliteDialect(), config.database().toString(),
+            db = Database.open(SqliteDialect.INSTANCE, config.database().toString(),
                     Database.Options.defaults().withPoolSizes(1, 8));
             DurableState state = db.inTransaction(false, c -> {
                 config.application().createSchema(c);
@@ -403,8 +403,9 @@ public final class GyroInstance implements AutoCloseable {
                     CapturingConnection capture = CapturingConnection.wrap(c, db.dialect(), db.tables());
                     Object r = entry.invoke(new RequestContext(capture.connection(), p.arrivedAt(),
                             seed(eg.requestId())), p.request().parameters());
-                    if (!capture.changes().isEmpty()) {
-                        written[0] = new StateUpdate(eg.gsn(), self, capture.changes());
+                    List<dev.gyro.protocol.RowChange> changes = capture.changes();
+                    if (!changes.isEmpty()) {
+                        written[0] = new StateUpdate(eg.gsn(), self, changes);
                         MetadataStore.recordGlobal(c, written[0]);
                     }
                     return r;
