@@ -55,9 +55,10 @@ final class LatencyCommand implements Callable<Integer> {
             for (long c : carts) expectOk(client.call("createCart", c));
             SplittableRandom random = new SplittableRandom(7);
 
-            System.out.printf("%nlocal requests on instance 0's SQLite file: through Gyro (client -> socket -> instance) "
-                    + "vs plain JDBC (same transaction code, same file, same pool settings), %d each, interleaved in "
-                    + "blocks of %d after %d warm-up requests%n", requests, BLOCK, 2000);
+            System.out.printf("%nlocal requests on instance 0's SQLite file, %d of each kind, interleaved in blocks of %d "
+                    + "after %d warm-up requests: plain JDBC (the same transaction code on the same file with the same "
+                    + "pool settings), Gyro in-process (the paper's deployment: the application calls its Gyro "
+                    + "instance), and Gyro through the client library over a loopback socket%n", requests, BLOCK, 1000);
             for (String tx : List.of("addItem", "getCart")) {
                 Histogram viaGyro = new Histogram(3), viaJdbc = new Histogram(3), embedded = new Histogram(3);
                 GyroInstance zero = cluster.instance(0);
