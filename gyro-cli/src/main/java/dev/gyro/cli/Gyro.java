@@ -6,7 +6,8 @@ import picocli.CommandLine.Command;
 /** The {@code gyro} command. */
 @Command(name = "gyro", mixinStandardHelpOptions = true, version = "gyro 0.1.0",
         description = "Gyro: scale out an OLTP application over N unmodified database instances, serializably.",
-        subcommands = {DemoCommand.class, InstanceCommand.class, LatencyCommand.class, CommandLine.HelpCommand.class})
+        subcommands = {DemoCommand.class, InstanceCommand.class, CallCommand.class, LatencyCommand.class,
+                CommandLine.HelpCommand.class})
 public final class Gyro implements Runnable {
 
     @CommandLine.Spec
@@ -24,6 +25,11 @@ public final class Gyro implements Runnable {
     public static CommandLine commandLine() {
         CommandLine cl = new CommandLine(new Gyro());
         Extensions.register(cl);
+        // Bad input gets one clear line naming the problem, not a stack trace.
+        cl.setExecutionExceptionHandler((e, command, parsed) -> {
+            command.getErr().println("gyro " + command.getCommandName() + ": " + (e.getMessage() == null ? e : e.getMessage()));
+            return 1;
+        });
         return cl;
     }
 }

@@ -63,7 +63,7 @@ public final class GyroClient implements AutoCloseable {
                         CallOptions.DEFAULT.withDeadlineAfter(10, TimeUnit.SECONDS), new byte[0]);
                 return new GyroClient(RoutingTable.fromJson(json), deadlineMillis, preferred);
             } catch (StatusRuntimeException e) {
-                failures.add(address + ": " + e.getStatus());
+                failures.add(address + ": " + describe(e));
             } finally {
                 ch.shutdownNow();
             }
@@ -133,10 +133,18 @@ public final class GyroClient implements AutoCloseable {
             return Reply.decode(body);
         } catch (StatusRuntimeException e) {
             log.debug("request {} to instance {} failed: {}", request, instance, e.getStatus());
+            channels.get(instance).resetConnectBackoff(); // a restarted instance is reached again at once
             return Reply.error(Reply.Status.UNAVAILABLE, "instance " + instance + " at "
-                    + routing.addresses().get(instance) + " is unreachable: " + e.getStatus().getCode()
-                    + (e.getStatus().getDescription() == null ? "" : " " + e.getStatus().getDescription()), instance);
+                    + routing.addresses().get(instance) + " is unreachable: " + describe(e), instance);
         }
+    }
+
+    /** The status code and the root cause in a few words, without a stack trace. */
+    static String describe(StatusRuntimeException e) {
+        Throwable root = e;
+        while (root.getCause() != null) root = root.getCause();
+        String cause = root == e ? e.getStatus().getDescription() : root.getMessage();
+        return e.getStatus().getCode() + (cause == null ? "" : " (" + cause + ")");
     }
 
     static ManagedChannel channel(String address) {
