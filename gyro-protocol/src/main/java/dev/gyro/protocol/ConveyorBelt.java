@@ -125,6 +125,10 @@ public final class ConveyorBelt {
         if (from < 0 || from >= config.ringSize() || from == self)
             throw new IllegalArgumentException("message from unknown instance " + from + " at instance " + self);
         if (message instanceof Message.TokenPass pass) {
+            int predecessor = (self - 1 + config.ringSize()) % config.ringSize();
+            if (from != predecessor) // the ring order is fixed (Section V): a token from elsewhere is a misconfiguration
+                throw new IllegalArgumentException("token from instance " + from + " at instance " + self
+                        + ", whose predecessor in the ring is " + predecessor);
             receiveToken(pass);
         } else if (message instanceof Message.TokenAck ack) {
             if (unacked != null && ack.hop() == unacked.hop()) unacked = null;

@@ -1,0 +1,109 @@
+package dev.gyro.sim;
+
+import dev.gyro.protocol.Action;
+import dev.gyro.protocol.Codec;
+import dev.gyro.protocol.DurableState;
+import dev.gyro.protocol.StateUpdate;
+import dev.gyro.protocol.Token;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.NavigableMap;
+import java.util.TreeMap;
+
+/**
+ * One instance's simulated DBMS: the application's replicated table plus the Gyro metadata (last applied gsn,
+ * token status, token, outbox). It is the instance's disk: a crash keeps it whole. Each method is one atomic
+ * DBMS transaction (the simulator never interrupts a method), performing the runtime's duty from
+ * {@link Action}'s Javadoc exactly. Metadata is stored encoded, as a real metadata table stores it.
+ *
+ * <p>Every state update whose writes land in the table is reported to the {@link CommitLog}: that is what the
+ * checkers see, like a DBMS's commit log, independent of what the protocol believes.
+ */
+class SimDatabase {
+
+    /** What the checkers observe of the databases' commits. */
+    interface CommitLog {
+        /** {@code update}'s writes committed at {@code instance}, applied from the token. */
+        void applied(int instance, StateUpdate update);
+
+        /** Global request {@code requestId} committed at {@code instance} as {@code update}. */
+        void executed(int instance, long requestId, StateUpdate update);
+    }
+
+    /** Makes the database of one instance (tests substitute deliberately broken ones). */
+    interface Factory {
+        SimDatabase create(int instance, DurableState initial, CommitLog log);
+    }
+
+    protected final int instance;
+    protected final CommitLog log;
+    private final TreeMap<Long, Long> rows = new TreeMap<>();
+    private long lastGsn;
+    private DurableState.TokenStatus tokenStatus;
+    private byte[] token;
+    private final List<byte[]> outbox = new ArrayList<>();
+
+    SimDatabase(int instance, DurableState initial, CommitLog log) {
+        this.instance = instance;
+        this.log = log;
+        this.lastGsn = initial.lastGsn();
+        this.tokenStatus = initial.tokenStatus();
+        this.token = initial.token() == null ? null : Codec.encodeToken(initial.token());
+        for (StateUpdate u : initial.outbox()) outbox.add(Codec.encodeUpdate(u));
+    }
+
+    /** What a restarting instance reads back (the {@link DurableState} of the protocol). */
+    DurableState durableState() {
+        return new DurableState(lastGsn, tokenStatus, token == null ? null : Codec.decodeToken(token),
+                outbox.stream().map(Codec::decodeUpdate).toList());
+    }
+
+    /**
+     * {@link Action.ApplyUpdates}, one transaction: the updates in order, the token as held, lastGsn, and an empty
+     * outbox.
+     */
+    void applyUpdates(Action.ApplyUpdates action) {
+        for (StateUpdate u : action.updates()) applyUpdate(u);
+        tokenStatus = DurableState.TokenStatus.HELD;
+        token = Codec.encodeToken(action.token());
+        lastGsn = action.lastGsn();
+        outbox.clear();
+    }
+
+    protected final void applyUpdate(StateUpdate u) {
+        GlobalRequest.apply(u.changes(), rows);
+        log.applied(instance, u);
+    }
+
+    /**
+     * {@link Action.ExecuteGlobal} that wrote something, one transaction: the request's writes, its gsn as the
+     * last applied one, and its update in the outbox.
+     */
+    void commitGlobal(long requestId, StateUpdate update) {
+        GlobalRequest.apply(update.changes(), rows);
+        lastGsn = update.gsn();
+        outbox.add(Codec.encodeUpdate(update));
+        log.executed(instance, requestId, update);
+    }
+
+    /** For tests of the checkers only: a deliberately broken runtime that loses its newest outbox entry. */
+    protected final void dropLastOutboxEntry() {
+        outbox.remove(outbox.size() - 1);
+    }
+
+    /** {@link Action.PassToken}: the token is recorded as passed before it is sent. */
+    void recordPassed(Token passed) {
+        tokenStatus = DurableState.TokenStatus.PASSED;
+        token = Codec.encodeToken(passed);
+    }
+
+    /** The replicated table, read-only. */
+    NavigableMap<Long, Long> rows() {
+        return Collections.unmodifiableNavigableMap(rows);
+    }
+
+    long lastGsn() {
+        return lastGsn;
+    }
+}

@@ -1,0 +1,80 @@
+package dev.gyro.sim;
+
+import java.util.Locale;
+import java.util.Random;
+
+/**
+ * Every knob of one simulated run, drawn from its seed (swarm testing: each seed picks its own mix of extremes,
+ * so some runs lose a fifth of all messages, some crash an instance every few hundred milliseconds, some have
+ * a queue of two). Printed with every run, so that a failure can be understood before it is replayed.
+ *
+ * @param seed                  the seed of the run's one random source
+ * @param instances             ring size
+ * @param keys                  rows in the replicated table: fewer keys, more conflicts between global requests
+ * @param minDelayMillis        fastest message delivery
+ * @param maxDelayMillis        slowest message delivery (different delays reorder messages)
+ * @param lossRate              chance that a message is lost (safety phase only)
+ * @param duplicateRate         chance that a message is delivered twice (safety phase only)
+ * @param meanPartitionMillis   mean time between network partitions that cut one instance off, 0 for none
+ *                              (safety phase only)
+ * @param maxPartitionMillis    longest partition
+ * @param meanCrashMillis       mean time between crashes, 0 for none (safety phase only)
+ * @param maxDowntimeMillis     longest time a crashed instance stays down
+ * @param failRate              chance that executing a global request fails (rolls back)
+ * @param meanRequestMillis     mean time between two global requests from the clients
+ * @param queueBound            the Conveyor Belt's bound on queued global requests
+ * @param tokenResendMillis     the Conveyor Belt's token resend interval
+ * @param wantResendMillis      the Conveyor Belt's WANT resend interval
+ * @param maxDbMillis           longest time one DBMS transaction (apply or execute) takes
+ * @param applyRetryRate        chance that applying a token's updates fails (a serialization failure, say) and the
+ *                              runtime retries it
+ * @param safetyMillis          length of the safety phase (faults and clients on)
+ */
+public record SimSettings(long seed, int instances, int keys, long minDelayMillis, long maxDelayMillis, double lossRate,
+                          double duplicateRate, long meanPartitionMillis, long maxPartitionMillis, long meanCrashMillis, long maxDowntimeMillis, double failRate,
+                          long meanRequestMillis, int queueBound, long tokenResendMillis, long wantResendMillis,
+                          long maxDbMillis, double applyRetryRate, long safetyMillis) {
+
+    /** Draws the settings of a run; consumes the first numbers of the run's random source. */
+    static SimSettings draw(long seed, Random random) {
+        int instances = pick(random, 1, 2, 3, 3, 3, 4, 5);
+        int keys = 2 + random.nextInt(12);
+        long minDelay = 1 + random.nextInt(5);
+        long maxDelay = minDelay + pick(random, 0, 5, 20, 60);
+        double loss = pick(random, 0.0, 0.01, 0.05, 0.2);
+        double dup = pick(random, 0.0, 0.02, 0.1, 0.3);
+        long partition = pick(random, 0L, 0L, 500L, 2000L);
+        long partitionLength = 1 + random.nextInt(1500);
+        long crash = pick(random, 0L, 300L, 1000L, 3000L);
+        long downtime = 1 + random.nextInt(500);
+        double fail = pick(random, 0.0, 0.05, 0.3);
+        long request = pick(random, 2L, 10L, 40L, 150L);
+        int queue = pick(random, 2, 5, 10_000);
+        long tokenResend = pick(random, 30L, 100L, 500L);
+        long wantResend = pick(random, 20L, 100L, 300L);
+        long db = 1 + random.nextInt(15);
+        double retry = pick(random, 0.0, 0.0, 0.1);
+        long safety = pick(random, 1_000L, 2_000L, 4_000L);
+        return new SimSettings(seed, instances, keys, minDelay, maxDelay, loss, dup, partition, partitionLength, crash,
+                downtime, fail, request, queue, tokenResend, wantResend, db, retry, safety);
+    }
+
+    /** One line: the seed and every fault setting. */
+    public String describe() {
+        return String.format(Locale.ROOT,
+                "seed %d: ring %d, %d keys, delay %d..%dms, loss %.0f%%, dup %.0f%%, partition %s, crash %s, "
+                        + "downtime <=%dms, exec-fail %.0f%%, request every ~%dms, queue %d, resend token %dms want %dms, "
+                        + "db <=%dms, apply-retry %.0f%%, safety %dms",
+                seed, instances, keys, minDelayMillis, maxDelayMillis, lossRate * 100, duplicateRate * 100,
+                meanPartitionMillis == 0 ? "never" : "every ~" + meanPartitionMillis + "ms for <=" + maxPartitionMillis
+                        + "ms",
+                meanCrashMillis == 0 ? "never" : "every ~" + meanCrashMillis + "ms", maxDowntimeMillis,
+                failRate * 100, meanRequestMillis, queueBound, tokenResendMillis, wantResendMillis, maxDbMillis,
+                applyRetryRate * 100, safetyMillis);
+    }
+
+    @SafeVarargs
+    private static <T> T pick(Random random, T... choices) {
+        return choices[random.nextInt(choices.length)];
+    }
+}

@@ -1,0 +1,359 @@
+package dev.gyro.sim;
+
+import dev.gyro.protocol.Action;
+import dev.gyro.protocol.Codec;
+import dev.gyro.protocol.ConveyorBeltConfig;
+import dev.gyro.protocol.DurableState;
+import dev.gyro.protocol.Message;
+import dev.gyro.protocol.StateUpdate;
+import dev.gyro.protocol.Token;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.PriorityQueue;
+import java.util.Random;
+import java.util.function.Supplier;
+
+/**
+ * A deterministic simulator of a Conveyor Belt ring (TigerBeetle's VOPR style). It runs N real
+ * {@link dev.gyro.protocol.ConveyorBelt}s against a simulated network (random delay, reordering, duplication,
+ * loss), simulated disks and DBMSs ({@link SimDatabase}), crashes and restarts, and clients that submit global
+ * requests at random instances. One seeded {@link Random} decides everything and time is simulated, so a seed
+ * replays a run exactly.
+ *
+ * <p>A run has two phases. The safety phase turns every fault on while clients submit requests; the
+ * {@link HistoryChecker} checks every commit as it happens. The liveness phase then turns faults off, heals the
+ * network, restarts every instance and stops the clients, runs until the ring is quiet, and checks that it
+ * converged: every accepted request that was not lost in a crash completed exactly once, every instance
+ * applied the same gsns and holds the same table, and the idle ring sends no more messages.
+ *
+ * <p>Usage: {@code Simulator [--seed N [--trace]] [--from S] [--count C]}: one seed (with its event trace), or
+ * the seeds S .. S+C-1 (default 1 .. 1000). Exits with 1 if any run failed.
+ */
+public final class Simulator {
+
+    static final long TICK_MILLIS = 10;
+    /** The liveness phase fails if the ring has not converged after this much simulated time. */
+    static final long LIVENESS_LIMIT_MILLIS = 60_000;
+    /** After converging, the idle ring is watched this long for any message. */
+    static final long IDLE_WATCH_MILLIS = 5_000;
+    /**
+     * A run that needs more events than this is running away (a token that grows forever, a message storm); it
+     * fails rather than let one seed stall the whole swarm. Healthy runs use some ten thousand at most.
+     */
+    static final long EVENT_BUDGET = 300_000;
+
+    private record Event(long time, long seq, Runnable run) {}
+
+    private final SimSettings settings;
+    private final Random random;
+    private final PriorityQueue<Event> events = new PriorityQueue<>(
+            (a, b) -> a.time != b.time ? Long.compare(a.time, b.time) : Long.compare(a.seq, b.seq));
+    private long seq;
+    private long now;
+
+    private final SimNode[] nodes;
+    private final HistoryChecker checker;
+    private final Map<Long, GlobalRequest> requests = new HashMap<>();
+    private final List<String> trace;
+
+    private boolean faults = true;
+    private boolean clients = true;
+    private long nextRequestId = 1;
+    private int inFlight;
+    private long lastMessageAt;
+    private long messages, crashes, steps;
+    private final long[] isolatedUntil;
+
+    private Simulator(long seed, boolean traced, SimDatabase.Factory databases) {
+        this.random = new Random(seed);
+        this.settings = SimSettings.draw(seed, random);
+        this.trace = traced ? new ArrayList<>() : null;
+        this.checker = new HistoryChecker(settings.instances());
+        this.nodes = new SimNode[settings.instances()];
+        this.isolatedUntil = new long[settings.instances()];
+        for (int i = 0; i < nodes.length; i++) {
+            ConveyorBeltConfig config = new ConveyorBeltConfig(i, nodes.length, settings.queueBound(),
+                    settings.tokenResendMillis(), settings.wantResendMillis());
+            nodes[i] = new SimNode(i, this, config, databases.create(i, DurableState.initial(i), checker));
+        }
+    }
+
+    /** Runs one seed with the correct simulated DBMS. */
+    public static SimResult run(long seed) {
+        return run(seed, false, SimDatabase::new);
+    }
+
+    static SimResult run(long seed, boolean traced, SimDatabase.Factory databases) {
+        Simulator sim = new Simulator(seed, traced, databases);
+        String failure = null;
+        try {
+            sim.simulate();
+        } catch (SimulationFailure e) {
+            failure = "at " + sim.now + "ms: " + e.getMessage();
+        } catch (RuntimeException e) {
+            // The protocol's own invariant checks (IllegalStateException) and anything unexpected: where it threw.
+            StringBuilder where = new StringBuilder();
+            StackTraceElement[] stack = e.getStackTrace();
+            for (int i = 0; i < Math.min(6, stack.length); i++) where.append("\n      at ").append(stack[i]);
+            failure = "at " + sim.now + "ms: " + e + where;
+        }
+        return new SimResult(sim.settings, failure, sim.checker.fates(), sim.checker.canonicalLength(), sim.messages,
+                sim.crashes, sim.steps, sim.now, sim.trace == null ? List.of() : List.copyOf(sim.trace));
+    }
+
+    // ---------------------------------------------------------------- the two phases
+
+    private void simulate() {
+        for (SimNode n : nodes) n.start();
+        after(TICK_MILLIS, this::tick);
+        after(interval(settings.meanRequestMillis()), this::clientRequest);
+        if (settings.meanCrashMillis() > 0) after(interval(settings.meanCrashMillis()), this::crashOne);
+        if (settings.meanPartitionMillis() > 0) after(interval(settings.meanPartitionMillis()), this::partitionOne);
+        runUntil(settings.safetyMillis(), () -> false);
+
+        // Liveness: faults off, network healed, everybody up, no new requests; run until quiet.
+        trace(() -> "liveness phase: faults off, clients stop");
+        faults = false;
+        clients = false;
+        for (SimNode n : nodes) if (!n.up()) restart(n);
+        long deadline = now + LIVENESS_LIMIT_MILLIS;
+        long quietWindow = 2 * Math.max(settings.tokenResendMillis(), settings.wantResendMillis())
+                + settings.maxDelayMillis() + 2 * TICK_MILLIS;
+        runUntil(deadline, () -> quiet(quietWindow));
+        if (!quiet(quietWindow)) {
+            StringBuilder why = new StringBuilder("no convergence " + LIVENESS_LIMIT_MILLIS + "ms after faults stopped:");
+            for (SimNode n : nodes)
+                why.append(" [").append(n.id).append(' ').append(n.belt().role()).append(" queued ")
+                        .append(n.belt().queuedGlobals()).append(" last-gsn ").append(n.belt().lastGsn()).append(']');
+            throw new SimulationFailure(why.append(", ").append(inFlight).append(" messages in flight").toString());
+        }
+        long[] protocolGsn = new long[nodes.length];
+        List<SimDatabase> dbs = new ArrayList<>();
+        for (SimNode n : nodes) {
+            protocolGsn[n.id] = n.belt().lastGsn();
+            dbs.add(n.db);
+        }
+        checker.checkConverged(dbs, protocolGsn);
+
+        long sent = messages;
+        runUntil(now + IDLE_WATCH_MILLIS, () -> false);
+        if (messages != sent)
+            throw new SimulationFailure("the idle ring sent " + (messages - sent) + " messages after converging");
+    }
+
+    private boolean quiet(long window) {
+        if (inFlight > 0 || now - lastMessageAt < window) return false;
+        for (SimNode n : nodes) if (!n.idle()) return false;
+        return true;
+    }
+
+    private void runUntil(long until, Supplier<Boolean> done) {
+        while (!events.isEmpty() && events.peek().time <= until) {
+            Event e = events.poll();
+            now = e.time;
+            if (++steps > EVENT_BUDGET)
+                throw new SimulationFailure("runaway: more than " + EVENT_BUDGET + " events (" + messages + " messages)");
+            e.run.run();
+            if (done.get()) return;
+        }
+        now = Math.max(now, until);
+    }
+
+    // ---------------------------------------------------------------- the world
+
+    private void tick() {
+        for (SimNode n : nodes) if (n.up()) n.tick(now);
+        after(TICK_MILLIS, this::tick);
+    }
+
+    private void clientRequest() {
+        if (!clients) return;
+        int at = random.nextInt(nodes.length);
+        long[] reads = keys(random.nextInt(4));
+        long[] writes = keys(1 + random.nextInt(3));
+        GlobalRequest r = new GlobalRequest(nextRequestId++, at, reads, writes);
+        requests.put(r.id(), r);
+        SimNode node = nodes[at];
+        trace(() -> "client sends " + r);
+        // Executing it takes simulated time, so it cannot complete before the checker hears of it.
+        HistoryChecker.Fate fate = !node.up() ? HistoryChecker.Fate.UNREACHABLE
+                : node.submit(r.id()) ? HistoryChecker.Fate.ACCEPTED : HistoryChecker.Fate.REFUSED;
+        checker.submitted(r, fate);
+        if (fate != HistoryChecker.Fate.ACCEPTED) trace(() -> "client: r" + r.id() + " " + fate);
+        after(interval(settings.meanRequestMillis()), this::clientRequest);
+    }
+
+    private long[] keys(int count) {
+        long[] k = new long[count];
+        for (int i = 0; i < count; i++) k[i] = random.nextInt(settings.keys());
+        return k;
+    }
+
+    private void crashOne() {
+        if (!faults) return;
+        SimNode n = nodes[random.nextInt(nodes.length)];
+        if (n.up()) {
+            crashes++;
+            n.crash();
+            checker.crashed(n.id);
+            trace(() -> n.id + " CRASHES");
+            after(1 + nextLong(settings.maxDowntimeMillis()), () -> {
+                if (!n.up()) restart(n);
+            });
+        }
+        after(interval(settings.meanCrashMillis()), this::crashOne);
+    }
+
+    /** Cuts one instance off the network for a while; its messages in both directions are lost. */
+    private void partitionOne() {
+        if (!faults) return;
+        int n = random.nextInt(nodes.length);
+        isolatedUntil[n] = Math.max(isolatedUntil[n], now + 1 + nextLong(settings.maxPartitionMillis()));
+        trace(() -> n + " is cut off until " + isolatedUntil[n]);
+        after(interval(settings.meanPartitionMillis()), this::partitionOne);
+    }
+
+    private void restart(SimNode n) {
+        trace(() -> n.id + " restarts");
+        n.start();
+    }
+
+    /** The network: best effort, with loss, duplication and random delay (hence reordering) while faults are on. */
+    void send(int from, int to, Message message) {
+        messages++;
+        lastMessageAt = now;
+        byte[] bytes = Codec.encodeMessage(message); // the wire format, as a real transport sends it
+        if (faults && (now < isolatedUntil[from] || now < isolatedUntil[to] || chance(settings.lossRate()))) {
+            trace(() -> "network loses " + from + "->" + to + " " + describe(message));
+            return;
+        }
+        int copies = faults && chance(settings.duplicateRate()) ? 2 : 1;
+        for (int c = 0; c < copies; c++) {
+            inFlight++;
+            long delay = settings.minDelayMillis() + nextLong(settings.maxDelayMillis() - settings.minDelayMillis() + 1);
+            after(delay, () -> deliver(from, to, bytes));
+        }
+    }
+
+    private void deliver(int from, int to, byte[] bytes) {
+        inFlight--;
+        Message message = Codec.decodeMessage(bytes);
+        SimNode n = nodes[to];
+        if (!n.up()) {
+            trace(() -> from + "->" + to + " " + describe(message) + " lost: " + to + " is down");
+            return;
+        }
+        trace(() -> from + "->" + to + " " + describe(message));
+        n.receive(message);
+    }
+
+    // ---------------------------------------------------------------- services for the nodes
+
+    void after(long delay, Runnable run) {
+        events.add(new Event(now + delay, seq++, run));
+    }
+
+    long now() {
+        return now;
+    }
+
+    SimSettings settings() {
+        return settings;
+    }
+
+    HistoryChecker checker() {
+        return checker;
+    }
+
+    GlobalRequest request(long id) {
+        GlobalRequest r = requests.get(id);
+        if (r == null) throw new SimulationFailure("the protocol asked to execute unknown request r" + id);
+        return r;
+    }
+
+    boolean chance(double p) {
+        return p > 0 && random.nextDouble() < p;
+    }
+
+    /** Uniform in [0, bound). */
+    long nextLong(long bound) {
+        return bound <= 1 ? 0 : (long) (random.nextDouble() * bound);
+    }
+
+    private long interval(long mean) {
+        return 1 + nextLong(2 * mean);
+    }
+
+    void trace(Supplier<String> line) {
+        if (trace != null) trace.add(String.format("%7d %s", now, line.get()));
+    }
+
+    static String describe(Action a) {
+        if (a instanceof Action.Send s) return "send " + describe(s.message()) + " to " + s.to();
+        if (a instanceof Action.PassToken p) return "pass-token " + describe(p.token()) + " to " + p.to();
+        if (a instanceof Action.ApplyUpdates u)
+            return "apply-updates " + gsns(u.updates()) + " last-gsn " + u.lastGsn() + ", hold " + describe(u.token());
+        Action.ExecuteGlobal e = (Action.ExecuteGlobal) a;
+        return "execute-global r" + e.requestId() + " as gsn " + e.gsn();
+    }
+
+    static String describe(Message m) {
+        if (m instanceof Message.TokenPass p) return "TokenPass(" + describe(p.token()) + ")";
+        if (m instanceof Message.TokenAck a) return "TokenAck(hop " + a.hop() + ")";
+        return "Want";
+    }
+
+    private static String describe(Token t) {
+        return "hop " + t.hop() + " " + gsns(t.updates());
+    }
+
+    private static String gsns(List<StateUpdate> updates) {
+        StringBuilder s = new StringBuilder("[");
+        for (StateUpdate u : updates) s.append(s.length() > 1 ? ", " : "").append(u.gsn()).append('@').append(u.origin());
+        return s.append(']').toString();
+    }
+
+    // ---------------------------------------------------------------- command line
+
+    public static void main(String[] args) {
+        Long seed = null;
+        boolean traced = false;
+        long from = 1, count = 1000;
+        for (int i = 0; i < args.length; i++) {
+            switch (args[i]) {
+                case "--seed" -> seed = Long.parseLong(args[++i]);
+                case "--trace" -> traced = true;
+                case "--from" -> from = Long.parseLong(args[++i]);
+                case "--count" -> count = Long.parseLong(args[++i]);
+                default -> {
+                    System.err.println("usage: Simulator [--seed N [--trace]] [--from S] [--count C]");
+                    System.exit(2);
+                }
+            }
+        }
+        if (seed != null) {
+            SimResult r = run(seed, traced, SimDatabase::new);
+            System.out.println(r.settings().describe());
+            r.trace().forEach(System.out::println);
+            System.out.println(r.summary());
+            if (!r.ok()) System.out.println(r.failure());
+            System.exit(r.ok() ? 0 : 1);
+        }
+        int failed = 0;
+        long started = System.nanoTime();
+        for (long s = from; s < from + count; s++) {
+            SimResult r = run(s);
+            System.out.println(r.summary());
+            if (!r.ok()) {
+                failed++;
+                System.out.println("  FAILED " + r.failure());
+                System.out.println("  replay: " + SimResult.replayCommand(s));
+            }
+        }
+        System.out.printf("%d seeds (%d..%d), %d failed, %.1f s%n", count, from, from + count - 1, failed,
+                (System.nanoTime() - started) / 1e9);
+        System.exit(failed == 0 ? 0 : 1);
+    }
+}
