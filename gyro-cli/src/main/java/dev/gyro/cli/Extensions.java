@@ -7,5 +7,6 @@ final class Extensions {
     private Extensions() {}
 
     static void register(CommandLine cl) {
+        cl.addSubcommand("analyze", new dev.gyro.analyzer.AnalyzeCommand());
     }
 }

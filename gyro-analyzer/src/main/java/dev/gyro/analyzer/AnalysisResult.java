@@ -1,0 +1,40 @@
+package dev.gyro.analyzer;
+
+import dev.gyro.analyzer.model.AnalyzedTransaction;
+import dev.gyro.analyzer.model.Diagnostic;
+import dev.gyro.analyzer.partition.Classification;
+import dev.gyro.analyzer.partition.Conflict;
+
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * Everything one analysis produced: the transactions with their read and write sets, the conflicts,
+ * the classification, and the problems found in the input.
+ *
+ * @param transactions    the transactions found, with read and write sets (Section VI)
+ * @param conflicts       the conflicts between them (Algorithm 2, lines 1-10)
+ * @param classifications one per transaction, in the same order (Definition 1)
+ * @param search          how the partitioning was searched (exhaustive or local search)
+ * @param cost            Algorithm 2's cost of the chosen single-key partitioning
+ * @param diagnostics     problems in the input, by file and line
+ * @param javaFiles       how many Java files were parsed
+ */
+public record AnalysisResult(List<AnalyzedTransaction> transactions, List<Conflict> conflicts,
+                             List<Classification> classifications, String search, double cost,
+                             List<Diagnostic> diagnostics, int javaFiles) {
+    public AnalysisResult {
+        transactions = List.copyOf(transactions);
+        conflicts = List.copyOf(conflicts);
+        classifications = List.copyOf(classifications);
+        diagnostics = List.copyOf(diagnostics);
+    }
+
+    public Optional<Classification> classification(String transaction) {
+        return classifications.stream().filter(c -> c.name().equals(transaction)).findFirst();
+    }
+
+    public ClassificationFile classificationFile() {
+        return ClassificationFile.of(classifications);
+    }
+}

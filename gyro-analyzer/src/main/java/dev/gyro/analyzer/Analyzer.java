@@ -1,0 +1,195 @@
+package dev.gyro.analyzer;
+
+import dev.gyro.analyzer.java.JavaFrontEnd;
+import dev.gyro.analyzer.java.SourceIndex;
+import dev.gyro.analyzer.model.AnalyzedTransaction;
+import dev.gyro.analyzer.model.Diagnostic;
+import dev.gyro.analyzer.model.Entry;
+import dev.gyro.analyzer.model.Equality;
+import dev.gyro.analyzer.model.SourceRef;
+import dev.gyro.analyzer.model.Value;
+import dev.gyro.analyzer.partition.Conflict;
+import dev.gyro.analyzer.partition.ConflictDetector;
+import dev.gyro.analyzer.partition.Partitioner;
+import dev.gyro.analyzer.sql.Schema;
+import dev.gyro.analyzer.sql.SqlAccessExtractor;
+import dev.gyro.analyzer.sql.SqlSite;
+import net.sf.jsqlparser.parser.CCJSqlParserUtil;
+import net.sf.jsqlparser.statement.Statement;
+import net.sf.jsqlparser.statement.Statements;
+import net.sf.jsqlparser.statement.create.table.CreateTable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * The request classification tool (paper, Section VI) as a library: Java sources in, classification out.
+ * Never throws on bad input: unparsable Java or SQL becomes a {@link Diagnostic} and a conservative
+ * assumption.
+ *
+ * <pre>
+ * AnalysisResult r = new Analyzer().analyze(List.of(Path.of("src/main/java")));
+ * r.classificationFile().write(Path.of("classification.json"));
+ * </pre>
+ */
+public final class Analyzer {
+    private static final Logger LOG = LoggerFactory.getLogger(Analyzer.class);
+
+    private Map<String, Double> weights = Map.of();
+    private SqlAccessExtractor.WriteGranularity granularity = SqlAccessExtractor.WriteGranularity.ROW;
+    private JavaFrontEnd.Mode frontEnd = JavaFrontEnd.Mode.AUTO;
+
+    /** Weights of the transactions (a workload mix); a transaction not listed has weight 0. */
+    public Analyzer weights(Map<String, Double> weights) {
+        this.weights = Map.copyOf(weights);
+        return this;
+    }
+
+    /** What an UPDATE writes: the whole row (default, matches row-image state updates) or its SET columns. */
+    public Analyzer writeGranularity(SqlAccessExtractor.WriteGranularity granularity) {
+        this.granularity = granularity;
+        return this;
+    }
+
+    /** Which front-end finds the transactions (default: the Gyro model if the sources use it, else legacy). */
+    public Analyzer frontEnd(JavaFrontEnd.Mode frontEnd) {
+        this.frontEnd = frontEnd;
+        return this;
+    }
+
+    public AnalysisResult analyze(List<Path> paths) {
+        long start = System.nanoTime();
+        SourceIndex index = SourceIndex.load(paths);
+        LOG.debug("parsed {} Java files in {} ms", index.javaFileCount(), (System.nanoTime() - start) / 1_000_000);
+        List<Diagnostic> diagnostics = new ArrayList<>(index.diagnostics());
+        JavaFrontEnd.Result found = JavaFrontEnd.analyze(index, frontEnd);
+        diagnostics.addAll(found.diagnostics());
+        LOG.debug("found {} transactions in {} ms", found.transactions().size(), (System.nanoTime() - start) / 1_000_000);
+
+        // Schema: CREATE TABLE statements first, then the columns the DML statements name.
+        Schema schema = new Schema();
+        for (JavaFrontEnd.SchemaText text : found.schemaTexts()) {
+            learnDeclarations(text, schema, diagnostics);
+        }
+        Map<SqlSite, SqlAccessExtractor.Parsed> parsed = new LinkedHashMap<>();
+        for (JavaFrontEnd.DiscoveredTransaction t : found.transactions()) {
+            for (SqlSite site : t.sites()) {
+                SqlAccessExtractor.Parsed p = SqlAccessExtractor.parse(site);
+                parsed.put(site, p);
+                for (Statement s : p.statements()) {
+                    SqlAccessExtractor.learnSchema(s, schema);
+                }
+            }
+        }
+
+        LOG.debug("parsed the SQL in {} ms", (System.nanoTime() - start) / 1_000_000);
+        SqlAccessExtractor extractor = new SqlAccessExtractor(schema, granularity);
+        List<AnalyzedTransaction> transactions = new ArrayList<>();
+        for (JavaFrontEnd.DiscoveredTransaction t : found.transactions()) {
+            List<Entry> reads = new ArrayList<>();
+            List<Entry> writes = new ArrayList<>();
+            Set<String> notes = new LinkedHashSet<>(t.notes());
+            for (SqlSite site : t.sites()) {
+                SqlAccessExtractor.Parsed p = parsed.get(site);
+                if (site.sql() == null) {
+                    diagnostics.add(Diagnostic.warning(site.source(), "SQL text of " + t.name()
+                            + " is computed at run time (" + site.unknownReason() + "): the statement is taken to "
+                            + (site.hint() == SqlSite.ExecutionHint.QUERY ? "read" : "read and write")
+                            + " any row of any table"));
+                } else if (p.error() != null && !site.named().isEmpty()) {
+                    diagnostics.add(Diagnostic.warning(site.source(), "SQL text of " + t.name() + " is built at run "
+                            + "time and could not be read (" + p.error() + "); taken to access any row of any table"));
+                    p = new SqlAccessExtractor.Parsed(new SqlSite(null, "values concatenated into the SQL text",
+                            site.positional(), site.named(), site.hint(), site.source()), List.of(), null);
+                }
+                SqlAccessExtractor.Result r = extractor.extract(p);
+                reads.addAll(r.reads());
+                writes.addAll(r.writes());
+                diagnostics.addAll(r.diagnostics());
+            }
+            List<String> parameters = new ArrayList<>(t.parameters());
+            for (List<Entry> set : List.of(reads, writes)) {
+                for (Entry e : set) {
+                    for (Equality eq : e.condition().equalities()) {
+                        if (eq.value() instanceof Value.Param param && !parameters.contains(param.name())) {
+                            parameters.add(param.name());
+                        }
+                    }
+                    notes.addAll(e.condition().widenings());
+                }
+            }
+            transactions.add(new AnalyzedTransaction(t.name(), t.origin(), t.className(), t.source(), parameters,
+                    reads, writes, new ArrayList<>(notes)));
+        }
+
+        LOG.debug("read and write sets in {} ms", (System.nanoTime() - start) / 1_000_000);
+        List<Conflict> conflicts = ConflictDetector.detect(transactions);
+        LOG.debug("{} conflicts in {} ms", conflicts.size(), (System.nanoTime() - start) / 1_000_000);
+        Map<String, Double> w = weightsFor(transactions, diagnostics);
+        Partitioner.Result partitioning = Partitioner.run(transactions, conflicts, w);
+        LOG.debug("partitioned and classified in {} ms", (System.nanoTime() - start) / 1_000_000);
+        return new AnalysisResult(transactions, conflicts, partitioning.classifications(), partitioning.search(),
+                partitioning.cost(), diagnostics, index.javaFileCount());
+    }
+
+    private Map<String, Double> weightsFor(List<AnalyzedTransaction> transactions, List<Diagnostic> diagnostics) {
+        if (weights.isEmpty()) {
+            return Map.of();
+        }
+        Map<String, Double> out = new LinkedHashMap<>();
+        Set<String> names = new LinkedHashSet<>();
+        for (AnalyzedTransaction t : transactions) {
+            names.add(t.name());
+            Double weight = weights.get(t.name());
+            if (weight == null) {
+                diagnostics.add(Diagnostic.warning(t.source(), "the mix does not list transaction " + t.name()
+                        + ": its weight is 0"));
+            }
+            out.put(t.name(), weight == null ? 0.0 : weight);
+        }
+        for (String listed : weights.keySet()) {
+            if (!names.contains(listed)) {
+                diagnostics.add(Diagnostic.warning(new SourceRef(Path.of("mix"), 0), "the mix lists " + listed
+                        + ", which is not a transaction of the analyzed code"));
+            }
+        }
+        return out;
+    }
+
+    private static void learnDeclarations(JavaFrontEnd.SchemaText text, Schema schema, List<Diagnostic> diagnostics) {
+        try {
+            Statements statements = CCJSqlParserUtil.parseStatements(text.sql());
+            for (Statement s : statements) {
+                if (s instanceof CreateTable create) {
+                    schema.learn(create);
+                }
+            }
+            return;
+        } catch (Exception | StackOverflowError e) {
+            // fall back to one statement at a time: a schema file may mix dialects
+        }
+        for (String piece : text.sql().split(";")) {
+            if (!piece.toUpperCase(Locale.ROOT).contains("CREATE TABLE")) {
+                continue;
+            }
+            try {
+                Statement s = CCJSqlParserUtil.parse(piece);
+                if (s instanceof CreateTable create) {
+                    schema.learn(create);
+                }
+            } catch (Exception | StackOverflowError e) {
+                String first = piece.strip().lines().findFirst().orElse("");
+                diagnostics.add(Diagnostic.warning(text.source(), "cannot parse \"" + first
+                        + "\": that table's columns and keys are not known to the analysis"));
+            }
+        }
+    }
+}

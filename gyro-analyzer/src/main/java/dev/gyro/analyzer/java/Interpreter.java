@@ -1,0 +1,1209 @@
+package dev.gyro.analyzer.java;
+
+import com.github.javaparser.Position;
+import com.github.javaparser.ast.Node;
+import com.github.javaparser.ast.body.CallableDeclaration;
+import com.github.javaparser.ast.body.ConstructorDeclaration;
+import com.github.javaparser.ast.body.MethodDeclaration;
+import com.github.javaparser.ast.stmt.BlockStmt;
+import com.github.javaparser.ast.body.Parameter;
+import com.github.javaparser.ast.body.VariableDeclarator;
+import com.github.javaparser.ast.expr.ArrayAccessExpr;
+import com.github.javaparser.ast.expr.AssignExpr;
+import com.github.javaparser.ast.expr.BinaryExpr;
+import com.github.javaparser.ast.expr.BooleanLiteralExpr;
+import com.github.javaparser.ast.expr.CastExpr;
+import com.github.javaparser.ast.expr.CharLiteralExpr;
+import com.github.javaparser.ast.expr.ConditionalExpr;
+import com.github.javaparser.ast.expr.DoubleLiteralExpr;
+import com.github.javaparser.ast.expr.EnclosedExpr;
+import com.github.javaparser.ast.expr.Expression;
+import com.github.javaparser.ast.expr.FieldAccessExpr;
+import com.github.javaparser.ast.expr.IntegerLiteralExpr;
+import com.github.javaparser.ast.expr.LongLiteralExpr;
+import com.github.javaparser.ast.expr.MethodCallExpr;
+import com.github.javaparser.ast.expr.NameExpr;
+import com.github.javaparser.ast.expr.NullLiteralExpr;
+import com.github.javaparser.ast.expr.ObjectCreationExpr;
+import com.github.javaparser.ast.expr.StringLiteralExpr;
+import com.github.javaparser.ast.expr.SuperExpr;
+import com.github.javaparser.ast.expr.TextBlockLiteralExpr;
+import com.github.javaparser.ast.expr.ThisExpr;
+import com.github.javaparser.ast.expr.TypePatternExpr;
+import com.github.javaparser.ast.expr.UnaryExpr;
+import com.github.javaparser.ast.expr.VariableDeclarationExpr;
+import com.github.javaparser.ast.stmt.ForEachStmt;
+import com.github.javaparser.ast.stmt.ReturnStmt;
+import com.github.javaparser.ast.type.Type;
+import dev.gyro.analyzer.java.SourceIndex.TypeInfo;
+import dev.gyro.analyzer.model.SourceRef;
+import dev.gyro.analyzer.model.Value;
+import dev.gyro.analyzer.sql.SqlAccessExtractor;
+import dev.gyro.analyzer.sql.SqlSite;
+
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.IdentityHashMap;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.regex.Pattern;
+
+/**
+ * Walks a transaction's code, without running it, to find its SQL statements and what is bound to their
+ * placeholders (paper, Section VI: "We used Java parser to extract SQL queries and to map input
+ * parameters to the used query parameters").
+ *
+ * <ul>
+ *   <li>SQL comes from the first argument of {@code prepareStatement}, {@code prepareCall},
+ *       {@code executeQuery}, {@code executeUpdate}, {@code execute} and {@code addBatch}: string literals,
+ *       text blocks, {@code static final} constants (of any analyzed class), local variables, and
+ *       concatenations of these; a value concatenated into the text becomes a bound placeholder.</li>
+ *   <li>Placeholder {@code ?} number i of a prepared statement held in variable {@code ps} is bound by the
+ *       {@code ps.setXxx(i, expr)} calls that follow the {@code prepareStatement} and precede the next
+ *       assignment of {@code ps}.</li>
+ *   <li>An expression is traced back through local variables with one value, casts, parsing and boxing
+ *       calls ({@code Integer.parseInt}, {@code Long.valueOf}...), fields and getters of parameter objects
+ *       declared in the sources, {@code request.getParameter("name")}, and the arguments of the calls that
+ *       led here. Anything else (a ResultSet read, a random number, a loop variable, arithmetic, a
+ *       variable with several values) is a free value.</li>
+ *   <li>Calls into methods of the analyzed sources that (transitively) run SQL are followed with their
+ *       arguments, so helpers' statements count for the caller's transaction. A recursive call, or one
+ *       deeper than {@value #MAX_DEPTH}, is analyzed once with all its parameters free.</li>
+ * </ul>
+ */
+final class Interpreter {
+    static final int MAX_DEPTH = 12;
+
+    private static final Set<String> PREPARE = Set.of("prepareStatement", "prepareCall");
+    private static final Set<String> EXECUTE_SQL = Set.of("executeQuery", "executeUpdate", "execute",
+            "executeLargeUpdate", "addBatch");
+    private static final Set<String> EXECUTE_PREPARED = Set.of("executeQuery", "executeUpdate", "execute",
+            "executeLargeUpdate", "executeBatch", "executeLargeBatch", "addBatch");
+    private static final Pattern SETTER = Pattern.compile("set[A-Z][A-Za-z]*");
+    private static final Set<String> BOXES = Set.of("Integer", "Long", "Short", "Byte", "Double", "Float",
+            "String", "BigDecimal", "BigInteger", "Boolean", "Objects", "Math", "UUID");
+    private static final Set<String> CONVERSIONS = Set.of("parseInt", "parseLong", "parseShort", "parseByte",
+            "parseDouble", "parseFloat", "parseBoolean", "valueOf", "requireNonNull", "toIntExact", "fromString",
+            "parseUnsignedInt", "parseUnsignedLong");
+    private static final Set<String> UNBOXING = Set.of("intValue", "longValue", "shortValue", "byteValue",
+            "doubleValue", "floatValue", "booleanValue", "toString");
+    private static final Pattern RESULT_SET_GETTER = Pattern.compile(
+            "get(Int|Long|String|Double|Float|Short|Byte|Boolean|BigDecimal|Object|Timestamp|Date|Time|NString|Bytes)");
+    private static final Set<String> RANDOM = Set.of("nextInt", "nextLong", "nextDouble", "nextFloat",
+            "nextGaussian", "nextBoolean", "random", "randomUUID", "current");
+
+    private final SourceIndex index;
+    private final Map<CallableDeclaration<?>, LocalDefs> defsCache = new IdentityHashMap<>();
+    private final Map<CallableDeclaration<?>, Boolean> runsSql = new IdentityHashMap<>();
+
+    Interpreter(SourceIndex index) {
+        this.index = index;
+        computeRunsSql();
+    }
+
+    /** What a walk from one entry method found. */
+    static final class Walk {
+        final List<SqlSite> sites = new ArrayList<>();
+        final Set<CallableDeclaration<?>> visited = java.util.Collections.newSetFromMap(new IdentityHashMap<>());
+        final LinkedHashSet<String> discoveredParameters = new LinkedHashSet<>();
+        final LinkedHashSet<String> notes = new LinkedHashSet<>();
+        final Map<String, TypeInfo> objectParameters = new HashMap<>();
+        final Set<CallableDeclaration<?>> summarized = java.util.Collections.newSetFromMap(new IdentityHashMap<>());
+        final Set<Node> constantsInProgress = java.util.Collections.newSetFromMap(new IdentityHashMap<>());
+        int holes;
+    }
+
+    /** One activation of a method: its arguments (symbolic) and its caller. */
+    private final class Frame {
+        final CallableDeclaration<?> method;
+        final TypeInfo owner;
+        final Map<String, Sym> args;
+        final Frame caller;
+        final int depth;
+        final boolean summary;
+        final Walk walk;
+        final LocalDefs defs;
+        final Map<String, Sym> localCache = new HashMap<>();
+        final Set<String> evaluating = new HashSet<>();
+
+        Frame(CallableDeclaration<?> method, TypeInfo owner, Map<String, Sym> args, Frame caller, boolean summary, Walk walk) {
+            this.method = method;
+            this.owner = owner;
+            this.args = args;
+            this.caller = caller;
+            this.depth = caller == null ? 0 : caller.depth + 1;
+            this.summary = summary;
+            this.walk = walk;
+            this.defs = method == null ? LocalDefs.EMPTY : defsCache.computeIfAbsent(method, LocalDefs::of);
+        }
+
+        boolean onStack(CallableDeclaration<?> m) {
+            for (Frame f = this; f != null; f = f.caller) {
+                if (f.method == m) {
+                    return true;
+                }
+            }
+            return false;
+        }
+
+        SourceRef at(Node node) {
+            return new SourceRef(owner.file(), SourceIndex.line(node));
+        }
+    }
+
+    /** Definitions of the local variables of one method body. */
+    private static final class LocalDefs {
+        static final LocalDefs EMPTY = new LocalDefs();
+        final Map<String, List<Expression>> assignments = new HashMap<>();
+        final Set<String> opaque = new HashSet<>();
+        final Map<String, String> declaredType = new HashMap<>();
+        final Set<String> declared = new HashSet<>();
+
+        static LocalDefs of(CallableDeclaration<?> method) {
+            LocalDefs d = new LocalDefs();
+            if (body(method).isEmpty()) {
+                return d;
+            }
+            Node body = body(method).get();
+            for (VariableDeclarator v : body.findAll(VariableDeclarator.class)) {
+                String name = v.getNameAsString();
+                d.declared.add(name);
+                String type = SourceIndex.simpleName(v.getType());
+                d.declaredType.merge(name, type, (a, b) -> a.equals(b) ? a : "");
+                v.getInitializer().ifPresent(init -> d.assignments.computeIfAbsent(name, k -> new ArrayList<>()).add(init));
+                Node parent = v.getParentNode().orElse(null);
+                if (parent instanceof VariableDeclarationExpr && parent.getParentNode().orElse(null) instanceof ForEachStmt) {
+                    d.opaque.add(name); // takes each element of a collection in turn: a loop value
+                }
+            }
+            for (AssignExpr a : body.findAll(AssignExpr.class)) {
+                if (a.getTarget() instanceof NameExpr n) {
+                    if (a.getOperator() == AssignExpr.Operator.ASSIGN) {
+                        d.assignments.computeIfAbsent(n.getNameAsString(), k -> new ArrayList<>()).add(a.getValue());
+                    } else {
+                        d.opaque.add(n.getNameAsString());
+                    }
+                }
+            }
+            for (UnaryExpr u : body.findAll(UnaryExpr.class)) {
+                if (u.getExpression() instanceof NameExpr n && (u.getOperator() == UnaryExpr.Operator.PREFIX_INCREMENT
+                        || u.getOperator() == UnaryExpr.Operator.PREFIX_DECREMENT
+                        || u.getOperator() == UnaryExpr.Operator.POSTFIX_INCREMENT
+                        || u.getOperator() == UnaryExpr.Operator.POSTFIX_DECREMENT)) {
+                    d.opaque.add(n.getNameAsString());
+                }
+            }
+            for (Parameter p : body.findAll(Parameter.class)) {
+                d.opaque.add(p.getNameAsString()); // lambda and catch parameters
+                d.declared.add(p.getNameAsString());
+                d.declaredType.merge(p.getNameAsString(), SourceIndex.simpleName(p.getType()), (a, b) -> a.equals(b) ? a : "");
+            }
+            for (TypePatternExpr p : body.findAll(TypePatternExpr.class)) {
+                d.opaque.add(p.getNameAsString());
+                d.declared.add(p.getNameAsString());
+            }
+            return d;
+        }
+    }
+
+    // ------------------------------------------------------------------------------------------------
+    // Which methods can run SQL (coarse, by name and arity: used to decide which calls to follow)
+
+    static Optional<BlockStmt> body(CallableDeclaration<?> c) {
+        if (c instanceof MethodDeclaration m) {
+            return m.getBody();
+        }
+        return Optional.of(((ConstructorDeclaration) c).getBody());
+    }
+
+    private List<CallableDeclaration<?>> callables(TypeInfo type) {
+        List<CallableDeclaration<?>> out = new ArrayList<>(index.methods(type));
+        out.addAll(index.constructors(type));
+        return out;
+    }
+
+    private void computeRunsSql() {
+        Map<CallableDeclaration<?>, List<Node>> calls = new IdentityHashMap<>();
+        Map<String, List<CallableDeclaration<?>>> byName = new HashMap<>();
+        for (TypeInfo type : index.allTypes()) {
+            for (CallableDeclaration<?> m : callables(type)) {
+                String key = m instanceof ConstructorDeclaration ? "new " + type.name() : m.getNameAsString();
+                byName.computeIfAbsent(key, k -> new ArrayList<>()).add(m);
+                boolean direct = false;
+                List<Node> list = new ArrayList<>();
+                if (body(m).isPresent()) {
+                    list.addAll(body(m).get().findAll(MethodCallExpr.class));
+                    list.addAll(body(m).get().findAll(ObjectCreationExpr.class));
+                }
+                for (Node node : list) {
+                    if (node instanceof MethodCallExpr call) {
+                        String n = call.getNameAsString();
+                        int argc = call.getArguments().size();
+                        if ((PREPARE.contains(n) || EXECUTE_SQL.contains(n)) && argc >= 1
+                                || EXECUTE_PREPARED.contains(n) && argc == 0) {
+                            direct = true;
+                            break;
+                        }
+                    }
+                }
+                runsSql.put(m, direct);
+                calls.put(m, list);
+            }
+        }
+        boolean changed = true;
+        while (changed) {
+            changed = false;
+            for (Map.Entry<CallableDeclaration<?>, List<Node>> e : calls.entrySet()) {
+                if (runsSql.get(e.getKey())) {
+                    continue;
+                }
+                outer:
+                for (Node node : e.getValue()) {
+                    String key;
+                    int argc;
+                    if (node instanceof MethodCallExpr call) {
+                        key = call.getNameAsString();
+                        argc = call.getArguments().size();
+                    } else {
+                        ObjectCreationExpr create = (ObjectCreationExpr) node;
+                        key = "new " + create.getType().getNameAsString();
+                        argc = create.getArguments().size();
+                    }
+                    for (CallableDeclaration<?> callee : byName.getOrDefault(key, List.of())) {
+                        if (arityMatches(callee, argc) && runsSql.get(callee)) {
+                            runsSql.put(e.getKey(), true);
+                            changed = true;
+                            break outer;
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    boolean runsSql(CallableDeclaration<?> m) {
+        return runsSql.getOrDefault(m, false);
+    }
+
+    /** Whether a method opens a connection itself ({@code getConnection()}, a source method returning one). */
+    boolean opensConnection(MethodDeclaration m, TypeInfo owner) {
+        if (m.getBody().isEmpty()) {
+            return false;
+        }
+        for (MethodCallExpr call : m.getBody().get().findAll(MethodCallExpr.class)) {
+            String n = call.getNameAsString();
+            if (n.equals("getConnection")) {
+                return true;
+            }
+            for (TypeInfo t : index.hierarchy(owner)) {
+                for (MethodDeclaration callee : index.methods(t)) {
+                    if (callee.getNameAsString().equals(n) && SourceIndex.simpleName(callee.getType()).equals("Connection")) {
+                        return true;
+                    }
+                }
+            }
+        }
+        return false;
+    }
+
+    private static boolean arityMatches(CallableDeclaration<?> m, int args) {
+        int n = m.getParameters().size();
+        if (n == args) {
+            return true;
+        }
+        return n > 0 && ((Parameter) m.getParameters().get(n - 1)).isVarArgs() && args >= n - 1;
+    }
+
+    // ------------------------------------------------------------------------------------------------
+    // Walking a transaction
+
+    /** Walks the entry method with the given symbolic arguments. */
+    Walk walk(CallableDeclaration<?> entry, TypeInfo owner, Map<String, Sym> args, Map<String, TypeInfo> objectParameters) {
+        Walk walk = new Walk();
+        walk.objectParameters.putAll(objectParameters);
+        scan(new Frame(entry, owner, args, null, false, walk));
+        return walk;
+    }
+
+    private record PreparedSite(MethodCallExpr call, String variable, Sym sql, Position at) {
+    }
+
+    private record Binding(String variable, Expression index, Expression value, MethodCallExpr call, Position at) {
+    }
+
+    private record Execution(String variable, boolean query, Position at, MethodCallExpr call) {
+    }
+
+    private void scan(Frame f) {
+        f.walk.visited.add(f.method);
+        if (body(f.method).isEmpty()) {
+            return;
+        }
+        for (ObjectCreationExpr create : body(f.method).get().findAll(ObjectCreationExpr.class)) {
+            List<Callee> constructors = new ArrayList<>();
+            for (TypeInfo t : index.typesNamed(create.getType().getNameAsString())) {
+                for (ConstructorDeclaration c : index.constructors(t)) {
+                    if (arityMatches(c, create.getArguments().size())) {
+                        constructors.add(new Callee(c, t));
+                    }
+                }
+            }
+            follow(constructors, create.getArguments(), create, f);
+        }
+        List<MethodCallExpr> calls = new ArrayList<>(body(f.method).get().findAll(MethodCallExpr.class));
+        calls.sort(Comparator.comparing(c -> c.getBegin().orElse(Position.HOME)));
+        List<PreparedSite> prepared = new ArrayList<>();
+        List<Binding> bindings = new ArrayList<>();
+        List<Execution> executions = new ArrayList<>();
+        Set<String> plainStatements = new HashSet<>();
+        for (MethodCallExpr call : calls) {
+            String name = call.getNameAsString();
+            int argc = call.getArguments().size();
+            Position at = call.getBegin().orElse(Position.HOME);
+            if (PREPARE.contains(name) && argc >= 1) {
+                prepared.add(new PreparedSite(call, assignedVariable(call), eval(call.getArgument(0), f), at));
+            } else if (EXECUTE_SQL.contains(name) && argc >= 1 && !isIntLike(call.getArgument(0))) {
+                SqlSite.ExecutionHint hint = name.equals("executeQuery") ? SqlSite.ExecutionHint.QUERY
+                        : name.equals("execute") || name.equals("addBatch") ? SqlSite.ExecutionHint.UNKNOWN
+                        : SqlSite.ExecutionHint.UPDATE;
+                f.walk.sites.addAll(sites(eval(call.getArgument(0), f), Map.of(), hint, f.at(call), f));
+                if (statementKey(call.getScope().orElse(null)) != null) {
+                    plainStatements.add(statementKey(call.getScope().get()));
+                }
+            } else if (SETTER.matcher(name).matches() && argc >= 2 && statementKey(call.getScope().orElse(null)) != null) {
+                bindings.add(new Binding(statementKey(call.getScope().get()), call.getArgument(0),
+                        name.equals("setNull") ? null : call.getArgument(1), call, at));
+            } else if (EXECUTE_PREPARED.contains(name) && argc == 0 && statementKey(call.getScope().orElse(null)) != null) {
+                executions.add(new Execution(statementKey(call.getScope().get()), name.equals("executeQuery"), at, call));
+            } else {
+                follow(call, f);
+            }
+        }
+        // a statement kept in a field counts where it is executed (uncoveredExecutions)
+        prepared.removeIf(ps -> storedInField(ps.call(), f));
+        for (int i = 0; i < prepared.size(); i++) {
+            PreparedSite ps = prepared.get(i);
+            Position end = null;
+            if (ps.variable() != null) {
+                for (int j = i + 1; j < prepared.size(); j++) {
+                    if (ps.variable().equals(prepared.get(j).variable())) {
+                        end = prepared.get(j).at();
+                        break;
+                    }
+                }
+            }
+            Map<Integer, Value> positional = new LinkedHashMap<>();
+            boolean[] computedIndex = {false};
+            SqlSite.ExecutionHint hint = SqlSite.ExecutionHint.UNKNOWN;
+            if (ps.variable() != null) {
+                positional = bind(ps.variable(), ps.at(), end, bindings, f, computedIndex);
+                boolean anyQuery = false;
+                boolean anyOther = false;
+                for (Execution x : executions) {
+                    if (x.variable().equals(ps.variable()) && !x.at().isBefore(ps.at()) && (end == null || x.at().isBefore(end))) {
+                        anyQuery |= x.query();
+                        anyOther |= !x.query();
+                    }
+                }
+                hint = anyOther ? SqlSite.ExecutionHint.UPDATE : anyQuery ? SqlSite.ExecutionHint.QUERY : SqlSite.ExecutionHint.UNKNOWN;
+            } else if (ps.call().getParentNode().orElse(null) instanceof MethodCallExpr chained
+                    && chained.getNameAsString().equals("executeQuery")) {
+                hint = SqlSite.ExecutionHint.QUERY;
+            }
+            if (computedIndex[0]) {
+                positional.clear();
+                f.walk.notes.add("placeholder index computed at run time at " + f.at(ps.call()) + ": its values are free");
+            }
+            f.walk.sites.addAll(sites(ps.sql(), positional, hint, f.at(ps.call()), f));
+        }
+        executions.removeIf(x -> plainStatements.contains(x.variable()));
+        uncoveredExecutions(prepared, bindings, executions, f);
+    }
+
+    /** The values bound to each placeholder by {@code var.setXxx(i, v)} calls between two positions. */
+    private Map<Integer, Value> bind(String var, Position from, Position to, List<Binding> bindings, Frame f,
+                                     boolean[] computedIndex) {
+        Map<Integer, List<Value>> bound = new LinkedHashMap<>();
+        for (Binding b : bindings) {
+            if (!b.variable().equals(var) || from != null && b.at().isBefore(from) || to != null && b.at().isAfter(to)) {
+                continue;
+            }
+            Integer idx = intConstant(eval(b.index(), f));
+            if (idx == null) {
+                computedIndex[0] = true;
+                continue;
+            }
+            Value v = b.value() == null ? new Value.Free("NULL") : Sym.asValue(eval(b.value(), f));
+            bound.computeIfAbsent(idx, k -> new ArrayList<>()).add(v);
+        }
+        Map<Integer, Value> positional = new LinkedHashMap<>();
+        for (Map.Entry<Integer, List<Value>> e : bound.entrySet()) {
+            List<Value> vs = e.getValue();
+            boolean same = vs.stream().allMatch(v -> v.equals(vs.get(0)));
+            positional.put(e.getKey(), same ? vs.get(0)
+                    : new Value.Free("placeholder ?" + e.getKey() + " is bound to several values"));
+        }
+        return positional;
+    }
+
+    /**
+     * Executions of a statement this method did not prepare. A statement received as a parameter was
+     * prepared by a caller, whose site counts; one made by {@code createStatement()} or returned by an
+     * analyzed method is counted there. A field prepared elsewhere in the class is resolved to its SQL;
+     * anything else (a statement cache, say) is SQL the analysis cannot see: any row of any table.
+     */
+    private void uncoveredExecutions(List<PreparedSite> prepared, List<Binding> bindings, List<Execution> executions,
+                                     Frame f) {
+        Set<String> handled = new HashSet<>();
+        for (Execution x : executions) {
+            boolean covered = prepared.stream().anyMatch(p -> x.variable().equals(p.variable()) && !x.at().isBefore(p.at()));
+            if (covered || !handled.add(x.variable())) {
+                continue;
+            }
+            String v = x.variable();
+            boolean query = executions.stream().filter(e -> e.variable().equals(v)).allMatch(Execution::query);
+            SqlSite.ExecutionHint hint = query ? SqlSite.ExecutionHint.QUERY : SqlSite.ExecutionHint.UNKNOWN;
+            int dot = v.indexOf('.');
+            String base = dot < 0 ? v : v.substring(0, dot);
+            String member = dot < 0 ? null : v.substring(v.lastIndexOf('.') + 1);
+            if (member == null && f.defs.declared.contains(v)) {
+                List<Expression> defs = f.defs.assignments.getOrDefault(v, List.of());
+                if (!defs.isEmpty() && defs.stream().allMatch(d -> statementFactory(d, f))) {
+                    continue;
+                }
+                f.walk.sites.add(new SqlSite(null, "statement " + v + " comes from where the analysis cannot see",
+                        Map.of(), Map.of(), hint, f.at(x.call())));
+                continue;
+            }
+            if (member == null && f.args.containsKey(v)) {
+                continue; // prepared by a caller, whose site counts
+            }
+            List<TypeInfo> types = new ArrayList<>();
+            if (member == null) {
+                for (TypeInfo t = f.owner; t != null; t = t.outer) {
+                    types.addAll(index.hierarchy(t));
+                }
+            } else if (dot == v.lastIndexOf('.')) {
+                declaredType(base, f).ifPresent(type -> index.typesNamed(type).forEach(t -> types.addAll(index.hierarchy(t))));
+            }
+            List<Sym> sqls = fieldPreparedSql(member == null ? v : member, types, f);
+            if (sqls.isEmpty()) {
+                if (member != null && f.args.containsKey(base)) {
+                    continue; // a field of an object the caller filled: its site counts there
+                }
+                f.walk.sites.add(new SqlSite(null, "statement " + v + " is prepared where the analysis cannot see",
+                        Map.of(), Map.of(), hint, f.at(x.call())));
+                continue;
+            }
+            boolean[] computedIndex = {false};
+            Map<Integer, Value> positional = bind(v, null, null, bindings, f, computedIndex);
+            if (computedIndex[0]) {
+                positional.clear();
+            }
+            for (Sym sql : sqls) {
+                f.walk.sites.addAll(sites(sql, positional, hint, f.at(x.call()), f));
+            }
+        }
+    }
+
+    private boolean statementFactory(Expression def, Frame f) {
+        Expression d = def;
+        while (d instanceof CastExpr || d instanceof EnclosedExpr) {
+            d = d instanceof CastExpr c ? c.getExpression() : ((EnclosedExpr) d).getInner();
+        }
+        if (!(d instanceof MethodCallExpr call)) {
+            return false;
+        }
+        String n = call.getNameAsString();
+        if (n.equals("createStatement") || PREPARE.contains(n)) {
+            return true;
+        }
+        List<Callee> callees = resolve(call, f);
+        return !callees.isEmpty() && callees.stream().allMatch(c -> runsSql(c.method()));
+    }
+
+    /** The SQL of {@code field = x.prepareStatement(sql)} assignments in the first of the types declaring the field. */
+    private List<Sym> fieldPreparedSql(String field, List<TypeInfo> types, Frame f) {
+        List<Sym> out = new ArrayList<>();
+        for (TypeInfo type : types) {
+            if (index.field(type, field).isEmpty()) {
+                continue;
+            }
+            for (AssignExpr a : type.declaration.findAll(AssignExpr.class)) {
+                boolean target = a.getTarget() instanceof NameExpr n && n.getNameAsString().equals(field)
+                        || a.getTarget() instanceof FieldAccessExpr fa && fa.getScope() instanceof ThisExpr
+                        && fa.getNameAsString().equals(field);
+                if (target && a.getValue() instanceof MethodCallExpr call && PREPARE.contains(call.getNameAsString())
+                        && call.getArguments().size() >= 1) {
+                    out.add(eval(call.getArgument(0), new Frame(null, type, Map.of(), null, true, f.walk)));
+                }
+            }
+            for (VariableDeclarator v : type.declaration.findAll(VariableDeclarator.class)) {
+                if (v.getNameAsString().equals(field) && v.getInitializer().orElse(null) instanceof MethodCallExpr call
+                        && PREPARE.contains(call.getNameAsString()) && call.getArguments().size() >= 1) {
+                    out.add(eval(call.getArgument(0), new Frame(null, type, Map.of(), null, true, f.walk)));
+                }
+            }
+            return out;
+        }
+        return out;
+    }
+
+    private static boolean storedInField(MethodCallExpr call, Frame f) {
+        Node parent = call.getParentNode().orElse(null);
+        while (parent instanceof CastExpr || parent instanceof EnclosedExpr) {
+            parent = parent.getParentNode().orElse(null);
+        }
+        if (parent instanceof AssignExpr a) {
+            if (a.getTarget() instanceof FieldAccessExpr fa) {
+                return fa.getScope() instanceof ThisExpr;
+            }
+            if (a.getTarget() instanceof NameExpr n) {
+                String name = n.getNameAsString();
+                return !f.defs.declared.contains(name) && !f.args.containsKey(name);
+            }
+        }
+        return false;
+    }
+
+    private static boolean isIntLike(Expression e) {
+        return e instanceof IntegerLiteralExpr;
+    }
+
+    private static Integer intConstant(Sym s) {
+        if (s instanceof Sym.Scalar sc && sc.value() instanceof Value.Constant c && c.numeric()) {
+            try {
+                return Integer.parseInt(c.text());
+            } catch (NumberFormatException e) {
+                return null;
+            }
+        }
+        return null;
+    }
+
+    /**
+     * The name a statement is known by: a variable ({@code ps}), a field of this object ({@code this.ps} is
+     * {@code ps}) or of another one ({@code dao.ps}); null for anything else.
+     */
+    private static String statementKey(Node scope) {
+        if (scope instanceof NameExpr n) {
+            return n.getNameAsString();
+        }
+        if (scope instanceof FieldAccessExpr fa) {
+            if (fa.getScope() instanceof ThisExpr) {
+                return fa.getNameAsString();
+            }
+            String inner = statementKey(fa.getScope());
+            return inner == null ? null : inner + "." + fa.getNameAsString();
+        }
+        return null;
+    }
+
+    /** The variable a {@code prepareStatement(...)} result is stored in, if any. */
+    private static String assignedVariable(MethodCallExpr call) {
+        Node cur = call;
+        Node parent = cur.getParentNode().orElse(null);
+        while (parent instanceof CastExpr || parent instanceof EnclosedExpr) {
+            cur = parent;
+            parent = parent.getParentNode().orElse(null);
+        }
+        if (parent instanceof VariableDeclarator v) {
+            return v.getNameAsString();
+        }
+        if (parent instanceof AssignExpr a && a.getValue() == cur) {
+            if (a.getTarget() instanceof NameExpr n) {
+                return n.getNameAsString();
+            }
+            if (a.getTarget() instanceof FieldAccessExpr) {
+                return statementKey(a.getTarget());
+            }
+        }
+        return null;
+    }
+
+    // ------------------------------------------------------------------------------------------------
+    // SQL text
+
+    /** One site per SQL text the expression may hold. */
+    private List<SqlSite> sites(Sym sql, Map<Integer, Value> positional, SqlSite.ExecutionHint hint, SourceRef at, Frame f) {
+        if (sql instanceof Sym.Alternatives alternatives) {
+            List<SqlSite> out = new ArrayList<>();
+            for (Sym.Text t : alternatives.texts()) {
+                out.add(site(t, positional, hint, at, f));
+            }
+            return out;
+        }
+        return List.of(site(sql, positional, hint, at, f));
+    }
+
+    private SqlSite site(Sym sql, Map<Integer, Value> positional, SqlSite.ExecutionHint hint, SourceRef at, Frame f) {
+        if (sql instanceof Sym.Scalar scalar) {
+            String why = scalar.value() instanceof Value.Param p ? "SQL text is the input parameter " + p.name()
+                    : scalar.value() instanceof Value.Free free ? free.why() : "SQL text is not a string";
+            return new SqlSite(null, why, positional, Map.of(), hint, at);
+        }
+        Sym.Text text = (Sym.Text) sql;
+        StringBuilder sb = new StringBuilder();
+        Map<String, Value> named = new LinkedHashMap<>();
+        boolean skipQuote = false;
+        List<Sym.Piece> pieces = text.pieces();
+        for (int i = 0; i < pieces.size(); i++) {
+            Sym.Piece piece = pieces.get(i);
+            if (piece instanceof Sym.Lit lit) {
+                String s = lit.text();
+                if (skipQuote && s.startsWith("'")) {
+                    s = s.substring(1);
+                }
+                skipQuote = false;
+                sb.append(s);
+                continue;
+            }
+            Sym.Hole hole = (Sym.Hole) piece;
+            String next = i + 1 < pieces.size() && pieces.get(i + 1) instanceof Sym.Lit l ? l.text() : null;
+            String name = SqlAccessExtractor.HOLE + (++f.walk.holes);
+            if (insideQuotes(sb)) {
+                if (sb.charAt(sb.length() - 1) == '\'' && next != null && next.startsWith("'")) {
+                    sb.setLength(sb.length() - 1);
+                    sb.append(':').append(name);
+                    named.put(name, hole.value());
+                    skipQuote = true;
+                } else {
+                    sb.append(name); // part of a longer string literal: that literal is a free value
+                }
+                continue;
+            }
+            char before = sb.length() == 0 ? ' ' : sb.charAt(sb.length() - 1);
+            char after = next == null || next.isEmpty() ? (i + 1 < pieces.size() ? 'x' : ' ') : next.charAt(0);
+            if (sb.length() == 0 || Character.isLetterOrDigit(before) || before == '_' || before == '.'
+                    || before == '"' || before == '`' || Character.isLetterOrDigit(after) || after == '_'
+                    || after == '.') {
+                return new SqlSite(null, "`" + hole.java() + "` is concatenated into the SQL text as part of "
+                        + "an identifier, keyword or number", positional, Map.of(), hint, at);
+            }
+            sb.append(':').append(name);
+            named.put(name, hole.value());
+        }
+        return new SqlSite(sb.toString(), null, positional, named, hint, at);
+    }
+
+    private static boolean insideQuotes(StringBuilder sb) {
+        int quotes = 0;
+        for (int i = 0; i < sb.length(); i++) {
+            if (sb.charAt(i) == '\'') {
+                quotes++;
+            }
+        }
+        return quotes % 2 == 1;
+    }
+
+    // ------------------------------------------------------------------------------------------------
+    // Following calls into the analyzed sources
+
+    private void follow(MethodCallExpr call, Frame f) {
+        follow(resolve(call, f), call.getArguments(), call, f);
+    }
+
+    private void follow(List<Callee> callees, List<Expression> arguments, Node call, Frame f) {
+        for (Callee callee : callees) {
+            CallableDeclaration<?> m = callee.method();
+            if (!runsSql(m)) {
+                continue;
+            }
+            boolean summary = f.onStack(m) || f.depth + 1 > MAX_DEPTH;
+            if (summary) {
+                if (!f.walk.summarized.add(m)) {
+                    continue;
+                }
+                f.walk.notes.add("call to " + callee.owner().name() + "." + m.getNameAsString() + " at " + f.at(call)
+                        + (f.onStack(m) ? " is recursive" : " is too deep") + ": analyzed with all its parameters free");
+            }
+            Map<String, Sym> args = new LinkedHashMap<>();
+            for (int i = 0; i < m.getParameters().size(); i++) {
+                Parameter parameter = (Parameter) m.getParameters().get(i);
+                String pname = parameter.getNameAsString();
+                if (summary || i >= arguments.size() || parameter.isVarArgs()) {
+                    args.put(pname, Sym.free("parameter " + pname + " of " + m.getNameAsString()));
+                } else {
+                    args.put(pname, eval(arguments.get(i), f));
+                }
+            }
+            scan(new Frame(m, callee.owner(), args, f, summary, f.walk));
+        }
+    }
+
+    private record Callee(CallableDeclaration<?> method, TypeInfo owner) {
+    }
+
+    private List<Callee> resolve(MethodCallExpr call, Frame f) {
+        String name = call.getNameAsString();
+        int argc = call.getArguments().size();
+        Optional<Expression> scope = call.getScope();
+        List<TypeInfo> targets = new ArrayList<>();
+        if (scope.isEmpty() || scope.get() instanceof ThisExpr) {
+            for (TypeInfo t = f.owner; t != null; t = t.outer) {
+                targets.addAll(index.hierarchy(t));
+                targets.addAll(index.subtypes(t));
+            }
+        } else if (scope.get() instanceof SuperExpr) {
+            targets.addAll(index.hierarchy(f.owner));
+            targets.remove(f.owner);
+        } else if (scope.get() instanceof NameExpr n) {
+            String var = n.getNameAsString();
+            Optional<String> type = declaredType(var, f);
+            if (type.isPresent()) {
+                if (type.get().isEmpty() || type.get().equals("var")) {
+                    return fallback(name, argc);
+                }
+                for (TypeInfo t : index.typesNamed(type.get())) {
+                    targets.addAll(index.hierarchy(t));
+                    targets.addAll(index.subtypes(t));
+                }
+            } else {
+                targets.addAll(index.typesNamed(var)); // a static call Helper.method(...)
+                List<TypeInfo> withSupers = new ArrayList<>();
+                for (TypeInfo t : targets) {
+                    withSupers.addAll(index.hierarchy(t));
+                }
+                targets = withSupers;
+            }
+        } else if (scope.get() instanceof FieldAccessExpr fa && fa.getScope() instanceof ThisExpr) {
+            Optional<String> type = fieldType(fa.getNameAsString(), f.owner);
+            if (type.isEmpty()) {
+                return fallback(name, argc);
+            }
+            for (TypeInfo t : index.typesNamed(type.get())) {
+                targets.addAll(index.hierarchy(t));
+                targets.addAll(index.subtypes(t));
+            }
+        } else if (scope.get() instanceof FieldAccessExpr fa && !index.typesNamed(fa.getNameAsString()).isEmpty()
+                && fa.getScope() instanceof NameExpr) {
+            targets.addAll(index.typesNamed(fa.getNameAsString())); // pkg.Helper.method(...)
+        } else {
+            return fallback(name, argc); // type of the receiver unknown: any analyzed method of that name
+        }
+        List<Callee> out = new ArrayList<>();
+        Set<CallableDeclaration<?>> seen = java.util.Collections.newSetFromMap(new IdentityHashMap<>());
+        for (TypeInfo t : targets) {
+            for (MethodDeclaration m : index.methods(t)) {
+                if (m.getNameAsString().equals(name) && arityMatches(m, argc) && seen.add(m)) {
+                    out.add(new Callee(m, t));
+                }
+            }
+        }
+        return out;
+    }
+
+    private final Map<String, List<Callee>> fallbackCache = new HashMap<>();
+
+    private List<Callee> fallback(String name, int argc) {
+        return fallbackCache.computeIfAbsent(name + "/" + argc, k -> computeFallback(name, argc));
+    }
+
+    private List<Callee> computeFallback(String name, int argc) {
+        List<Callee> out = new ArrayList<>();
+        for (TypeInfo t : index.allTypes()) {
+            for (MethodDeclaration m : index.methods(t)) {
+                if (m.getNameAsString().equals(name) && arityMatches(m, argc) && runsSql(m)) {
+                    out.add(new Callee(m, t));
+                }
+            }
+        }
+        return out;
+    }
+
+    /** The declared simple type name of a variable visible in the frame; empty string when unclear. */
+    private Optional<String> declaredType(String var, Frame f) {
+        if (f.defs.declaredType.containsKey(var)) {
+            return Optional.of(f.defs.declaredType.get(var));
+        }
+        for (Parameter p : f.method.getParameters()) {
+            if (p.getNameAsString().equals(var)) {
+                return Optional.of(SourceIndex.simpleName(p.getType()));
+            }
+        }
+        return fieldType(var, f.owner);
+    }
+
+    private Optional<String> fieldType(String name, TypeInfo owner) {
+        for (TypeInfo t = owner; t != null; t = t.outer) {
+            Optional<Node> field = index.field(t, name);
+            if (field.isPresent()) {
+                return Optional.of(SourceIndex.simpleName(typeOfField(field.get())));
+            }
+        }
+        return Optional.empty();
+    }
+
+    private static Type typeOfField(Node field) {
+        if (field instanceof VariableDeclarator v) {
+            return v.getType();
+        }
+        return ((Parameter) field).getType();
+    }
+
+    // ------------------------------------------------------------------------------------------------
+    // Evaluating expressions to symbolic values
+
+    Sym eval(Expression e, Frame f) {
+        try {
+            return evalUnchecked(e, f);
+        } catch (RuntimeException | StackOverflowError ex) {
+            return Sym.free("expression the analysis could not follow: " + shortJava(e));
+        }
+    }
+
+    private Sym evalUnchecked(Expression e, Frame f) {
+        if (e instanceof StringLiteralExpr s) {
+            return Sym.Text.literal(s.asString());
+        }
+        if (e instanceof TextBlockLiteralExpr t) {
+            return Sym.Text.literal(t.asString());
+        }
+        if (e instanceof CharLiteralExpr c) {
+            return new Sym.Scalar(Value.Constant.string(String.valueOf(c.asChar())));
+        }
+        if (e instanceof IntegerLiteralExpr i) {
+            return new Sym.Scalar(Value.Constant.number(String.valueOf(i.asNumber())));
+        }
+        if (e instanceof LongLiteralExpr l) {
+            return new Sym.Scalar(Value.Constant.number(String.valueOf(l.asNumber())));
+        }
+        if (e instanceof DoubleLiteralExpr d) {
+            return new Sym.Scalar(Value.Constant.number(String.valueOf(d.asDouble())));
+        }
+        if (e instanceof BooleanLiteralExpr b) {
+            return new Sym.Scalar(Value.Constant.number(b.getValue() ? "1" : "0"));
+        }
+        if (e instanceof NullLiteralExpr) {
+            return Sym.free("null");
+        }
+        if (e instanceof EnclosedExpr en) {
+            return eval(en.getInner(), f);
+        }
+        if (e instanceof CastExpr cast) {
+            return eval(cast.getExpression(), f);
+        }
+        if (e instanceof AssignExpr assign && assign.getOperator() == AssignExpr.Operator.ASSIGN) {
+            return eval(assign.getValue(), f);
+        }
+        if (e instanceof BinaryExpr bin) {
+            return binary(bin, f);
+        }
+        if (e instanceof ConditionalExpr cond) {
+            Sym a = eval(cond.getThenExpr(), f);
+            Sym b = eval(cond.getElseExpr(), f);
+            if (a.equals(b)) {
+                return a;
+            }
+            Sym alternatives = Sym.Alternatives.of(List.of(a, b));
+            return alternatives != null ? alternatives : Sym.free("conditional value " + shortJava(e));
+        }
+        if (e instanceof UnaryExpr u && u.getOperator() == UnaryExpr.Operator.MINUS) {
+            Sym inner = eval(u.getExpression(), f);
+            if (inner instanceof Sym.Scalar s && s.value() instanceof Value.Constant c && c.numeric()) {
+                return new Sym.Scalar(Value.Constant.number(c.text().startsWith("-") ? c.text().substring(1) : "-" + c.text()));
+            }
+            return Sym.free("computed value " + shortJava(e));
+        }
+        if (e instanceof UnaryExpr u && u.getOperator() == UnaryExpr.Operator.PLUS) {
+            return eval(u.getExpression(), f);
+        }
+        if (e instanceof NameExpr n) {
+            return name(n.getNameAsString(), f);
+        }
+        if (e instanceof FieldAccessExpr fa) {
+            return fieldAccess(fa, f);
+        }
+        if (e instanceof MethodCallExpr call) {
+            return methodCall(call, f);
+        }
+        if (e instanceof ObjectCreationExpr create) {
+            String type = create.getType().getNameAsString();
+            if (BOXES.contains(type) && create.getArguments().size() == 1) {
+                return eval(create.getArgument(0), f);
+            }
+            return Sym.free("new " + type + "(...)");
+        }
+        if (e instanceof ArrayAccessExpr) {
+            return Sym.free("array element " + shortJava(e));
+        }
+        return Sym.free("expression " + shortJava(e));
+    }
+
+    private Sym binary(BinaryExpr bin, Frame f) {
+        if (bin.getOperator() != BinaryExpr.Operator.PLUS) {
+            return Sym.free("computed value " + shortJava(bin));
+        }
+        Sym left = eval(bin.getLeft(), f);
+        Sym right = eval(bin.getRight(), f);
+        if (left instanceof Sym.Alternatives la) {
+            return la.concat(right, bin.getRight().toString());
+        }
+        if (right instanceof Sym.Alternatives ra && left instanceof Sym.Scalar ls) {
+            List<Sym> out = new ArrayList<>();
+            for (Sym.Text t : ra.texts()) {
+                out.add(Sym.Text.prefix(ls.value(), bin.getLeft().toString(), t));
+            }
+            Sym alternatives = Sym.Alternatives.of(out);
+            return alternatives != null ? alternatives : Sym.free("computed string " + shortJava(bin));
+        }
+        if (right instanceof Sym.Alternatives ra) {
+            List<Sym> out = new ArrayList<>();
+            for (Sym.Text t : ra.texts()) {
+                out.add(((Sym.Text) left).concat(t, bin.getRight().toString()));
+            }
+            Sym alternatives = Sym.Alternatives.of(out);
+            return alternatives != null ? alternatives : Sym.free("computed string " + shortJava(bin));
+        }
+        if (left instanceof Sym.Text lt) {
+            return lt.concat(right, bin.getRight().toString());
+        }
+        if (right instanceof Sym.Text rt) {
+            return Sym.Text.prefix(((Sym.Scalar) left).value(), bin.getLeft().toString(), rt);
+        }
+        return Sym.free("arithmetic " + shortJava(bin));
+    }
+
+    private Sym name(String name, Frame f) {
+        if (f.defs.declared.contains(name)) {
+            return local(name, f);
+        }
+        if (isParameter(name, f)) {
+            if (f.defs.opaque.contains(name) || f.defs.assignments.containsKey(name)) {
+                return Sym.free("parameter " + name + " is reassigned");
+            }
+            Sym s = f.args.get(name);
+            return s != null ? s : Sym.free("parameter " + name);
+        }
+        return field(name, f.owner, f);
+    }
+
+    private static boolean isParameter(String name, Frame f) {
+        return f.args.containsKey(name);
+    }
+
+    private Sym local(String name, Frame f) {
+        if (f.defs.opaque.contains(name)) {
+            return Sym.free("variable " + name + " changes in a loop or is modified");
+        }
+        Sym cached = f.localCache.get(name);
+        if (cached != null) {
+            return cached;
+        }
+        if (!f.evaluating.add(name)) {
+            return Sym.free("variable " + name + " depends on itself");
+        }
+        try {
+            List<Expression> defs = f.defs.assignments.getOrDefault(name, List.of());
+            Sym result;
+            if (defs.isEmpty()) {
+                result = Sym.free("variable " + name + " has no traceable value");
+            } else {
+                List<Sym> values = new ArrayList<>();
+                for (Expression def : defs) {
+                    values.add(eval(def, f));
+                }
+                result = values.get(0);
+                if (!values.stream().allMatch(v -> v.equals(values.get(0)))) {
+                    Sym alternatives = Sym.Alternatives.of(values);
+                    result = alternatives != null ? alternatives : Sym.free("variable " + name + " has several values");
+                }
+            }
+            f.localCache.put(name, result);
+            return result;
+        } finally {
+            f.evaluating.remove(name);
+        }
+    }
+
+    /** A field: a static final constant's value; anything else is free. */
+    private Sym field(String name, TypeInfo owner, Frame f) {
+        for (TypeInfo t = owner; t != null; t = t.outer) {
+            Optional<Node> field = index.field(t, name);
+            if (field.isPresent()) {
+                return constantField(field.get(), name, f);
+            }
+        }
+        return Sym.free("unknown name " + name);
+    }
+
+    private Sym constantField(Node field, String name, Frame f) {
+        if (field instanceof VariableDeclarator v
+                && v.getParentNode().orElse(null) instanceof com.github.javaparser.ast.body.FieldDeclaration decl) {
+            boolean constant = decl.isFinal() && decl.isStatic() || isInterfaceMember(decl);
+            if (constant && v.getInitializer().isPresent()) {
+                Optional<TypeInfo> declaring = index.typeOf(decl);
+                if (declaring.isPresent()) {
+                    Frame constantFrame = new Frame(null, declaring.get(), Map.of(), null, f.summary, f.walk);
+                    if (!f.walk.constantsInProgress.add(v)) {
+                        return Sym.free("constant " + name + " depends on itself");
+                    }
+                    try {
+                        return eval(v.getInitializer().get(), constantFrame);
+                    } finally {
+                        f.walk.constantsInProgress.remove(v);
+                    }
+                }
+            }
+        }
+        return Sym.free("field " + name);
+    }
+
+    private static boolean isInterfaceMember(com.github.javaparser.ast.body.FieldDeclaration decl) {
+        return decl.getParentNode().orElse(null) instanceof com.github.javaparser.ast.body.ClassOrInterfaceDeclaration c
+                && c.isInterface();
+    }
+
+    private Sym fieldAccess(FieldAccessExpr fa, Frame f) {
+        String name = fa.getNameAsString();
+        Expression scope = fa.getScope();
+        if (scope instanceof ThisExpr) {
+            return field(name, f.owner, f);
+        }
+        if (scope instanceof NameExpr n && !isVariable(n.getNameAsString(), f)) {
+            for (TypeInfo t : index.typesNamed(n.getNameAsString())) {
+                Optional<Node> field = index.field(t, name);
+                if (field.isPresent()) {
+                    return constantField(field.get(), name, f);
+                }
+            }
+            return Sym.free("field " + fa);
+        }
+        if (scope instanceof FieldAccessExpr inner && !index.typesNamed(inner.getNameAsString()).isEmpty()
+                && !(inner.getScope() instanceof ThisExpr)) {
+            for (TypeInfo t : index.typesNamed(inner.getNameAsString())) {
+                Optional<Node> field = index.field(t, name);
+                if (field.isPresent()) {
+                    return constantField(field.get(), name, f);
+                }
+            }
+        }
+        return member(eval(scope, f), name, fa.toString(), f);
+    }
+
+    private boolean isVariable(String name, Frame f) {
+        if (f.defs.declared.contains(name) || f.args.containsKey(name)) {
+            return true;
+        }
+        for (TypeInfo t = f.owner; t != null; t = t.outer) {
+            if (index.field(t, name).isPresent()) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** A field (or record component, or simple getter) of a parameter object declared in the sources. */
+    private Sym member(Sym target, String member, String java, Frame f) {
+        if (target instanceof Sym.Scalar s && s.value() instanceof Value.Param p) {
+            TypeInfo type = f.walk.objectParameters.get(p.name());
+            if (type != null && index.field(type, member).isPresent()) {
+                String path = p.name() + "." + member;
+                Node field = index.field(type, member).get();
+                String fieldType = SourceIndex.simpleName(typeOfField(field));
+                index.typesNamed(fieldType).stream().findFirst().ifPresent(t -> f.walk.objectParameters.put(path, t));
+                f.walk.discoveredParameters.add(path);
+                return new Sym.Scalar(new Value.Param(path));
+            }
+            return Sym.free(java + " (type of " + p.name() + " not in the analyzed sources)");
+        }
+        return Sym.free("field " + java);
+    }
+
+    private Sym methodCall(MethodCallExpr call, Frame f) {
+        String name = call.getNameAsString();
+        int argc = call.getArguments().size();
+        Optional<Expression> scope = call.getScope();
+        if (name.equals("getParameter") && argc == 1) {
+            Sym arg = eval(call.getArgument(0), f);
+            if (arg instanceof Sym.Text t && t.isLiteral()) {
+                f.walk.discoveredParameters.add(t.literalText());
+                return new Sym.Scalar(new Value.Param(t.literalText()));
+            }
+            return Sym.free("request parameter with a computed name");
+        }
+        if (argc == 1 && CONVERSIONS.contains(name) && scope.isPresent() && scope.get() instanceof NameExpr n
+                && BOXES.contains(n.getNameAsString())) {
+            Sym arg = eval(call.getArgument(0), f);
+            if (arg instanceof Sym.Text t && t.isLiteral()) {
+                return new Sym.Scalar(name.startsWith("parse") ? Value.Constant.number(t.literalText())
+                        : Value.Constant.string(t.literalText()));
+            }
+            if (arg instanceof Sym.Scalar s && !(s.value() instanceof Value.Free)) {
+                return arg;
+            }
+            return arg instanceof Sym.Scalar ? arg : Sym.free(shortJava(call));
+        }
+        if (argc == 0 && UNBOXING.contains(name) && scope.isPresent()) {
+            return eval(scope.get(), f);
+        }
+        if (argc == 1 && name.equals("concat") && scope.isPresent()) {
+            Sym target = eval(scope.get(), f);
+            if (target instanceof Sym.Text t) {
+                return t.concat(eval(call.getArgument(0), f), call.getArgument(0).toString());
+            }
+        }
+        if (argc == 0 && scope.isPresent()) {
+            Sym target = eval(scope.get(), f);
+            if (target instanceof Sym.Scalar s && s.value() instanceof Value.Param p
+                    && f.walk.objectParameters.containsKey(p.name())) {
+                String member = getterField(f.walk.objectParameters.get(p.name()), name);
+                if (member != null) {
+                    return member(target, member, call.toString(), f);
+                }
+                return Sym.free(call + " (not a plain getter of " + p.name() + ")");
+            }
+        }
+        if (RESULT_SET_GETTER.matcher(name).matches() && argc >= 1) {
+            return Sym.free("value read from the database: " + shortJava(call));
+        }
+        if (RANDOM.contains(name) || name.toLowerCase(java.util.Locale.ROOT).contains("random")) {
+            return Sym.free("random value: " + shortJava(call));
+        }
+        if (name.equals("currentTimeMillis") || name.equals("nanoTime") || name.equals("now")) {
+            return Sym.free("clock value: " + shortJava(call));
+        }
+        return Sym.free("result of " + shortJava(call));
+    }
+
+    /** The field a no-argument method of the type returns as is ({@code getCartId()}, {@code cartId()}). */
+    private String getterField(TypeInfo type, String method) {
+        for (TypeInfo t : index.hierarchy(type)) {
+            if (t.declaration instanceof com.github.javaparser.ast.body.RecordDeclaration r) {
+                boolean explicit = index.methods(t).stream().anyMatch(m -> m.getNameAsString().equals(method)
+                        && m.getParameters().isEmpty());
+                if (!explicit && r.getParameters().stream().anyMatch(p -> p.getNameAsString().equals(method))) {
+                    return method;
+                }
+            }
+            for (MethodDeclaration m : index.methods(t)) {
+                if (!m.getNameAsString().equals(method) || !m.getParameters().isEmpty() || m.getBody().isEmpty()) {
+                    continue;
+                }
+                var statements = m.getBody().get().getStatements();
+                if (statements.size() == 1 && statements.get(0) instanceof ReturnStmt ret && ret.getExpression().isPresent()) {
+                    Expression x = ret.getExpression().get();
+                    if (x instanceof NameExpr n && index.field(t, n.getNameAsString()).isPresent()) {
+                        return n.getNameAsString();
+                    }
+                    if (x instanceof FieldAccessExpr fa && fa.getScope() instanceof ThisExpr) {
+                        return fa.getNameAsString();
+                    }
+                }
+                return null;
+            }
+        }
+        return null;
+    }
+
+    static String shortJava(Node e) {
+        String s = e.toString().replaceAll("\\s+", " ");
+        return s.length() <= 80 ? s : s.substring(0, 77) + "...";
+    }
+}

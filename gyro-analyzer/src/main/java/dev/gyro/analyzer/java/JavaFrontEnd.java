@@ -1,0 +1,341 @@
+package dev.gyro.analyzer.java;
+
+import com.github.javaparser.ast.CompilationUnit;
+import com.github.javaparser.ast.Node;
+import com.github.javaparser.ast.body.EnumDeclaration;
+import com.github.javaparser.ast.body.MethodDeclaration;
+import com.github.javaparser.ast.body.Parameter;
+import com.github.javaparser.ast.expr.BinaryExpr;
+import com.github.javaparser.ast.expr.Expression;
+import com.github.javaparser.ast.expr.StringLiteralExpr;
+import com.github.javaparser.ast.expr.TextBlockLiteralExpr;
+import com.github.javaparser.ast.type.Type;
+import dev.gyro.analyzer.java.SourceIndex.TypeInfo;
+import dev.gyro.analyzer.model.Diagnostic;
+import dev.gyro.analyzer.model.SourceRef;
+import dev.gyro.analyzer.model.Value;
+import dev.gyro.analyzer.sql.SqlSite;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * Finds the transactions of an application in its Java source, with their SQL statements, through two
+ * front-ends:
+ *
+ * <ol>
+ *   <li><b>Gyro application model.</b> A class implementing {@code dev.gyro.app.Transaction} whose public
+ *       method {@code run(TxContext ctx, ...)} runs the transaction. Its name is the class's simple name
+ *       with the first letter lower-cased ({@code AddItem} gives {@code addItem}); its input parameters are
+ *       {@code run}'s parameters after {@code ctx}.</li>
+ *   <li><b>Unmodified legacy JDBC code</b>, as the paper analyzed its benchmarks: each public method that
+ *       opens a connection ({@code getConnection()}) or receives a {@code java.sql.Connection}, and runs
+ *       SQL, is a transaction named after the method; its input parameters are its parameters other than
+ *       the connection, plus the fields of parameter objects it uses. In servlet-style code, a
+ *       {@code doGet}/{@code doPost}/{@code service} method that runs SQL is a transaction named after its
+ *       class, whose input parameters are the request parameters it reads with {@code getParameter("name")}.
+ *       A method that another transaction calls is a helper of that transaction, not a transaction of its
+ *       own (unless the two call each other).</li>
+ * </ol>
+ */
+public final class JavaFrontEnd {
+
+    /** A transaction found in the sources, with its SQL statements. */
+    public record DiscoveredTransaction(String name, String origin, String className, SourceRef source,
+                                        List<String> parameters, List<SqlSite> sites, List<String> notes) {
+        public DiscoveredTransaction {
+            parameters = List.copyOf(parameters);
+            sites = List.copyOf(sites);
+            notes = List.copyOf(notes);
+        }
+    }
+
+    /** SQL text that may declare tables (CREATE TABLE in a string constant or a .sql file). */
+    public record SchemaText(String sql, SourceRef source) {
+    }
+
+    public record Result(List<DiscoveredTransaction> transactions, List<SchemaText> schemaTexts,
+                         List<Diagnostic> diagnostics) {
+    }
+
+    /**
+     * Which front-end finds the transactions. {@link #AUTO} uses the Gyro application model when the sources
+     * declare at least one Gyro transaction class (then methods that merely receive a Connection, such as an
+     * application's schema creation or data loading, are not requests), and the legacy front-end otherwise.
+     */
+    public enum Mode { AUTO, GYRO, LEGACY }
+
+    private static final Set<String> SERVLET_ENTRIES = Set.of("doGet", "doPost", "doPut", "doDelete", "service");
+    private static final Set<String> SERVLET_TYPES = Set.of("HttpServletRequest", "ServletRequest");
+    private static final Set<String> NOT_INPUT = Set.of("Connection", "TxContext", "HttpServletRequest",
+            "HttpServletResponse", "ServletRequest", "ServletResponse", "DataSource", "PrintWriter");
+    private static final Set<String> SCALARS = Set.of("String", "Integer", "Long", "Short", "Byte", "Double",
+            "Float", "Boolean", "Character", "BigDecimal", "BigInteger", "UUID", "CharSequence", "Date",
+            "Timestamp", "LocalDate", "LocalDateTime", "Instant", "OffsetDateTime");
+
+    private enum Kind {
+        GYRO("Gyro transaction class"), SERVLET("servlet entry method"), OPENS("method opening a connection"),
+        RECEIVES("method receiving a Connection");
+
+        final String text;
+
+        Kind(String text) {
+            this.text = text;
+        }
+    }
+
+    private record Candidate(Kind kind, MethodDeclaration method, TypeInfo owner, Interpreter.Walk walk,
+                             List<String> declaredInputs) {
+    }
+
+    private JavaFrontEnd() {
+    }
+
+    public static Result analyze(SourceIndex index) {
+        return analyze(index, Mode.AUTO);
+    }
+
+    public static Result analyze(SourceIndex index, Mode mode) {
+        List<Diagnostic> diagnostics = new ArrayList<>();
+        Interpreter interpreter = new Interpreter(index);
+        List<Candidate> candidates = new ArrayList<>();
+        for (TypeInfo type : index.allTypes()) {
+            boolean gyro = index.extendsOrImplements(type, "Transaction");
+            boolean foundRun = false;
+            for (MethodDeclaration m : index.methods(type)) {
+                if (m.getBody().isEmpty()) {
+                    continue;
+                }
+                Kind kind = null;
+                if (gyro && m.getNameAsString().equals("run") && m.isPublic() && !m.getParameters().isEmpty()
+                        && SourceIndex.simpleName(m.getParameter(0).getType()).equals("TxContext")) {
+                    kind = Kind.GYRO;
+                    foundRun = true;
+                } else if (gyro) {
+                    continue;
+                } else if (SERVLET_ENTRIES.contains(m.getNameAsString()) && hasParameterOf(m, SERVLET_TYPES)) {
+                    kind = Kind.SERVLET;
+                } else if (m.isPublic() && hasParameterOf(m, Set.of("Connection"))) {
+                    kind = Kind.RECEIVES;
+                } else if (m.isPublic() && interpreter.opensConnection(m, type)) {
+                    kind = Kind.OPENS;
+                }
+                if (kind == null || kind != Kind.GYRO && !interpreter.runsSql(m)) {
+                    continue;
+                }
+                try {
+                    candidates.add(walk(kind, m, type, index, interpreter));
+                } catch (RuntimeException | StackOverflowError e) {
+                    // never crash on odd input: such a transaction may access anything
+                    SourceRef at = new SourceRef(type.file(), SourceIndex.line(m));
+                    diagnostics.add(Diagnostic.error(at, "cannot analyze " + type.name() + "." + m.getNameAsString()
+                            + " (" + e + "): it is taken to read and write any row of any table"));
+                    Interpreter.Walk walk = new Interpreter.Walk();
+                    walk.visited.add(m);
+                    walk.sites.add(new SqlSite(null, "the analysis of this method failed", Map.of(), Map.of(),
+                            SqlSite.ExecutionHint.UNKNOWN, at));
+                    candidates.add(new Candidate(kind, m, type, walk, List.of()));
+                }
+            }
+            if (gyro && !foundRun && type.declaration.isClassOrInterfaceDeclaration()
+                    && !type.declaration.asClassOrInterfaceDeclaration().isInterface()
+                    && !type.declaration.asClassOrInterfaceDeclaration().isAbstract()) {
+                diagnostics.add(Diagnostic.warning(new SourceRef(type.file(), SourceIndex.line(type.declaration)),
+                        "class " + type.name() + " implements Transaction but has no public run(TxContext ctx, ...)"
+                                + " method: not analyzed"));
+            }
+        }
+
+        boolean gyroModel = mode == Mode.GYRO
+                || mode == Mode.AUTO && candidates.stream().anyMatch(c -> c.kind() == Kind.GYRO);
+        candidates.removeIf(c -> gyroModel != (c.kind() == Kind.GYRO));
+
+        // A candidate another candidate calls runs inside that caller's request: it is a helper.
+        List<Candidate> transactions = new ArrayList<>();
+        for (Candidate c : candidates) {
+            boolean helper = false;
+            for (Candidate d : candidates) {
+                if (d != c && d.walk().visited.contains(c.method()) && !c.walk().visited.contains(d.method())) {
+                    helper = true;
+                    break;
+                }
+            }
+            if (!helper && (c.kind() == Kind.GYRO || !c.walk().sites.isEmpty())) {
+                transactions.add(c);
+            }
+        }
+
+        List<DiscoveredTransaction> out = name(transactions, diagnostics);
+        return new Result(out, schemaTexts(index, diagnostics), diagnostics);
+    }
+
+    private static boolean hasParameterOf(MethodDeclaration m, Set<String> typeNames) {
+        for (Parameter p : m.getParameters()) {
+            if (typeNames.contains(SourceIndex.simpleName(p.getType()))) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private static Candidate walk(Kind kind, MethodDeclaration m, TypeInfo owner, SourceIndex index, Interpreter interpreter) {
+        Map<String, Sym> args = new LinkedHashMap<>();
+        Map<String, TypeInfo> objects = new HashMap<>();
+        List<String> inputs = new ArrayList<>();
+        for (int i = 0; i < m.getParameters().size(); i++) {
+            Parameter p = m.getParameter(i);
+            String name = p.getNameAsString();
+            String type = SourceIndex.simpleName(p.getType());
+            if (kind == Kind.GYRO && i == 0) {
+                args.put(name, Sym.free("transaction context " + name));
+                continue;
+            }
+            if (NOT_INPUT.contains(type)) {
+                args.put(name, Sym.free(type + " " + name));
+                continue;
+            }
+            args.put(name, new Sym.Scalar(new Value.Param(name)));
+            List<TypeInfo> sourceTypes = index.typesNamed(type);
+            boolean sourceObject = !sourceTypes.isEmpty() && !(sourceTypes.get(0).declaration instanceof EnumDeclaration);
+            if (sourceObject) {
+                objects.put(name, sourceTypes.get(0));
+            }
+            if (kind == Kind.GYRO || isScalar(p.getType(), index)) {
+                inputs.add(name);
+            }
+        }
+        Interpreter.Walk walk = interpreter.walk(m, owner, args, objects);
+        return new Candidate(kind, m, owner, walk, inputs);
+    }
+
+    private static boolean isScalar(Type type, SourceIndex index) {
+        if (type.isPrimitiveType()) {
+            return true;
+        }
+        String name = SourceIndex.simpleName(type);
+        if (SCALARS.contains(name)) {
+            return true;
+        }
+        List<TypeInfo> source = index.typesNamed(name);
+        return !source.isEmpty() && source.get(0).declaration instanceof EnumDeclaration;
+    }
+
+    private static List<DiscoveredTransaction> name(List<Candidate> transactions, List<Diagnostic> diagnostics) {
+        Map<TypeInfo, Integer> servletsPerClass = new HashMap<>();
+        for (Candidate c : transactions) {
+            if (c.kind() == Kind.SERVLET) {
+                servletsPerClass.merge(c.owner(), 1, Integer::sum);
+            }
+        }
+        List<String> names = new ArrayList<>();
+        for (Candidate c : transactions) {
+            String n = switch (c.kind()) {
+                case GYRO -> decapitalize(c.owner().name());
+                case SERVLET -> servletsPerClass.get(c.owner()) > 1
+                        ? decapitalize(c.owner().name()) + capitalize(c.method().getNameAsString())
+                        : decapitalize(c.owner().name());
+                default -> c.method().getNameAsString();
+            };
+            names.add(n);
+        }
+        Map<String, Integer> counts = new HashMap<>();
+        names.forEach(n -> counts.merge(n, 1, Integer::sum));
+        List<String> unique = new ArrayList<>();
+        Set<String> used = new LinkedHashSet<>();
+        for (int i = 0; i < transactions.size(); i++) {
+            Candidate c = transactions.get(i);
+            String n = names.get(i);
+            if (counts.get(n) > 1 && (c.kind() == Kind.OPENS || c.kind() == Kind.RECEIVES)) {
+                n = c.owner().name() + "." + n;
+            }
+            String base = n;
+            int k = 2;
+            while (!used.add(n)) {
+                n = base + "_" + k++;
+            }
+            if (!n.equals(names.get(i)) && counts.get(names.get(i)) > 1) {
+                diagnostics.add(Diagnostic.warning(new SourceRef(c.owner().file(), SourceIndex.line(c.method())),
+                        "several transactions are named " + names.get(i) + ": this one is reported as " + n));
+            }
+            unique.add(n);
+        }
+        List<DiscoveredTransaction> out = new ArrayList<>();
+        for (int i = 0; i < transactions.size(); i++) {
+            Candidate c = transactions.get(i);
+            List<String> parameters = new ArrayList<>(c.declaredInputs());
+            for (String p : c.walk().discoveredParameters) {
+                if (!parameters.contains(p)) {
+                    parameters.add(p);
+                }
+            }
+            String origin = c.kind().text + " " + c.owner().name() + "." + c.method().getNameAsString();
+            out.add(new DiscoveredTransaction(unique.get(i), origin, c.owner().name(),
+                    new SourceRef(c.owner().file(), SourceIndex.line(c.method())), parameters, c.walk().sites,
+                    new ArrayList<>(c.walk().notes)));
+        }
+        return out;
+    }
+
+    static String decapitalize(String s) {
+        return s.isEmpty() ? s : Character.toLowerCase(s.charAt(0)) + s.substring(1);
+    }
+
+    private static String capitalize(String s) {
+        return s.isEmpty() ? s : Character.toUpperCase(s.charAt(0)) + s.substring(1);
+    }
+
+    // ------------------------------------------------------------------------------------------------
+    // Schema declarations: CREATE TABLE in string constants and .sql files
+
+    private static List<SchemaText> schemaTexts(SourceIndex index, List<Diagnostic> diagnostics) {
+        List<SchemaText> out = new ArrayList<>();
+        for (Map.Entry<Path, CompilationUnit> e : index.units().entrySet()) {
+            for (Node node : e.getValue().findAll(Expression.class, x -> x instanceof StringLiteralExpr
+                    || x instanceof TextBlockLiteralExpr || x instanceof BinaryExpr)) {
+                if (node instanceof BinaryExpr b && b.getParentNode().orElse(null) instanceof BinaryExpr) {
+                    continue;
+                }
+                if (!(node instanceof BinaryExpr) && node.getParentNode().orElse(null) instanceof BinaryExpr) {
+                    continue;
+                }
+                String text = literalText((Expression) node);
+                if (text != null && text.toUpperCase(Locale.ROOT).contains("CREATE TABLE")) {
+                    out.add(new SchemaText(text, new SourceRef(e.getKey(), SourceIndex.line(node))));
+                }
+            }
+        }
+        for (Path sql : index.sqlFiles()) {
+            try {
+                out.add(new SchemaText(Files.readString(sql), new SourceRef(sql, 0)));
+            } catch (IOException | RuntimeException ex) {
+                diagnostics.add(Diagnostic.error(new SourceRef(sql, 0), "cannot read SQL file: " + ex.getMessage()));
+            }
+        }
+        return out;
+    }
+
+    /** The text of a literal or of a concatenation of literals, else null. */
+    private static String literalText(Expression e) {
+        if (e instanceof StringLiteralExpr s) {
+            return s.asString();
+        }
+        if (e instanceof TextBlockLiteralExpr t) {
+            return t.asString();
+        }
+        if (e instanceof BinaryExpr b && b.getOperator() == BinaryExpr.Operator.PLUS) {
+            String l = literalText(b.getLeft());
+            String r = literalText(b.getRight());
+            return l == null || r == null ? null : l + r;
+        }
+        return null;
+    }
+}

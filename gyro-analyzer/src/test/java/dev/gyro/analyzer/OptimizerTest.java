@@ -1,0 +1,130 @@
+package dev.gyro.analyzer;
+
+import dev.gyro.analyzer.model.AnalyzedTransaction;
+import dev.gyro.analyzer.model.Condition;
+import dev.gyro.analyzer.model.Entry;
+import dev.gyro.analyzer.model.Equality;
+import dev.gyro.analyzer.model.SourceRef;
+import dev.gyro.analyzer.model.Value;
+import dev.gyro.analyzer.partition.ConflictDetector;
+import dev.gyro.analyzer.partition.Partitioner;
+import dev.gyro.analyzer.partition.TransactionClass;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+import static dev.gyro.analyzer.Fixtures.classification;
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The partitioning optimization of Algorithm 2: the weighted cost picks the partitioning parameters.
+ * dashboard(userId, teamId) reads a user's and a team's counters; recordUserEvent(userId) and
+ * recordTeamEvent(teamId) write them. Partitioning the dashboard by userId makes recordUserEvent local
+ * and recordTeamEvent global, by teamId the reverse: the mix decides which is cheaper.
+ */
+class OptimizerTest {
+
+    private static Path dashboardApp(Path dir) {
+        Fixtures.write(dir, "app/Dashboard.java", Fixtures.gyroTransaction("Dashboard", "long userId, long teamId", """
+                try (PreparedStatement ps = c.prepareStatement("SELECT N FROM USER_STATS WHERE USER_ID = ?")) {
+                    ps.setLong(1, userId);
+                    ps.executeQuery();
+                }
+                try (PreparedStatement ps = c.prepareStatement("SELECT N FROM TEAM_STATS WHERE TEAM_ID = ?")) {
+                    ps.setLong(1, teamId);
+                    ps.executeQuery();
+                }
+                """));
+        Fixtures.write(dir, "app/RecordUserEvent.java", Fixtures.oneStatement("RecordUserEvent", "long userId",
+                "UPDATE USER_STATS SET N = N + 1 WHERE USER_ID = ?", "userId"));
+        Fixtures.write(dir, "app/RecordTeamEvent.java", Fixtures.oneStatement("RecordTeamEvent", "long teamId",
+                "UPDATE TEAM_STATS SET N = N + 1 WHERE TEAM_ID = ?", "teamId"));
+        return dir;
+    }
+
+    @Test
+    void aMixWeightingTeamEventsPartitionsTheDashboardByTeam(@TempDir Path dir) {
+        dashboardApp(dir);
+        AnalysisResult r = new Analyzer().weights(Map.of("dashboard", 5.0, "recordUserEvent", 5.0, "recordTeamEvent", 90.0))
+                .analyze(List.of(dir));
+        assertThat(classification(r, "dashboard").partitionBy()).containsExactly("teamId");
+        assertThat(classification(r, "recordTeamEvent").kind()).isEqualTo(TransactionClass.LOCAL);
+        assertThat(classification(r, "recordUserEvent").kind()).isEqualTo(TransactionClass.GLOBAL);
+        assertThat(r.cost()).isEqualTo(10.0); // the pair {dashboard, recordUserEvent}: 5 + 5
+    }
+
+    @Test
+    void aMixWeightingUserEventsPartitionsTheDashboardByUser(@TempDir Path dir) {
+        dashboardApp(dir);
+        AnalysisResult r = new Analyzer().weights(Map.of("dashboard", 5.0, "recordUserEvent", 90.0, "recordTeamEvent", 5.0))
+                .analyze(List.of(dir));
+        assertThat(classification(r, "dashboard").partitionBy()).containsExactly("userId");
+        assertThat(classification(r, "recordUserEvent").kind()).isEqualTo(TransactionClass.LOCAL);
+        assertThat(classification(r, "recordTeamEvent").kind()).isEqualTo(TransactionClass.GLOBAL);
+    }
+
+    @Test
+    void withoutAMixEveryTransactionWeighsOneAndTiesGoToTheFirstParameter(@TempDir Path dir) {
+        dashboardApp(dir);
+        AnalysisResult r = Fixtures.analyze(dir);
+        assertThat(classification(r, "dashboard").partitionBy()).containsExactly("userId");
+        assertThat(r.cost()).isEqualTo(2.0);
+    }
+
+    @Test
+    void aLargeSpaceIsSearchedByIteratedBestResponse() {
+        // 8 transactions of 6 parameters: 6^8 > 1,000,000 partitionings. Transaction k writes table T<k> by
+        // its parameter p<k mod 6>, and t<k-1> reads T<k> by its own key: all are local when each is
+        // partitioned by its write key. Decoy reads bind another parameter more often, so the search starts
+        // elsewhere and must move every transaction.
+        SourceRef at = new SourceRef(Path.of("Gen.java"), 1);
+        List<AnalyzedTransaction> txs = new ArrayList<>();
+        List<String> params = List.of("p0", "p1", "p2", "p3", "p4", "p5");
+        for (int k = 0; k < 8; k++) {
+            String key = "p" + (k % 6);
+            String decoy = "p" + ((k + 3) % 6);
+            Entry write = entry("T" + k, key, at);
+            List<Entry> reads = new ArrayList<>(List.of(entry("T" + ((k + 1) % 8), key, at)));
+            for (int d = 0; d < 3; d++) {
+                reads.add(entry("D" + k, decoy, at));
+            }
+            txs.add(new AnalyzedTransaction("t" + k, "generated", "Gen", at, params, reads, List.of(write), List.of()));
+        }
+        Partitioner.Result r = Partitioner.run(txs, ConflictDetector.detect(txs), Map.of());
+        assertThat(r.search()).startsWith("iterated best-response search");
+        assertThat(r.cost()).isEqualTo(0.0);
+        for (int k = 0; k < 8; k++) {
+            assertThat(r.partitionBy().get("t" + k)).containsExactly("p" + (k % 6));
+        }
+        assertThat(r.classifications()).allSatisfy(c -> assertThat(c.kind()).isEqualTo(TransactionClass.LOCAL));
+    }
+
+    private static Entry entry(String table, String param, SourceRef at) {
+        return new Entry(table, Set.of("*"), new Condition(List.of(new Equality("K", new Value.Param(param))), List.of()),
+                at, "sql");
+    }
+
+    @Test
+    void theExhaustiveSearchFindsTheOptimum(@TempDir Path dir) {
+        dashboardApp(dir);
+        AnalysisResult r = Fixtures.analyze(dir);
+        assertThat(r.search()).isEqualTo("exhaustive search over 2 partitionings");
+    }
+
+    @Test
+    void aTransactionWithoutParametersHasNoPartitioningParameter(@TempDir Path dir) {
+        Fixtures.write(dir, "app/ResetAll.java", Fixtures.oneStatement("ResetAll", "", "UPDATE USER_STATS SET N = 0"));
+        Fixtures.write(dir, "app/TopUsers.java", Fixtures.oneStatement("TopUsers", "", "SELECT USER_ID FROM USER_STATS ORDER BY N DESC"));
+        AnalysisResult r = Fixtures.analyze(dir);
+        assertThat(classification(r, "resetAll").kind()).isEqualTo(TransactionClass.GLOBAL);
+        assertThat(classification(r, "resetAll").partitionBy()).isEmpty();
+        assertThat(classification(r, "resetAll").reason()).contains("has no input parameter to partition by");
+        assertThat(classification(r, "topUsers").kind()).isEqualTo(TransactionClass.LOCAL);
+        assertThat(classification(r, "topUsers").readOnly()).isTrue();
+    }
+}
