@@ -22,7 +22,7 @@ import dev.gyro.protocol.Value;
 import dev.gyro.runtime.db.CapturingConnection;
 import dev.gyro.runtime.db.Database;
 import dev.gyro.runtime.db.MetadataStore;
-import dev.gyro.runtime.db.SqliteDialect;
+import dev.gyro.runtime.db.Dialect;
 import dev.gyro.runtime.db.UpdateApplier;
 import io.grpc.CallOptions;
 import io.grpc.Grpc;
@@ -103,6 +103,9 @@ public final class GyroInstance implements AutoCloseable {
 
     private final Map<String, LocalTransaction> localTransactions = new java.util.HashMap<>();
 
+    // Dynamic check of Definition 1 (tests and diagnosis): null, the default, records nothing.
+    private volatile dev.gyro.runtime.check.AccessLog accessLog;
+
     private record PendingGlobal(Request request, long arrivedAt, java.util.function.Consumer<Reply> reply) {}
 
     public GyroInstance(InstanceConfig config) {
@@ -129,10 +132,10 @@ public final class GyroInstance implements AutoCloseable {
     /** Opens the database, recovers the protocol state it records, and starts serving. */
     public GyroInstance start() throws IOException {
         try {
-            // SQLite has one writer per file: one write connection makes writers queue in the pool (first come,
-            // first served) instead of polling the file lock with SQLite's sleeping busy handler.
-            db = Database.open(SqliteDialect.INSTANCE, config.database().toString(),
-                    Database.Options.defaults().withPoolSizes(1, 8));
+            // The backend follows from the database (a SQLite file or a JDBC URL); its dialect picks the pool sizes
+            // (SQLite: one write connection, so writers queue in the pool instead of polling the file lock).
+            Dialect dialect = Dialect.forTarget(config.databaseTarget());
+            db = Database.open(dialect, config.databaseTarget(), dialect.instanceOptions());
             DurableState state = db.inTransaction(false, c -> {
                 config.application().createSchema(c);
                 MetadataStore.createTables(c);
@@ -161,7 +164,7 @@ public final class GyroInstance implements AutoCloseable {
             return this;
         } catch (SQLException e) {
             close();
-            throw new IllegalStateException("instance " + self + " cannot open its database " + config.database()
+            throw new IllegalStateException("instance " + self + " cannot open its database " + config.describeDatabase()
                     + ": " + e.getMessage(), e);
         } catch (IOException e) {
             close();
@@ -271,6 +274,22 @@ public final class GyroInstance implements AutoCloseable {
         });
     }
 
+    /**
+     * Records what every request of this instance reads and writes into {@code log}, for the dynamic check of
+     * Definition 1 ({@link dev.gyro.runtime.check.ReadFromChecker}). Every read then runs twice: for tests and
+     * diagnosis, not production. Null stops recording.
+     */
+    public void recordAccesses(dev.gyro.runtime.check.AccessLog log) {
+        this.accessLog = log;
+    }
+
+    private List<Value> partitionOf(Request request) {
+        RoutingTable.Route route = routing.route(request.transaction());
+        List<Value> out = new ArrayList<>();
+        for (int k : route.keys()) out.add(request.parameters().get(k));
+        return out;
+    }
+
     /** Algorithm 1, lines 2-4: run now, on this instance's DBMS, and reply. */
     private Reply executeLocal(Request request) {
         if (!awaitGsn(request.afterGsn()))
@@ -282,6 +301,8 @@ public final class GyroInstance implements AutoCloseable {
         TransactionCatalog.Entry entry = local.entry();
         long id = nextRequestId.getAndIncrement();
         long now = System.currentTimeMillis();
+        dev.gyro.runtime.check.AccessLog log = accessLog;
+        if (log != null) return executeLocalRecorded(request, local, id, now, log);
         try {
             Object result = db.inTransaction(local.readOnly(),
                     c -> entry.invoke(new RequestContext(c, now, seed(id)), request.parameters()));
@@ -290,6 +311,34 @@ public final class GyroInstance implements AutoCloseable {
         } catch (Exception e) {
             return failure(request, e);
         }
+    }
+
+    private Reply executeLocalRecorded(Request request, LocalTransaction local, long id, long now,
+                                       dev.gyro.runtime.check.AccessLog log) {
+        long start = System.nanoTime();
+        Object[] seen = new Object[2];
+        try {
+            Object result = db.inTransaction(local.readOnly(), c -> {
+                dev.gyro.runtime.check.RequestRecorder rec =
+                        new dev.gyro.runtime.check.RequestRecorder(c, db.dialect(), db.tables());
+                Object r = local.entry().invoke(new RequestContext(rec.connection(), now, seed(id)), request.parameters());
+                seen[0] = rec.reads();
+                seen[1] = rec.writes();
+                return r;
+            });
+            log.add(accessOf(request, false, start, seen));
+            localCount.incrementAndGet();
+            return new Reply(Reply.Status.OK, "", values(result), self, Kind.LOCAL.label(), 0);
+        } catch (Exception e) {
+            return failure(request, e);
+        }
+    }
+
+    @SuppressWarnings("unchecked")
+    private dev.gyro.runtime.check.Access accessOf(Request request, boolean global, long start, Object[] seen) {
+        return new dev.gyro.runtime.check.Access(self, request.transaction(), request.parameters(), partitionOf(request),
+                global, start, System.nanoTime(), (java.util.Set<dev.gyro.runtime.check.RowRef>) seen[0],
+                (java.util.Set<dev.gyro.runtime.check.RowRef>) seen[1]);
     }
 
     private void enqueueGlobal(Request request, java.util.function.Consumer<Reply> out) {
@@ -401,11 +450,21 @@ public final class GyroInstance implements AutoCloseable {
             try {
                 TransactionCatalog.Entry entry = catalog.get(p.request().transaction());
                 StateUpdate[] written = new StateUpdate[1];
+                dev.gyro.runtime.check.AccessLog log = accessLog;
+                Object[] seen = new Object[2];
+                long start = System.nanoTime();
                 Object result = db.inTransaction(false, c -> {
                     written[0] = null;
-                    CapturingConnection capture = CapturingConnection.wrap(c, db.dialect(), db.tables());
-                    Object r = entry.invoke(new RequestContext(capture.connection(), p.arrivedAt(),
-                            seed(eg.requestId())), p.request().parameters());
+                    dev.gyro.runtime.check.RequestRecorder rec = log == null ? null
+                            : new dev.gyro.runtime.check.RequestRecorder(c, db.dialect(), db.tables());
+                    CapturingConnection capture = rec != null ? rec.capture()
+                            : CapturingConnection.wrap(c, db.dialect(), db.tables());
+                    Object r = entry.invoke(new RequestContext(rec != null ? rec.connection() : capture.connection(),
+                            p.arrivedAt(), seed(eg.requestId())), p.request().parameters());
+                    if (rec != null) {
+                        seen[0] = rec.reads();
+                        seen[1] = rec.writes();
+                    }
                     List<dev.gyro.protocol.RowChange> changes = capture.changes();
                     if (!changes.isEmpty()) {
                         written[0] = new StateUpdate(eg.gsn(), self, changes);
@@ -414,6 +473,7 @@ public final class GyroInstance implements AutoCloseable {
                     return r;
                 });
                 update = written[0];
+                if (log != null) log.add(accessOf(p.request(), true, start, seen));
                 globalCount.incrementAndGet();
                 if (update != null) advanceGsn(update.gsn());
                 reply = new Reply(Reply.Status.OK, "", values(result), self, Kind.GLOBAL.label(),
