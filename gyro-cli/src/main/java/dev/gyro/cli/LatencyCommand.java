@@ -65,20 +65,10 @@ final class LatencyCommand implements Callable<Integer> {
                 TransactionCatalog.Entry entry = catalog.get(tx);
                 boolean readOnly = tx.equals("getCart");
                 int[] next = {0};
-                Runnable gyroOne = () -> {
-                    List<Value> p = params(tx, carts, next, random);
-                    long t0 = System.nanoTime();
-                    Reply r = client.call(new dev.gyro.client.Request(tx, p, false, 0));
-                    record(viaGyro, t0);
-                    expectOk(r);
-                };
-                Runnable embeddedOne = () -> {
-                    List<Value> p = params(tx, carts, next, random);
-                    long t0 = System.nanoTime();
-                    Reply r = zero.call(new dev.gyro.client.Request(tx, p, false, 0));
-                    record(embedded, t0);
-                    expectOk(r);
-                };
+                Runnable gyroOne = timedGyro(viaGyro, () -> params(tx, carts, next, random),
+                        p -> client.call(new dev.gyro.client.Request(tx, p, false, 0)));
+                Runnable embeddedOne = timedGyro(embedded, () -> params(tx, carts, next, random),
+                        p -> zero.call(new dev.gyro.client.Request(tx, p, false, 0)));
                 Runnable jdbcOne = () -> {
                     List<Value> p = params(tx, carts, next, random);
                     long t0 = System.nanoTime();
@@ -160,6 +150,18 @@ final class LatencyCommand implements Callable<Integer> {
             total += new com.fasterxml.jackson.databind.ObjectMapper().readTree(cluster.instance(i).statusJson())
                     .get("tokenPasses").asLong();
         return total;
+    }
+
+    /** One request through Gyro, timed from the caller's side; its parameters are drawn before the clock starts. */
+    private static Runnable timedGyro(Histogram into, java.util.function.Supplier<List<Value>> parameters,
+                                      java.util.function.Function<List<Value>, Reply> send) {
+        return () -> {
+            List<Value> p = parameters.get();
+            long t0 = System.nanoTime();
+            Reply r = send.apply(p);
+            record(into, t0);
+            expectOk(r);
+        };
     }
 
     private static boolean quiet(LocalCluster cluster, long gsn) {
