@@ -22,7 +22,7 @@ import dev.gyro.protocol.Value;
 import dev.gyro.runtime.db.CapturingConnection;
 import dev.gyro.runtime.db.Database;
 import dev.gyro.runtime.db.MetadataStore;
-import dev.gyro.runtime.db.Dialect;
+import dev.gyro.runtime.db.SqliteDialect;
 import dev.gyro.runtime.db.UpdateApplier;
 import io.grpc.CallOptions;
 import io.grpc.Grpc;
@@ -132,10 +132,10 @@ public final class GyroInstance implements AutoCloseable {
     /** Opens the database, recovers the protocol state it records, and starts serving. */
     public GyroInstance start() throws IOException {
         try {
-            // The backend follows from the database (a SQLite file or a JDBC URL); its dialect picks the pool sizes
-            // (SQLite: one write connection, so writers queue in the pool instead of polling the file lock).
-            Dialect dialect = Dialect.forTarget(config.databaseTarget());
-            db = Database.open(dialect, config.databaseTarget(), dialect.instanceOptions());
+            // SQLite has one writer per file: one write connection makes writers queue in the pool (first come,
+            // first served) instead of polling the file lock with SQLite's sleeping busy handler.
+            db = Database.open(SqliteDialect.INSTANCE, config.database().toString(),
+                    Database.Options.defaults().withPoolSizes(1, 8));
             DurableState state = db.inTransaction(false, c -> {
                 config.application().createSchema(c);
                 MetadataStore.createTables(c);
@@ -164,7 +164,7 @@ public final class GyroInstance implements AutoCloseable {
             return this;
         } catch (SQLException e) {
             close();
-            throw new IllegalStateException("instance " + self + " cannot open its database " + config.describeDatabase()
+            throw new IllegalStateException("instance " + self + " cannot open its database " + config.database()
                     + ": " + e.getMessage(), e);
         } catch (IOException e) {
             close();
