@@ -143,6 +143,8 @@ public final class GyroInstance implements AutoCloseable {
             });
             appliedGsn = state.lastGsn();
             log.info("instance {} recovered: last gsn {}, token {}", self, state.lastGsn(), state.tokenStatus());
+            // The belt exists before the server accepts anything, so no request or message can find it missing.
+            belt = new ConveyorBelt(config.beltConfig(), state, System.currentTimeMillis());
             peers = new PeerLinks(self, config.addresses());
             server = Grpc.newServerBuilderForPort(config.port(), InsecureServerCredentials.create())
                     .executor(requestThreads)
@@ -157,7 +159,7 @@ public final class GyroInstance implements AutoCloseable {
                             .build())
                     .build()
                     .start();
-            onLoop(() -> belt = new ConveyorBelt(config.beltConfig(), state, System.currentTimeMillis()));
+            onLoop(() -> {}); // performs what the recovered belt asks for first (e.g. resend a passed token)
             ticker.scheduleAtFixedRate(() -> onLoop(() -> belt.onTick(System.currentTimeMillis())),
                     config.tickMillis(), config.tickMillis(), TimeUnit.MILLISECONDS);
             log.info("instance {} serving {} on {}", self, config.application().name(), config.address());
