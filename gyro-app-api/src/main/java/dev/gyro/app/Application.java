@@ -39,4 +39,39 @@ public interface Application {
     default boolean isLoaded(Connection c) throws SQLException {
         return false;
     }
+
+    /**
+     * {@link #load(Connection, int, long)}, telling {@code progress} how far it has come. Applications with a
+     * large load override this one and make the three-argument form call it with {@link LoadProgress#NONE}.
+     */
+    default void load(Connection c, int scale, long seed, LoadProgress progress) throws SQLException {
+        load(c, scale, seed);
+        progress.update(1, "loaded");
+    }
+
+    /** What {@code scale} means in rows, for messages: {@code "1000 items, 2880 customers"}. */
+    default String describeScale(int scale) {
+        return "scale " + scale;
+    }
+
+    /**
+     * How clients use the application: the request mix a benchmark drives.
+     *
+     * @param scale   the scale the databases were loaded at (sessions draw ids from the loaded ranges)
+     * @param options the workload's options; unknown ones are rejected with their names
+     * @throws UnsupportedOperationException if the application has no workload
+     */
+    default Workload workload(int scale, WorkloadOptions options) {
+        throw new UnsupportedOperationException("application " + name() + " defines no workload");
+    }
+
+    /**
+     * The application's consistency conditions, checked after a run.
+     *
+     * @param scale the scale the databases were loaded at
+     * @param seed  the seed they were loaded with
+     */
+    default Audit audit(int scale, long seed) {
+        return Audit.NONE;
+    }
 }

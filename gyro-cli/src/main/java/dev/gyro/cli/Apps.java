@@ -1,7 +1,11 @@
 package dev.gyro.cli;
 
 import dev.gyro.app.Application;
+import dev.gyro.apps.micro.Micro;
+import dev.gyro.apps.rubis.Rubis;
 import dev.gyro.apps.store.OnlineStore;
+import dev.gyro.apps.tpcc.Tpcc;
+import dev.gyro.apps.tpcw.Tpcw;
 
 import java.util.List;
 
@@ -9,10 +13,17 @@ import java.util.List;
 final class Apps {
     private Apps() {}
 
-    static final List<String> NAMES = List.of(OnlineStore.NAME);
+    static final List<String> NAMES = List.of(OnlineStore.NAME, Tpcw.NAME, Rubis.NAME, Tpcc.NAME, Micro.NAME);
 
     static Application byName(String name) {
-        if (name.equals(OnlineStore.NAME)) return new OnlineStore();
-        throw new IllegalArgumentException("unknown application '" + name + "' (known: " + String.join(", ", NAMES) + ")");
+        return switch (name) {
+            case OnlineStore.NAME -> new OnlineStore();
+            case Tpcw.NAME -> new Tpcw();
+            case Rubis.NAME -> new Rubis();
+            case Tpcc.NAME -> new Tpcc();
+            case Micro.NAME -> new Micro();
+            default -> throw new IllegalArgumentException("unknown application '" + name + "' (known: "
+                    + String.join(", ", NAMES) + ")");
+        };
     }
 }

@@ -34,6 +34,30 @@ public final class OnlineStore implements Application {
                 + "PRIMARY KEY (O_ID, ITEM_ID))",
     };
 
+    /** {@link #SCHEMA} for PostgreSQL: its own generated key (BIGSERIAL) and floating-point type. */
+    static final String[] SCHEMA_POSTGRES = {
+        "CREATE TABLE IF NOT EXISTS ITEMS (I_ID BIGINT PRIMARY KEY, NAME TEXT NOT NULL, PRICE DOUBLE PRECISION NOT NULL, "
+                + "STOCK BIGINT NOT NULL)",
+        "CREATE TABLE IF NOT EXISTS SHOPPING_CARTS (CART_ID BIGINT NOT NULL, ITEM_ID BIGINT NOT NULL, "
+                + "QTY BIGINT NOT NULL, PRIMARY KEY (CART_ID, ITEM_ID))",
+        "CREATE TABLE IF NOT EXISTS ORDERS (O_ID BIGSERIAL PRIMARY KEY, CART_ID BIGINT NOT NULL UNIQUE, "
+                + "TOTAL DOUBLE PRECISION NOT NULL, CREATED_AT BIGINT NOT NULL)",
+        "CREATE TABLE IF NOT EXISTS ORDER_LINES (O_ID BIGINT NOT NULL, ITEM_ID BIGINT NOT NULL, QTY BIGINT NOT NULL, "
+                + "PRIMARY KEY (O_ID, ITEM_ID))",
+    };
+
+    /** {@link #SCHEMA} for MariaDB/MySQL: AUTO_INCREMENT, and a length for the text column. */
+    static final String[] SCHEMA_MARIADB = {
+        "CREATE TABLE IF NOT EXISTS ITEMS (I_ID BIGINT PRIMARY KEY, NAME VARCHAR(100) NOT NULL, PRICE DOUBLE NOT NULL, "
+                + "STOCK BIGINT NOT NULL)",
+        "CREATE TABLE IF NOT EXISTS SHOPPING_CARTS (CART_ID BIGINT NOT NULL, ITEM_ID BIGINT NOT NULL, "
+                + "QTY BIGINT NOT NULL, PRIMARY KEY (CART_ID, ITEM_ID))",
+        "CREATE TABLE IF NOT EXISTS ORDERS (O_ID BIGINT AUTO_INCREMENT PRIMARY KEY, CART_ID BIGINT NOT NULL UNIQUE, "
+                + "TOTAL DOUBLE NOT NULL, CREATED_AT BIGINT NOT NULL)",
+        "CREATE TABLE IF NOT EXISTS ORDER_LINES (O_ID BIGINT NOT NULL, ITEM_ID BIGINT NOT NULL, QTY BIGINT NOT NULL, "
+                + "PRIMARY KEY (O_ID, ITEM_ID))",
+    };
+
     @Override
     public String name() {
         return NAME;
@@ -46,8 +70,11 @@ public final class OnlineStore implements Application {
 
     @Override
     public void createSchema(Connection c) throws SQLException {
+        String product = c.getMetaData().getDatabaseProductName().toLowerCase(java.util.Locale.ROOT);
+        String[] schema = product.contains("postgres") ? SCHEMA_POSTGRES
+                : product.contains("mariadb") || product.contains("mysql") ? SCHEMA_MARIADB : SCHEMA;
         try (Statement s = c.createStatement()) {
-            for (String ddl : SCHEMA) s.executeUpdate(ddl);
+            for (String ddl : schema) s.executeUpdate(ddl);
         }
     }
 

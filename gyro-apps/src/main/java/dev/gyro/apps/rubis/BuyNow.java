@@ -1,0 +1,29 @@
+package dev.gyro.apps.rubis;
+
+import dev.gyro.app.Transaction;
+import dev.gyro.app.TxContext;
+import dev.gyro.app.UserAbort;
+import dev.gyro.apps.Rows;
+
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.util.List;
+
+/** Buy Now: the purchase form. Read-only. Returns name, buy-now price, quantity left, the buyer's nickname. */
+public final class BuyNow implements Transaction {
+
+    static final String FORM = "SELECT I.I_NAME, I.I_BUY_NOW, I.I_QUANTITY, U.U_NICKNAME FROM ITEMS I, USERS U "
+            + "WHERE I.I_ID = ? AND U.U_ID = ?";
+
+    public List<Object> run(TxContext ctx, long itemId, long userId) throws SQLException {
+        try (PreparedStatement ps = ctx.connection().prepareStatement(FORM)) {
+            ps.setLong(1, itemId);
+            ps.setLong(2, userId);
+            try (ResultSet rs = ps.executeQuery()) {
+                if (!rs.next()) throw new UserAbort("no open auction " + itemId + " or no user " + userId);
+                return Rows.current(rs, 4);
+            }
+        }
+    }
+}

@@ -1,0 +1,56 @@
+package dev.gyro.apps.rubis;
+
+import java.util.List;
+
+/**
+ * The RUBiS tables (users, items, old_items, bids, buy_now, comments, categories, regions, ids) in SQL that SQLite,
+ * PostgreSQL and MariaDB accept unchanged; column names carry a table prefix, which keeps them clear of every
+ * backend's reserved words. Bids, purchases and comments are keyed within the row that owns them (an item, the user
+ * commented on) so that ids never need coordination between instances. This class is the application's one place
+ * for dialect matters: none are left.
+ */
+final class RubisSchema {
+
+    private RubisSchema() {}
+
+    private static final String ITEM_COLUMNS = "I_ID BIGINT NOT NULL PRIMARY KEY, I_NAME VARCHAR(100) NOT NULL, "
+            + "I_DESCRIPTION VARCHAR(500) NOT NULL, I_INITIAL_PRICE BIGINT NOT NULL, I_QUANTITY INTEGER NOT NULL, "
+            + "I_RESERVE_PRICE BIGINT NOT NULL, I_BUY_NOW BIGINT NOT NULL, I_NB_OF_BIDS INTEGER NOT NULL, "
+            + "I_MAX_BID BIGINT NOT NULL, I_START_DATE BIGINT NOT NULL, I_END_DATE BIGINT NOT NULL, "
+            + "I_SELLER BIGINT NOT NULL, I_CATEGORY INTEGER NOT NULL";
+
+    static final String[] TABLES = {
+        "CREATE TABLE IF NOT EXISTS CATEGORIES (CA_ID INTEGER NOT NULL PRIMARY KEY, CA_NAME VARCHAR(50) NOT NULL)",
+        "CREATE TABLE IF NOT EXISTS REGIONS (R_ID INTEGER NOT NULL PRIMARY KEY, R_NAME VARCHAR(25) NOT NULL)",
+        "CREATE TABLE IF NOT EXISTS USERS (U_ID BIGINT NOT NULL PRIMARY KEY, U_FIRSTNAME VARCHAR(20) NOT NULL, "
+                + "U_LASTNAME VARCHAR(20) NOT NULL, U_NICKNAME VARCHAR(20) NOT NULL, U_PASSWORD VARCHAR(20) NOT NULL, "
+                + "U_EMAIL VARCHAR(50) NOT NULL, U_RATING INTEGER NOT NULL, U_BALANCE BIGINT NOT NULL, "
+                + "U_CREATION_DATE BIGINT NOT NULL, U_REGION INTEGER NOT NULL)",
+        "CREATE TABLE IF NOT EXISTS ITEMS (" + ITEM_COLUMNS + ")",
+        "CREATE TABLE IF NOT EXISTS OLD_ITEMS (" + ITEM_COLUMNS + ")",
+        "CREATE TABLE IF NOT EXISTS BIDS (B_ITEM_ID BIGINT NOT NULL, B_SEQ INTEGER NOT NULL, B_USER_ID BIGINT NOT NULL, "
+                + "B_QTY INTEGER NOT NULL, B_BID BIGINT NOT NULL, B_MAX_BID BIGINT NOT NULL, B_DATE BIGINT NOT NULL, "
+                + "PRIMARY KEY (B_ITEM_ID, B_SEQ))",
+        "CREATE TABLE IF NOT EXISTS BUY_NOW (BN_ITEM_ID BIGINT NOT NULL, BN_SEQ INTEGER NOT NULL, "
+                + "BN_BUYER_ID BIGINT NOT NULL, BN_QTY INTEGER NOT NULL, BN_DATE BIGINT NOT NULL, "
+                + "PRIMARY KEY (BN_ITEM_ID, BN_SEQ))",
+        "CREATE TABLE IF NOT EXISTS COMMENTS (CM_TO_USER_ID BIGINT NOT NULL, CM_SEQ INTEGER NOT NULL, "
+                + "CM_FROM_USER_ID BIGINT NOT NULL, CM_ITEM_ID BIGINT NOT NULL, CM_RATING INTEGER NOT NULL, "
+                + "CM_DATE BIGINT NOT NULL, CM_COMMENT VARCHAR(500) NOT NULL, PRIMARY KEY (CM_TO_USER_ID, CM_SEQ))",
+        "CREATE TABLE IF NOT EXISTS IDS (ID_NAME VARCHAR(20) NOT NULL PRIMARY KEY, ID_NEXT BIGINT NOT NULL)",
+    };
+
+    static final String[] INDEXES = {
+        "CREATE UNIQUE INDEX IF NOT EXISTS USERS_NICKNAME ON USERS (U_NICKNAME)",
+        "CREATE INDEX IF NOT EXISTS USERS_REGION ON USERS (U_REGION)",
+        "CREATE INDEX IF NOT EXISTS ITEMS_CATEGORY ON ITEMS (I_CATEGORY)",
+        "CREATE INDEX IF NOT EXISTS ITEMS_SELLER ON ITEMS (I_SELLER)",
+        "CREATE INDEX IF NOT EXISTS OLD_ITEMS_SELLER ON OLD_ITEMS (I_SELLER)",
+        "CREATE INDEX IF NOT EXISTS BIDS_USER ON BIDS (B_USER_ID)",
+        "CREATE INDEX IF NOT EXISTS BUY_NOW_BUYER ON BUY_NOW (BN_BUYER_ID)",
+        "CREATE INDEX IF NOT EXISTS COMMENTS_FROM ON COMMENTS (CM_FROM_USER_ID)",
+    };
+
+    /** Written only by global requests (registerUser, updateUserInfo, registerItem, closeAuction) or never. */
+    static final List<String> REPLICATED = List.of("CATEGORIES", "REGIONS", "OLD_ITEMS", "IDS");
+}

@@ -1,0 +1,88 @@
+package dev.gyro.bench;
+
+import dev.gyro.app.Application;
+import dev.gyro.app.Workload;
+import dev.gyro.app.WorkloadOptions;
+import dev.gyro.runtime.LocalCluster;
+
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.IntConsumer;
+
+/**
+ * One benchmark run of an application on a {@link LocalCluster} (N instances in this JVM over N SQLite files): load
+ * every database, start the ring, drive the workload, wait until the ring is quiet, then check replicas and the
+ * application's conditions.
+ */
+public final class ClusterBenchmark {
+
+    /**
+     * @param dir       where the SQLite files go (must not hold another application's databases)
+     * @param instances ring size
+     * @param scale     the application's scale unit ({@link Application#describeScale})
+     * @param seed      seeds the data and the sessions
+     */
+    public record Spec(Application app, Path dir, int instances, int scale, long seed, int sessions,
+                       Duration duration, WorkloadOptions options) {}
+
+    /** The run's figures and the checks' verdict; {@code problems} lists everything that went wrong. */
+    public record Report(Spec spec, String workload, WorkloadRunner.Result run, Checks.Result checks,
+                         List<String> problems) {
+        public boolean ok() {
+            return problems.isEmpty();
+        }
+    }
+
+    /** Told about each phase: loading (databases done), the workload, the checks. */
+    public interface Listener {
+        default void loaded(int databases, int of) {}
+        default void started(List<String> addresses, String workload) {}
+        default void running(double elapsed, double total, long completed) {}
+        default void finished(WorkloadRunner.Result result) {}
+    }
+
+    private ClusterBenchmark() {}
+
+    public static Report run(Spec spec, Listener listener) throws Exception {
+        Workload workload = spec.app().workload(spec.scale(), spec.options()); // validate options before loading
+        IntConsumer loaded = n -> listener.loaded(n, spec.instances());
+        try (LocalCluster cluster = LocalCluster.create(spec.dir(), spec.app(), spec.instances(), spec.scale(),
+                spec.seed(), loaded)) {
+            cluster.startAll();
+            listener.started(cluster.addresses(), workload.describe());
+            WorkloadRunner.Result result;
+            try (GyroTarget target = new GyroTarget(cluster.addresses())) {
+                result = WorkloadRunner.run(workload, target,
+                        new WorkloadRunner.Settings(spec.sessions(), spec.duration(), spec.seed()),
+                        listener::running);
+            }
+            listener.finished(result);
+            List<String> problems = new ArrayList<>();
+            if (!cluster.awaitQuiet(60_000)) problems.add("the ring did not become quiet within 60 s");
+            if (result.failed() > 0)
+                problems.add(result.failed() + " requests failed (first: " + result.failures().get(0) + ")");
+            if (result.completed() == 0) problems.add("no request completed");
+            Checks.Result checks = check(cluster, spec);
+            problems.addAll(checks.violations());
+            return new Report(spec, workload.describe(), result, checks, List.copyOf(problems));
+        }
+    }
+
+    /** Replica convergence and the application's audit on a quiet cluster's databases. */
+    public static Checks.Result check(LocalCluster cluster, Spec spec) throws SQLException {
+        List<Connection> conns = new ArrayList<>();
+        try {
+            for (int i = 0; i < cluster.size(); i++)
+                conns.add(DriverManager.getConnection("jdbc:sqlite:" + cluster.databaseFile(i)));
+            return Checks.run(spec.app(), spec.app().audit(spec.scale(), spec.seed()), conns,
+                    cluster.instance(0).routing().map());
+        } finally {
+            for (Connection c : conns) c.close();
+        }
+    }
+}
