@@ -4,6 +4,8 @@ import dev.gyro.app.Application;
 import dev.gyro.app.Workload;
 import dev.gyro.app.WorkloadOptions;
 import dev.gyro.runtime.LocalCluster;
+import dev.gyro.runtime.check.AccessLog;
+import dev.gyro.runtime.check.ReadFromChecker;
 
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -49,11 +51,21 @@ public final class ClusterBenchmark {
     private ClusterBenchmark() {}
 
     public static Report run(Spec spec, Listener listener) throws Exception {
+        return run(spec, listener, null);
+    }
+
+    /**
+     * As {@link #run(Spec, Listener)}, and when {@code accesses} is not null every instance records what each request
+     * reads and writes into it, and each read from a local request of another partition (a breach of the paper's
+     * Definition 1, that is, a wrong classification) is a problem of the run.
+     */
+    public static Report run(Spec spec, Listener listener, AccessLog accesses) throws Exception {
         Workload workload = spec.app().workload(spec.scale(), spec.options()); // validate options before loading
         IntConsumer loaded = n -> listener.loaded(n, spec.instances());
         try (LocalCluster cluster = LocalCluster.create(spec.dir(), spec.app(), spec.instances(), spec.scale(),
                 spec.seed(), loaded)) {
             cluster.startAll();
+            if (accesses != null) for (int i = 0; i < cluster.size(); i++) cluster.instance(i).recordAccesses(accesses);
             listener.started(cluster.addresses(), workload.describe());
             WorkloadRunner.Result result;
             try (GyroTarget target = new GyroTarget(cluster.addresses())) {
@@ -67,6 +79,12 @@ public final class ClusterBenchmark {
             if (result.failed() > 0)
                 problems.add(result.failed() + " requests failed (first: " + result.failures().get(0) + ")");
             if (result.completed() == 0) problems.add("no request completed");
+            if (accesses != null) {
+                List<ReadFromChecker.Violation> violations = ReadFromChecker.check(accesses.all());
+                for (ReadFromChecker.Violation v : violations.subList(0, Math.min(5, violations.size())))
+                    problems.add("Definition 1 violated: " + v);
+                if (violations.size() > 5) problems.add((violations.size() - 5) + " more reads from local requests of other partitions");
+            }
             Checks.Result checks = check(cluster, spec);
             problems.addAll(checks.violations());
             return new Report(spec, workload.describe(), result, checks, List.copyOf(problems));
