@@ -3,6 +3,7 @@ package dev.gyro.bench;
 import dev.gyro.app.Application;
 import dev.gyro.app.Workload;
 import dev.gyro.app.WorkloadOptions;
+import dev.gyro.runtime.Backend;
 import dev.gyro.runtime.LocalCluster;
 import dev.gyro.runtime.check.AccessLog;
 import dev.gyro.runtime.check.ReadFromChecker;
@@ -30,7 +31,18 @@ public final class ClusterBenchmark {
      * @param seed      seeds the data and the sessions
      */
     public record Spec(Application app, Path dir, int instances, int scale, long seed, int sessions,
-                       Duration duration, WorkloadOptions options) {}
+                       Duration duration, WorkloadOptions options, Backend backend) {
+
+        /** On SQLite, the embedded default. */
+        public Spec(Application app, Path dir, int instances, int scale, long seed, int sessions, Duration duration,
+                    WorkloadOptions options) {
+            this(app, dir, instances, scale, seed, sessions, duration, options, Backend.SQLITE);
+        }
+
+        public Spec on(Backend other) {
+            return new Spec(app, dir, instances, scale, seed, sessions, duration, options, other);
+        }
+    }
 
     /** The run's figures and the checks' verdict; {@code problems} lists everything that went wrong. */
     public record Report(Spec spec, String workload, WorkloadRunner.Result run, Checks.Result checks,
@@ -62,8 +74,8 @@ public final class ClusterBenchmark {
     public static Report run(Spec spec, Listener listener, AccessLog accesses) throws Exception {
         Workload workload = spec.app().workload(spec.scale(), spec.options()); // validate options before loading
         IntConsumer loaded = n -> listener.loaded(n, spec.instances());
-        try (LocalCluster cluster = LocalCluster.create(spec.dir(), spec.app(), spec.instances(), spec.scale(),
-                spec.seed(), loaded)) {
+        try (LocalCluster cluster = LocalCluster.create(spec.backend(), spec.dir(), spec.app(), spec.instances(),
+                spec.scale(), spec.seed(), loaded)) {
             cluster.startAll();
             if (accesses != null) for (int i = 0; i < cluster.size(); i++) cluster.instance(i).recordAccesses(accesses);
             listener.started(cluster.addresses(), workload.describe());
@@ -96,7 +108,7 @@ public final class ClusterBenchmark {
         List<Connection> conns = new ArrayList<>();
         try {
             for (int i = 0; i < cluster.size(); i++)
-                conns.add(DriverManager.getConnection("jdbc:sqlite:" + cluster.databaseFile(i)));
+                conns.add(cluster.connect(i));
             return Checks.run(spec.app(), spec.app().audit(spec.scale(), spec.seed()), conns,
                     cluster.instance(0).routing().map());
         } finally {

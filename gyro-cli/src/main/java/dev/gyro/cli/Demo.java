@@ -5,6 +5,8 @@ import dev.gyro.apps.store.StoreAudit;
 import dev.gyro.client.GyroClient;
 import dev.gyro.client.Reply;
 import dev.gyro.runtime.LocalCluster;
+import dev.gyro.runtime.Backend;
+import dev.gyro.servers.DatabaseServer;
 import dev.gyro.runtime.check.ReplicaCheck;
 import org.HdrHistogram.ConcurrentHistogram;
 import org.HdrHistogram.Histogram;
@@ -12,7 +14,6 @@ import org.HdrHistogram.Histogram;
 import java.io.PrintStream;
 import java.nio.file.Path;
 import java.sql.Connection;
-import java.sql.DriverManager;
 import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.List;
@@ -21,12 +22,17 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * The main job: the online store over N instances on N SQLite files, a mixed workload of concurrent clients,
+ * The main job: the online store over N instances on N databases (SQLite files, or PostgreSQL or MariaDB servers
+ * started for the run), a mixed workload of concurrent clients,
  * then the checks that make the run worth believing (replicas equal, invariants hold) and the figures.
  */
 final class Demo {
 
-    record Settings(int instances, int clients, double seconds, Path dir, int scale, long seed) {}
+    record Settings(int instances, int clients, double seconds, Path dir, int scale, long seed, Backend backend) {
+        Settings(int instances, int clients, double seconds, Path dir, int scale, long seed) {
+            this(instances, clients, seconds, dir, scale, seed, Backend.SQLITE);
+        }
+    }
 
     record Result(boolean ok, List<String> failures, long requests) {}
 
@@ -47,16 +53,21 @@ final class Demo {
     }
 
     Result run() throws Exception {
-        out.printf("Gyro demo: online store (paper Section IV) on %d instances, %d SQLite files under %s%n",
-                s.instances(), s.instances(), s.dir());
+        out.printf("Gyro demo: online store (paper Section IV) on %d instances, %d %s under %s%n",
+                s.instances(), s.instances(), s.backend() == Backend.SQLITE ? "SQLite files"
+                        : s.backend() == Backend.POSTGRES ? "PostgreSQL servers" : "MariaDB servers", s.dir());
+        stopLeftoverServers(s.dir()); // of an earlier run that was killed, before their data is wiped
         DemoWipe.wipe(s.dir());
         ProgressBar load = new ProgressBar(out, "loading ");
-        try (LocalCluster cluster = LocalCluster.create(s.dir(), new OnlineStore(), s.instances(), s.scale(), s.seed(),
+        try (LocalCluster cluster = LocalCluster.create(s.backend(), s.dir(), new OnlineStore(), s.instances(), s.scale(), s.seed(),
                 n -> load.update((double) n / s.instances(), n + "/" + s.instances() + " databases, "
                         + s.scale() * OnlineStore.ITEMS_PER_SCALE + " items each"))) {
             load.done(s.instances() + " databases loaded");
             cluster.startAll();
             out.printf("instances: %s%n", String.join(", ", cluster.addresses()));
+            if (!cluster.servers().isEmpty())
+                out.printf("%s servers: %s%n", s.backend(), String.join(", ", cluster.servers().stream()
+                        .map(v -> "127.0.0.1:" + v.port()).toList()));
             long start;
             long elapsedNanos;
             try (GyroClient client = GyroClient.connect(cluster.addresses())) {
@@ -207,9 +218,17 @@ final class Demo {
 
     private static List<Connection> open(LocalCluster cluster) throws SQLException {
         List<Connection> conns = new ArrayList<>();
-        for (int i = 0; i < cluster.size(); i++)
-            conns.add(DriverManager.getConnection("jdbc:sqlite:" + cluster.databaseFile(i)));
+        for (int i = 0; i < cluster.size(); i++) conns.add(cluster.connect(i));
         return conns;
+    }
+
+    /** Stops servers an earlier demo left running in {@code dir} (it was killed before it could stop them). */
+    static void stopLeftoverServers(Path dir) throws java.io.IOException {
+        if (!java.nio.file.Files.isDirectory(dir)) return;
+        try (var entries = java.nio.file.Files.list(dir)) {
+            for (Path p : entries.filter(p -> p.getFileName().toString().startsWith("server-")).toList())
+                DatabaseServer.stopAnyAt(p);
+        }
     }
 
     private static void close(List<Connection> conns) throws SQLException {

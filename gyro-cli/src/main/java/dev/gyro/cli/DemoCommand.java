@@ -7,8 +7,8 @@ import java.nio.file.Path;
 import java.util.concurrent.Callable;
 
 @Command(name = "demo", mixinStandardHelpOptions = true,
-        description = "Run the online store over N Gyro instances on N SQLite files, with concurrent clients, "
-                + "then check that replicas are equal and invariants hold, and print the figures. "
+        description = "Run the online store over N Gyro instances on N databases (SQLite files, or PostgreSQL or "
+                + "MariaDB servers it starts on free loopback ports: --backend), with concurrent clients, then check that replicas are equal and invariants hold, and print the figures. "
                 + "The last line starts with 'demo: OK' or 'demo: FAILED'; the exit code is 0 only if every check passed.")
 final class DemoCommand implements Callable<Integer> {
 
@@ -21,8 +21,13 @@ final class DemoCommand implements Callable<Integer> {
     @Option(names = "--duration", defaultValue = "20", description = "seconds of workload (default: ${DEFAULT-VALUE})")
     double seconds;
 
-    @Option(names = "--dir", defaultValue = "demo-data", description = "where the SQLite files go; wiped first (default: ${DEFAULT-VALUE})")
+    @Option(names = "--dir", defaultValue = "demo-data", description = "where the databases go (SQLite files or"
+            + " server directories); wiped first (default: ${DEFAULT-VALUE})")
     Path dir;
+
+    @Option(names = "--backend", defaultValue = "sqlite", description = "sqlite, postgres or mariadb: the DBMS of"
+            + " every instance (default: ${DEFAULT-VALUE})")
+    String backend;
 
     @Option(names = "--scale", defaultValue = "1", description = "thousands of items in the store (default: ${DEFAULT-VALUE})")
     int scale;
@@ -36,9 +41,19 @@ final class DemoCommand implements Callable<Integer> {
             System.out.println("demo: FAILED: --instances, --clients, --duration and --scale must be positive");
             return 2;
         }
+        dev.gyro.runtime.Backend dbms;
+        try {
+            dbms = dev.gyro.runtime.Backend.parse(backend);
+        } catch (IllegalArgumentException e) {
+            System.out.println("demo: FAILED: --backend: " + e.getMessage());
+            return 2;
+        }
         Demo.Result result;
         try {
-            result = new Demo(new Demo.Settings(instances, clients, seconds, dir, scale, seed), System.out).run();
+            result = new Demo(new Demo.Settings(instances, clients, seconds, dir, scale, seed, dbms), System.out).run();
+        } catch (dev.gyro.servers.MissingServerException e) {
+            System.out.println("demo: FAILED: " + e.getMessage());
+            return 1;
         } catch (Exception e) {
             System.out.println("demo: FAILED: " + e);
             return 1;

@@ -5,6 +5,7 @@ import dev.gyro.app.Classification;
 import dev.gyro.protocol.PartitionMap;
 import dev.gyro.runtime.GyroInstance;
 import dev.gyro.runtime.InstanceConfig;
+import dev.gyro.runtime.db.Dialect;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
@@ -27,8 +28,12 @@ final class InstanceCommand implements Callable<Integer> {
             description = "host:port of every instance, in ring order, comma-separated")
     List<String> ring;
 
-    @Option(names = "--db", required = true, description = "this instance's SQLite database file")
+    @Option(names = "--db", description = "this instance's SQLite database file")
     Path db;
+
+    @Option(names = "--jdbc-url", description = "this instance's database as a JDBC URL instead of --db, on a"
+            + " PostgreSQL or MariaDB server of its own (jdbc:postgresql://HOST:PORT/DB?user=..., jdbc:mariadb://...)")
+    String jdbcUrl;
 
     @Option(names = "--app", defaultValue = "store", description = "the application (default: ${DEFAULT-VALUE})")
     String app;
@@ -44,20 +49,25 @@ final class InstanceCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
+        if ((db == null) == (jdbcUrl == null)) {
+            System.err.println("gyro instance: give the database as --db FILE (SQLite) or --jdbc-url URL, exactly one");
+            return 2;
+        }
+        String target = jdbcUrl != null ? jdbcUrl : db.toString();
         Application application = Apps.byName(app);
         if (loadScale != null) {
-            try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + db)) {
+            try (Connection c = DriverManager.getConnection(Dialect.forTarget(target).jdbcUrl(target))) {
                 c.setAutoCommit(false);
                 application.createSchema(c);
                 if (!application.isLoaded(c)) application.load(c, loadScale, seed);
                 c.commit();
             }
         }
-        InstanceConfig config = InstanceConfig.of(id, ring, db, application);
+        InstanceConfig config = InstanceConfig.of(id, ring, target, application);
         if (classification != null) config = config.withClassification(Classification.read(classification));
         GyroInstance instance = new GyroInstance(config).start();
         System.out.println("gyro instance " + id + " of " + ring.size() + " serving " + app + " on " + ring.get(id)
-                + " (database " + db + ", " + PartitionMap.uniform(ring.size()) + ")");
+                + " (database " + config.describeDatabase() + ", " + PartitionMap.uniform(ring.size()) + ")");
         System.out.flush();
         CountDownLatch stop = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {

@@ -39,8 +39,12 @@ final class WorkloadCommand implements Callable<Integer> {
     @Option(names = "--seed", defaultValue = "42", description = "seed of the data and the sessions (default: ${DEFAULT-VALUE})")
     long seed;
 
-    @Option(names = "--dir", defaultValue = "workload-data", description = "where the SQLite files go; wiped first (default: ${DEFAULT-VALUE})")
+    @Option(names = "--dir", defaultValue = "workload-data", description = "where the databases (SQLite files or throwaway servers) go; wiped first (default: ${DEFAULT-VALUE})")
     Path dir;
+
+    @Option(names = "--backend", defaultValue = "sqlite", description = "sqlite, postgres or mariadb: the DBMS of every "
+            + "instance (postgres and mariadb: throwaway servers started on free loopback ports) (default: ${DEFAULT-VALUE})")
+    String backend;
 
     @Option(names = {"-o", "--option"}, description = "a workload option name=value, repeatable: tpcw mix=browsing|shopping|ordering; "
             + "rubis mix=bidding|browsing; tpcc remote-lines=1 remote-payments=15; micro local=90 service-ms=5 void; all think-ms=0")
@@ -54,7 +58,9 @@ final class WorkloadCommand implements Callable<Integer> {
         }
         Application application;
         WorkloadOptions parsed;
+        dev.gyro.runtime.Backend dbms;
         try {
+            dbms = dev.gyro.runtime.Backend.parse(backend);
             application = Apps.byName(app);
             parsed = WorkloadOptions.parse(options);
             application.workload(scale, parsed);
@@ -65,12 +71,12 @@ final class WorkloadCommand implements Callable<Integer> {
         ClusterBenchmark.Report report;
         try {
             DemoWipe.wipe(dir);
-            System.out.printf("Gyro workload: %s (%s) on %d instances, %d SQLite files under %s%n", app,
-                    application.describeScale(scale), instances, instances, dir);
+            System.out.printf("Gyro workload: %s (%s) on %d instances, %d %s databases under %s%n", app,
+                    application.describeScale(scale), instances, instances, dbms, dir);
             ProgressBar load = new ProgressBar(System.out, "loading ");
             ProgressBar[] run = new ProgressBar[1];
             report = ClusterBenchmark.run(new ClusterBenchmark.Spec(application, dir, instances, scale, seed, sessions,
-                    Duration.ofMillis((long) (seconds * 1000)), parsed), new ClusterBenchmark.Listener() {
+                    Duration.ofMillis((long) (seconds * 1000)), parsed, dbms), new ClusterBenchmark.Listener() {
                 public void loaded(int databases, int of) {
                     load.update((double) databases / of, databases + "/" + of + " databases");
                     if (databases == of) load.done(of + " databases loaded");

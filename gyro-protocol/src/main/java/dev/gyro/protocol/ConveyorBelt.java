@@ -53,6 +53,8 @@ public final class ConveyorBelt {
     private final ArrayDeque<Long> queue = new ArrayDeque<>();
     private final ArrayDeque<Long> snapshot = new ArrayDeque<>();
     private long executing = -1;
+    // With parallel globals (Appendix B): the snapshot's requests not reported yet.
+    private final java.util.LinkedHashSet<Long> executingInParallel = new java.util.LinkedHashSet<>();
 
     private boolean wanted;
     private long wantSentAt = Long.MIN_VALUE / 2;
@@ -148,21 +150,31 @@ public final class ConveyorBelt {
     }
 
     /**
-     * The runtime finished {@link Action.ExecuteGlobal} for {@code requestId}.
+     * The runtime finished {@link Action.ExecuteGlobal} for {@code requestId}, or, with parallel globals, one
+     * request of {@link Action.ExecuteGlobals} (updates reported in gsn order).
      *
      * @param update the request's state update, or null if it failed or wrote nothing
      */
     public void onGlobalExecuted(long requestId, StateUpdate update) {
+        if (config.parallelGlobals()) {
+            check(role == Role.PRIMARY && executingInParallel.remove(requestId), "global request " + requestId
+                    + " finished but is not one of " + executingInParallel + " executing (" + role + ")");
+            if (update != null) appendOwnUpdate(update);
+            if (executingInParallel.isEmpty()) finishRound();
+            return;
+        }
         check(role == Role.PRIMARY && executing == requestId,
                 "global request " + requestId + " finished but " + executing + " was executing (" + role + ")");
         executing = -1;
-        if (update != null) {
-            check(update.gsn() == lastGsn + 1 && update.origin() == self,
-                    "update " + update.gsn() + " from " + update.origin() + " does not follow gsn " + lastGsn);
-            lastGsn = update.gsn();
-            heldUpdates.add(update); // line 16: append <u, p> to T
-        }
+        if (update != null) appendOwnUpdate(update);
         executeNext();
+    }
+
+    private void appendOwnUpdate(StateUpdate update) {
+        check(update.gsn() == lastGsn + 1 && update.origin() == self,
+                "update " + update.gsn() + " from " + update.origin() + " does not follow gsn " + lastGsn);
+        lastGsn = update.gsn();
+        heldUpdates.add(update); // line 16: append <u, p> to T
     }
 
     /** Time passes. Drives resends; call it every few milliseconds. */
@@ -189,7 +201,9 @@ public final class ConveyorBelt {
 
     public long lastGsn() { return lastGsn; }
 
-    public int queuedGlobals() { return queue.size() + snapshot.size() + (executing >= 0 ? 1 : 0); }
+    public int queuedGlobals() {
+        return queue.size() + snapshot.size() + (executing >= 0 ? 1 : 0) + executingInParallel.size();
+    }
 
     public boolean holdsToken() { return role != Role.FOLLOWER; }
 
@@ -233,6 +247,17 @@ public final class ConveyorBelt {
     }
 
     private void executeNext() {
+        if (config.parallelGlobals()) {
+            // Appendix B: the whole snapshot at once; gsns are taken in commit order, from lastGsn + 1 on.
+            if (snapshot.isEmpty()) {
+                finishRound();
+                return;
+            }
+            executingInParallel.addAll(snapshot);
+            emit(new Action.ExecuteGlobals(new ArrayList<>(snapshot), lastGsn + 1));
+            snapshot.clear();
+            return;
+        }
         Long requestId = snapshot.pollFirst(); // lines 14-18, one request at a time
         if (requestId == null) {
             finishRound();

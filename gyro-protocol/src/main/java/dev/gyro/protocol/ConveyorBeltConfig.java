@@ -8,9 +8,12 @@ package dev.gyro.protocol;
  * @param maxQueuedGlobals     bound on global requests waiting for the token; beyond it requests are refused
  * @param tokenResendMillis    resend an unacknowledged token after this long
  * @param wantResendMillis     repeat a WANT after this long while a global request still waits
+ * @param parallelGlobals      run each round's snapshot of global requests concurrently
+ *                             ({@link Action.ExecuteGlobals}) instead of one at a time ({@link Action.ExecuteGlobal}):
+ *                             only for a DBMS with commit ordering (paper Appendix B, DESIGN.md decision 6)
  */
 public record ConveyorBeltConfig(int self, int ringSize, int maxQueuedGlobals, long tokenResendMillis,
-                                 long wantResendMillis) {
+                                 long wantResendMillis, boolean parallelGlobals) {
     public ConveyorBeltConfig {
         if (ringSize < 1) throw new IllegalArgumentException("ringSize must be at least 1, was " + ringSize);
         if (self < 0 || self >= ringSize)
@@ -20,7 +23,17 @@ public record ConveyorBeltConfig(int self, int ringSize, int maxQueuedGlobals, l
             throw new IllegalArgumentException("resend intervals must be at least 1 ms");
     }
 
+    /** Globals one at a time. */
+    public ConveyorBeltConfig(int self, int ringSize, int maxQueuedGlobals, long tokenResendMillis,
+                              long wantResendMillis) {
+        this(self, ringSize, maxQueuedGlobals, tokenResendMillis, wantResendMillis, false);
+    }
+
     public static ConveyorBeltConfig of(int self, int ringSize) {
         return new ConveyorBeltConfig(self, ringSize, 10_000, 500, 200);
+    }
+
+    public ConveyorBeltConfig withParallelGlobals(boolean parallel) {
+        return new ConveyorBeltConfig(self, ringSize, maxQueuedGlobals, tokenResendMillis, wantResendMillis, parallel);
     }
 }

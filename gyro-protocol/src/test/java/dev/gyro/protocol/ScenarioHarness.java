@@ -14,12 +14,15 @@ import java.util.StringJoiner;
  *
  * <p>Commands (one per line):
  * <pre>
- * ring N [queue Q] [resend MS] [want MS]   start N instances from DurableState.initial
+ * ring N [queue Q] [resend MS] [want MS] [parallel on]
+ *                                          start N instances from DurableState.initial (parallel on: globals
+ *                                          run concurrently, Action.ExecuteGlobals)
  * request I global ID                      global request ID arrives at instance I
  * deliver [A-&gt;B]                           deliver the messages in flight now (all, or those from A to B)
  * drop [A-&gt;B]                              lose the messages in flight (all, or those from A to B)
  * applied I                                I's runtime finishes its pending apply-updates
  * executed I ID write|fail                 I's runtime finishes executing global ID: commits a write, or fails
+ *                                          (in parallel: in any order; a write takes the next gsn as it commits)
  * tick I|* MS                              instance I (or every running one) sees the clock at MS
  * crash I                                  I loses its memory and every unfinished action; its disk stays
  * restart I                                I restarts from what its disk holds
@@ -58,7 +61,8 @@ final class ScenarioHarness {
     private ConveyorBeltConfig[] configs;
     private ConveyorBelt[] belts;
     private Disk[] disks;
-    private List<List<Action>> pending; // unfinished ApplyUpdates / ExecuteGlobal per instance, in order
+    private List<List<Action>> pending; // unfinished ApplyUpdates / ExecuteGlobal(s) per instance, in order
+    private List<java.util.Set<Long>> unfinished; // per instance: requests of its ExecuteGlobals not finished yet
     private final List<InFlight> network = new ArrayList<>();
     private long now;
 
@@ -97,11 +101,13 @@ final class ScenarioHarness {
         n = Integer.parseInt(w[1]);
         int queue = 10_000;
         long resend = 500, want = 200;
+        boolean parallel = false;
         for (int i = 2; i + 1 < w.length; i += 2) {
             switch (w[i]) {
                 case "queue" -> queue = Integer.parseInt(w[i + 1]);
                 case "resend" -> resend = Long.parseLong(w[i + 1]);
                 case "want" -> want = Long.parseLong(w[i + 1]);
+                case "parallel" -> parallel = w[i + 1].equals("on");
                 default -> throw new IllegalArgumentException(SCRIPT_ERROR + "unknown ring option " + w[i]);
             }
         }
@@ -109,12 +115,14 @@ final class ScenarioHarness {
         belts = new ConveyorBelt[n];
         disks = new Disk[n];
         pending = new ArrayList<>();
+        unfinished = new ArrayList<>();
         network.clear();
         now = 0;
         for (int i = 0; i < n; i++) {
-            configs[i] = new ConveyorBeltConfig(i, n, queue, resend, want);
+            configs[i] = new ConveyorBeltConfig(i, n, queue, resend, want, parallel);
             disks[i] = new Disk(DurableState.initial(i));
             pending.add(new ArrayList<>());
+            unfinished.add(new java.util.LinkedHashSet<>());
             belts[i] = new ConveyorBelt(configs[i], disks[i].state(), now);
             perform(i, out);
         }
@@ -186,20 +194,31 @@ final class ScenarioHarness {
         int i = up(w[1]);
         long id = Long.parseLong(w[2]);
         Action next = pending.get(i).isEmpty() ? null : pending.get(i).get(0);
-        expect(next instanceof Action.ExecuteGlobal e && e.requestId() == id,
-                i + " is not executing r" + id + " (pending: " + pending.get(i) + ")");
-        pending.get(i).remove(0);
-        Action.ExecuteGlobal e = (Action.ExecuteGlobal) next;
+        long gsn;
+        if (next instanceof Action.ExecuteGlobals all) {
+            // Parallel globals: any of the round's requests may finish next; one that commits a write takes the
+            // next gsn at its commit (Action.ExecuteGlobals), so gsn order is the order of these commands.
+            expect(unfinished.get(i).remove(id), i + " is not executing r" + id + " (pending: " + pending.get(i)
+                    + ", unfinished " + unfinished.get(i) + ")");
+            if (unfinished.get(i).isEmpty()) pending.get(i).remove(0);
+            gsn = disks[i].lastGsn + 1;
+            expect(gsn >= all.firstGsn(), "gsn " + gsn + " below the round's first " + all.firstGsn());
+        } else {
+            expect(next instanceof Action.ExecuteGlobal e && e.requestId() == id,
+                    i + " is not executing r" + id + " (pending: " + pending.get(i) + ")");
+            pending.get(i).remove(0);
+            gsn = ((Action.ExecuteGlobal) next).gsn();
+        }
         StateUpdate update = null;
         switch (w[3]) {
             case "write" -> {
                 // The request's writes, lastGsn and the outbox entry commit in one DBMS transaction.
-                update = new StateUpdate(e.gsn(), i, List.of(new RowChange("t", RowChange.Kind.UPSERT,
+                update = new StateUpdate(gsn, i, List.of(new RowChange("t", RowChange.Kind.UPSERT,
                         List.of("k", "v"), List.of(new Value.Int(id), new Value.Text("written by r" + id)),
                         List.of("k"))));
                 Disk d = disks[i];
-                d.applied.add(e.gsn());
-                d.lastGsn = e.gsn();
+                d.applied.add(gsn);
+                d.lastGsn = gsn;
                 d.outbox.add(Codec.encodeUpdate(update));
             }
             case "fail" -> { } // rolled back: nothing is stored, no gsn is used
@@ -228,6 +247,7 @@ final class ScenarioHarness {
         int queued = belts[i].queuedGlobals();
         belts[i] = null;
         pending.get(i).clear();
+        unfinished.get(i).clear();
         out.add(i + " crashed" + (queued > 0 ? ", " + queued + " queued global(s) lost" : "")
                 + (lost.length() > 0 ? ", unfinished: " + lost : ""));
     }
@@ -263,6 +283,7 @@ final class ScenarioHarness {
                 disks[i].token = Codec.encodeToken(p.token());
                 network.add(new InFlight(i, p.to(), Codec.encodeMessage(new Message.TokenPass(i, p.token()))));
             } else {
+                if (a instanceof Action.ExecuteGlobals all) unfinished.get(i).addAll(all.requestIds());
                 pending.get(i).add(a);
             }
         }
@@ -275,6 +296,11 @@ final class ScenarioHarness {
         if (a instanceof Action.PassToken p) return "pass-token " + describe(p.token()) + " to " + p.to();
         if (a instanceof Action.ApplyUpdates u)
             return "apply-updates " + updates(u.updates()) + " last-gsn " + u.lastGsn() + ", hold " + describe(u.token());
+        if (a instanceof Action.ExecuteGlobals all) {
+            StringJoiner ids = new StringJoiner(", ", "[", "]");
+            for (long id : all.requestIds()) ids.add("r" + id);
+            return "execute-globals " + ids + " in parallel, gsns from " + all.firstGsn() + " in commit order";
+        }
         Action.ExecuteGlobal e = (Action.ExecuteGlobal) a;
         return "execute-global r" + e.requestId() + " as gsn " + e.gsn();
     }

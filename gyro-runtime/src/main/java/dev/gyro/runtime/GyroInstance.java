@@ -22,7 +22,7 @@ import dev.gyro.protocol.Value;
 import dev.gyro.runtime.db.CapturingConnection;
 import dev.gyro.runtime.db.Database;
 import dev.gyro.runtime.db.MetadataStore;
-import dev.gyro.runtime.db.SqliteDialect;
+import dev.gyro.runtime.db.Dialect;
 import dev.gyro.runtime.db.UpdateApplier;
 import io.grpc.CallOptions;
 import io.grpc.Grpc;
@@ -57,9 +57,11 @@ import java.util.concurrent.atomic.AtomicLong;
  *       (Algorithm 1, lines 2-4); nothing else is on their path;</li>
  *   <li>global requests are queued in the belt (line 6) and wait for the token;</li>
  *   <li>one event-loop thread owns the belt and feeds it events; one primary thread performs the belt's actions
- *       strictly in the order they were asked for (apply updates, execute globals one at a time, persist and
- *       pass the token), so a token is never sent before it is recorded as passed. Globals run one at a time:
- *       SQLite has a single writer (DESIGN.md decision 6).</li>
+ *       strictly in the order they were asked for (apply updates, execute globals, persist and pass the token),
+ *       so a token is never sent before it is recorded as passed. Globals run one at a time where the DBMS lacks
+ *       commit ordering (SQLite has a single writer; PostgreSQL's SSI lets a transaction serialized first commit
+ *       last); on MariaDB/InnoDB each round's snapshot runs concurrently on the global threads, gsns taken in
+ *       commit order (paper Appendix B, DESIGN.md decision 6).</li>
  * </ul>
  */
 public final class GyroInstance implements AutoCloseable {
@@ -80,6 +82,11 @@ public final class GyroInstance implements AutoCloseable {
     private final ExecutorService loop;
     private final ExecutorService primary;
     private final ExecutorService requestThreads;
+    private ExecutorService globalThreads; // parallel globals only
+    private final java.util.concurrent.atomic.AtomicInteger globalsRunning = new java.util.concurrent.atomic.AtomicInteger();
+    private final java.util.concurrent.atomic.AtomicInteger mostGlobalsAtOnce = new java.util.concurrent.atomic.AtomicInteger();
+    /** Held from taking a gsn to committing and reporting it, so that gsn order is commit order (parallel globals). */
+    private final java.util.concurrent.locks.ReentrantLock commitLock = new java.util.concurrent.locks.ReentrantLock();
     private final ScheduledExecutorService ticker;
 
     private final AtomicLong nextRequestId = new AtomicLong(1);
@@ -132,10 +139,10 @@ public final class GyroInstance implements AutoCloseable {
     /** Opens the database, recovers the protocol state it records, and starts serving. */
     public GyroInstance start() throws IOException {
         try {
-            // SQLite has one writer per file: one write connection makes writers queue in the pool (first come,
-            // first served) instead of polling the file lock with SQLite's sleeping busy handler.
-            db = Database.open(SqliteDialect.INSTANCE, config.database().toString(),
-                    Database.Options.defaults().withPoolSizes(1, 8));
+            // The backend follows from the database (a SQLite file or a JDBC URL); its dialect picks the pool sizes
+            // (SQLite: one write connection, so writers queue in the pool instead of polling the file lock).
+            Dialect dialect = Dialect.forTarget(config.databaseTarget());
+            db = Database.open(dialect, config.databaseTarget(), dialect.instanceOptions());
             DurableState state = db.inTransaction(false, c -> {
                 config.application().createSchema(c);
                 MetadataStore.createTables(c);
@@ -144,7 +151,12 @@ public final class GyroInstance implements AutoCloseable {
             appliedGsn = state.lastGsn();
             log.info("instance {} recovered: last gsn {}, token {}", self, state.lastGsn(), state.tokenStatus());
             // The belt exists before the server accepts anything, so no request or message can find it missing.
-            belt = new ConveyorBelt(config.beltConfig(), state, System.currentTimeMillis());
+            // Globals run in parallel exactly where the DBMS has commit ordering (Appendix B; DESIGN.md decision 6).
+            if (dialect.parallelGlobals())
+                globalThreads = Executors.newFixedThreadPool(dialect.instanceOptions().writePoolSize(),
+                        named("gyro-" + self + "-global"));
+            belt = new ConveyorBelt(config.beltConfig().withParallelGlobals(dialect.parallelGlobals()), state,
+                    System.currentTimeMillis());
             peers = new PeerLinks(self, config.addresses());
             server = Grpc.newServerBuilderForPort(config.port(), InsecureServerCredentials.create())
                     .executor(requestThreads)
@@ -166,7 +178,7 @@ public final class GyroInstance implements AutoCloseable {
             return this;
         } catch (SQLException e) {
             close();
-            throw new IllegalStateException("instance " + self + " cannot open its database " + config.database()
+            throw new IllegalStateException("instance " + self + " cannot open its database " + config.describeDatabase()
                     + ": " + e.getMessage(), e);
         } catch (IOException e) {
             close();
@@ -192,6 +204,16 @@ public final class GyroInstance implements AutoCloseable {
 
     public Database database() {
         return db;
+    }
+
+    /** True when this instance runs each round's global requests concurrently (its DBMS has commit ordering). */
+    public boolean parallelGlobals() {
+        return globalThreads != null;
+    }
+
+    /** The most global requests this instance has had executing at the same time (1 when run one at a time). */
+    public int mostGlobalsAtOnce() {
+        return Math.max(mostGlobalsAtOnce.get(), globalCount.get() > 0 ? 1 : 0);
     }
 
     // ---------------------------------------------------------------- client requests
@@ -414,6 +436,8 @@ public final class GyroInstance implements AutoCloseable {
                 peers.send(s.to(), s.message());
             } else if (a instanceof Action.ApplyUpdates au) {
                 applyUpdates(au);
+            } else if (a instanceof Action.ExecuteGlobals round) {
+                executeGlobals(round);
             } else if (a instanceof Action.ExecuteGlobal eg) {
                 executeGlobal(eg);
             } else if (a instanceof Action.PassToken pt) {
@@ -481,13 +505,173 @@ public final class GyroInstance implements AutoCloseable {
                 reply = new Reply(Reply.Status.OK, "", values(result), self, Kind.GLOBAL.label(),
                         update == null ? 0 : update.gsn());
             } catch (Exception e) {
-                update = null; // rolled back: ships no update, uses no gsn
-                reply = failure(p.request(), e);
+                update = committedAnyway(eg.gsn(), e); // normally null: rolled back, ships no update, uses no gsn
+                reply = update == null ? failure(p.request(), e)
+                        : Reply.error(Reply.Status.UNAVAILABLE, p.request().transaction() + " committed as gsn "
+                                + update.gsn() + " but its result was lost with the connection to the database: "
+                                + e.getMessage(), self);
+                if (update != null) advanceGsn(update.gsn());
             }
             p.reply().accept(reply);
         }
         StateUpdate shipped = update;
         onLoop(() -> belt.onGlobalExecuted(eg.requestId(), shipped));
+    }
+
+    /**
+     * Appendix B, "Optimizing the execution of global requests": the round's snapshot runs concurrently on the
+     * global threads; the primary thread waits for all of them. Only on a DBMS with commit ordering (InnoDB
+     * SERIALIZABLE): a request serialized after another waits for its locks, hence commits after it, hence takes a
+     * later gsn, because a request takes its gsn at commit, under {@link #commitLock}.
+     */
+    private void executeGlobals(Action.ExecuteGlobals round) {
+        long[] nextGsn = {round.firstGsn()}; // guarded by commitLock
+        List<java.util.concurrent.Future<?>> running = new ArrayList<>();
+        for (long id : round.requestIds())
+            running.add(globalThreads.submit(() -> {
+                mostGlobalsAtOnce.accumulateAndGet(globalsRunning.incrementAndGet(), Math::max);
+                try {
+                    executeGlobalInParallel(id, nextGsn);
+                } finally {
+                    globalsRunning.decrementAndGet();
+                }
+            }));
+        for (java.util.concurrent.Future<?> f : running) {
+            try {
+                f.get();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            } catch (java.util.concurrent.ExecutionException e) {
+                log.error("instance {}: a global request of the round failed unexpectedly", self, e.getCause());
+            }
+        }
+    }
+
+    /**
+     * One request of a parallel round: its own transaction (retried when it loses a race), whose commit takes the
+     * next gsn, records it with the update (the same DBMS transaction, Action.ExecuteGlobals) and reports it to the
+     * belt, all under {@link #commitLock}. A request that fails or writes nothing takes no gsn.
+     */
+    private void executeGlobalInParallel(long requestId, long[] nextGsn) {
+        PendingGlobal p = pending.remove(requestId);
+        if (p == null) { // cannot happen: requests are registered before the belt sees them
+            onLoop(() -> belt.onGlobalExecuted(requestId, null));
+            return;
+        }
+        StateUpdate update = null;
+        Object result = null;
+        Exception failure = null;
+        dev.gyro.runtime.check.AccessLog accesses = accessLog;
+        Object[] seen = new Object[2];
+        long start = System.nanoTime();
+        for (int attempt = 1; ; attempt++) {
+            java.sql.Connection c = null;
+            boolean locked = false, committed = false;
+            try {
+                TransactionCatalog.Entry entry = catalog.get(p.request().transaction());
+                c = db.writeConnection();
+                dev.gyro.runtime.check.RequestRecorder rec = accesses == null ? null
+                        : new dev.gyro.runtime.check.RequestRecorder(c, db.dialect(), db.tables());
+                CapturingConnection capture = rec != null ? rec.capture()
+                        : CapturingConnection.wrap(c, db.dialect(), db.tables());
+                Object r = entry.invoke(new RequestContext(rec != null ? rec.connection() : capture.connection(),
+                        p.arrivedAt(), seed(requestId)), p.request().parameters());
+                if (rec != null) {
+                    seen[0] = rec.reads();
+                    seen[1] = rec.writes();
+                }
+                List<dev.gyro.protocol.RowChange> changes = capture.changes();
+                if (!changes.isEmpty()) {
+                    commitLock.lock();
+                    locked = true;
+                    StateUpdate u = new StateUpdate(nextGsn[0], self, changes);
+                    MetadataStore.recordGlobal(c, u);
+                    db.commit(c);
+                    committed = true;
+                    nextGsn[0]++;
+                    update = u;
+                    advanceGsn(u.gsn());
+                    onLoop(() -> belt.onGlobalExecuted(requestId, u)); // queued under the lock: in gsn order
+                } else {
+                    db.commit(c);
+                    committed = true;
+                }
+                result = r;
+                break;
+            } catch (Exception e) {
+                if (c != null && !committed) db.rollback(c);
+                if (locked) {
+                    // A lost connection during COMMIT leaves the outcome unknown: ask the database.
+                    StateUpdate anyway = committedAnyway(nextGsn[0], e);
+                    if (anyway != null) {
+                        nextGsn[0]++;
+                        update = anyway;
+                        advanceGsn(anyway.gsn());
+                        onLoop(() -> belt.onGlobalExecuted(requestId, anyway));
+                        failure = e;
+                        break;
+                    }
+                    commitLock.unlock();
+                    locked = false;
+                }
+                if (attempt < db.options().maxAttempts() && db.isRetryable(e)) {
+                    try {
+                        Thread.sleep(1 + java.util.concurrent.ThreadLocalRandom.current().nextLong(5L << Math.min(6, attempt)));
+                    } catch (InterruptedException ie) {
+                        Thread.currentThread().interrupt();
+                        failure = e;
+                        break;
+                    }
+                    continue;
+                }
+                failure = e;
+                break;
+            } finally {
+                if (locked) commitLock.unlock();
+                if (c != null) {
+                    try {
+                        c.close();
+                    } catch (java.sql.SQLException | RuntimeException ignored) {
+                        // the connection is gone
+                    }
+                }
+            }
+        }
+        Reply reply;
+        if (failure == null) {
+            if (accesses != null) accesses.add(accessOf(p.request(), true, start, seen));
+            globalCount.incrementAndGet();
+            reply = new Reply(Reply.Status.OK, "", values(result), self, Kind.GLOBAL.label(),
+                    update == null ? 0 : update.gsn());
+            if (update == null) onLoop(() -> belt.onGlobalExecuted(requestId, null));
+        } else if (update != null) {
+            reply = Reply.error(Reply.Status.UNAVAILABLE, p.request().transaction() + " committed as gsn "
+                    + update.gsn() + " but its result was lost with the connection to the database: "
+                    + failure.getMessage(), self);
+        } else {
+            reply = failure(p.request(), failure); // rolled back: ships no update, uses no gsn
+            onLoop(() -> belt.onGlobalExecuted(requestId, null));
+        }
+        p.reply().accept(reply);
+    }
+
+    /**
+     * The update of gsn {@code gsn} if its transaction committed although executing it failed: with a database
+     * server, a connection lost during COMMIT leaves the outcome unknown, and the database may hold the writes and
+     * the gsn. Asked of the database itself (its outbox), as often as it takes to reach it, so that the belt never
+     * disagrees with the database about the last gsn. Null after a failure the application or the DBMS reported
+     * before committing.
+     */
+    private StateUpdate committedAnyway(long gsn, Exception failure) {
+        if (failure instanceof UserAbort || failure instanceof BadRequestException) return null;
+        StateUpdate[] found = new StateUpdate[1];
+        retryForever("learn whether global update " + gsn + " committed",
+                () -> found[0] = db.inTransaction(true, c -> MetadataStore.outboxUpdate(c, gsn)));
+        if (found[0] != null)
+            log.warn("instance {}: global update {} committed although its transaction reported {}", self, gsn,
+                    failure.toString());
+        return found[0];
     }
 
     private interface SqlAction {
@@ -578,6 +762,8 @@ public final class GyroInstance implements AutoCloseable {
         s.put("failed", failedCount.get());
         s.put("updatesApplied", updatesApplied.get());
         s.put("tokenPasses", tokenPasses.get());
+        s.put("parallelGlobals", parallelGlobals());
+        s.put("mostGlobalsAtOnce", mostGlobalsAtOnce());
         try {
             return JSON.writeValueAsBytes(s);
         } catch (IOException e) {
@@ -612,6 +798,7 @@ public final class GyroInstance implements AutoCloseable {
             Thread.currentThread().interrupt();
         }
         requestThreads.shutdownNow();
+        if (globalThreads != null) globalThreads.shutdownNow();
         if (peers != null) peers.close();
         if (db != null) db.close();
         for (PendingGlobal p : pending.values())

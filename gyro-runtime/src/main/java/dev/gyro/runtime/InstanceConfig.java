@@ -5,6 +5,8 @@ import dev.gyro.app.Classification;
 import dev.gyro.protocol.ConveyorBeltConfig;
 import dev.gyro.protocol.PartitionMap;
 
+import dev.gyro.runtime.db.Dialect;
+
 import java.nio.file.Path;
 import java.util.List;
 
@@ -13,17 +15,21 @@ import java.util.List;
  *
  * @param self           this instance's id: its position in {@code addresses}, the ring order
  * @param addresses      host:port of every instance of the ring, in ring order
- * @param database       this instance's SQLite database file (one file per instance)
+ * @param database       this instance's SQLite database file (one file per instance), or null when
+ *                       {@code jdbcUrl} names the database
  * @param application    the application whose transactions it runs
  * @param classification how each transaction is classified and partitioned
  * @param partitionMap   bucket to instance
  * @param maxQueuedGlobals bound of the global request queue; more are refused as OVERLOADED
  * @param requestThreads threads that execute local requests concurrently
  * @param tickMillis     protocol timer resolution
+ * @param jdbcUrl        this instance's database as a JDBC URL ({@code jdbc:postgresql://...},
+ *                       {@code jdbc:mariadb://...}, {@code jdbc:sqlite:...}), or null when {@code database} is the
+ *                       SQLite file; the URL picks the backend (issue 5)
  */
 public record InstanceConfig(int self, List<String> addresses, Path database, Application application,
                              Classification classification, PartitionMap partitionMap, int maxQueuedGlobals,
-                             int requestThreads, long tickMillis) {
+                             int requestThreads, long tickMillis, String jdbcUrl) {
 
     public InstanceConfig {
         addresses = List.copyOf(addresses);
@@ -32,7 +38,11 @@ public record InstanceConfig(int self, List<String> addresses, Path database, Ap
             throw new IllegalArgumentException("instance id " + self + " is not in the ring of " + addresses.size()
                     + " instances");
         for (String a : addresses) parsePort(a);
-        if (database == null) throw new IllegalArgumentException("no database file given");
+        if (database == null && (jdbcUrl == null || jdbcUrl.isBlank()))
+            throw new IllegalArgumentException("no database given (a SQLite file or a JDBC URL)");
+        if (database != null && jdbcUrl != null)
+            throw new IllegalArgumentException("give the database as a SQLite file or as a JDBC URL, not both");
+        if (jdbcUrl != null) Dialect.forTarget(jdbcUrl).jdbcUrl(jdbcUrl); // names a backend Gyro has
         if (application == null) throw new IllegalArgumentException("no application given");
         if (classification == null) classification = application.classification();
         if (partitionMap == null) partitionMap = PartitionMap.uniform(addresses.size());
@@ -45,12 +55,31 @@ public record InstanceConfig(int self, List<String> addresses, Path database, Ap
     }
 
     public static InstanceConfig of(int self, List<String> addresses, Path database, Application application) {
-        return new InstanceConfig(self, addresses, database, application, null, null, 10_000, 64, 10);
+        return new InstanceConfig(self, addresses, database, application, null, null, 10_000, 64, 10, null);
+    }
+
+    /**
+     * An instance whose database is {@code jdbcUrlOrFile}: a JDBC URL of any supported backend, or a SQLite file.
+     */
+    public static InstanceConfig of(int self, List<String> addresses, String jdbcUrlOrFile, Application application) {
+        boolean url = jdbcUrlOrFile != null && jdbcUrlOrFile.strip().startsWith("jdbc:");
+        return new InstanceConfig(self, addresses, url ? null : Path.of(jdbcUrlOrFile), application, null, null,
+                10_000, 64, 10, url ? jdbcUrlOrFile.strip() : null);
     }
 
     public InstanceConfig withClassification(Classification c) {
         return new InstanceConfig(self, addresses, database, application, c, partitionMap, maxQueuedGlobals,
-                requestThreads, tickMillis);
+                requestThreads, tickMillis, jdbcUrl);
+    }
+
+    /** What {@link dev.gyro.runtime.db.Database#open} opens: the JDBC URL, or the SQLite file. */
+    public String databaseTarget() {
+        return jdbcUrl != null ? jdbcUrl : database.toString();
+    }
+
+    /** The database for messages and logs, without a password the URL may carry. */
+    public String describeDatabase() {
+        return databaseTarget().replaceAll("(?i)(password=)[^&;]*", "$1***");
     }
 
     public ConveyorBeltConfig beltConfig() {

@@ -27,6 +27,7 @@ final class SimNode {
     private int incarnation;
     private final ArrayDeque<Action> todo = new ArrayDeque<>();
     private boolean busy; // a DBMS transaction is in progress or not yet reported
+    private long reportNotBefore; // a parallel round's reports reach the belt in commit order
 
     SimNode(int id, Simulator sim, ConveyorBeltConfig config, SimDatabase db) {
         this.id = id;
@@ -92,6 +93,9 @@ final class SimNode {
             } else if (action instanceof Action.ApplyUpdates apply) {
                 busy = true;
                 applyUpdates(apply);
+            } else if (action instanceof Action.ExecuteGlobals round) {
+                busy = true;
+                executeRound(round);
             } else {
                 busy = true;
                 Action.ExecuteGlobal exec = (Action.ExecuteGlobal) action;
@@ -114,24 +118,54 @@ final class SimNode {
     }
 
     private void execute(Action.ExecuteGlobal exec) {
-        GlobalRequest request = sim.request(exec.requestId());
-        StateUpdate update = null;
-        if (sim.chance(sim.settings().failRate())) {
-            sim.trace(() -> id + ": r" + exec.requestId() + " fails and rolls back");
-            sim.checker().completedWithoutUpdate(id, exec.requestId(), true);
-        } else {
-            List<RowChange> writes = request.execute(db.rows());
-            if (writes.isEmpty()) {
-                sim.trace(() -> id + ": r" + exec.requestId() + " writes nothing");
-                sim.checker().completedWithoutUpdate(id, exec.requestId(), false);
-            } else {
-                update = new StateUpdate(exec.gsn(), id, writes);
-                db.commitGlobal(exec.requestId(), update);
-                sim.trace(() -> id + ": r" + exec.requestId() + " commits as gsn " + exec.gsn());
-            }
-        }
-        StateUpdate result = update;
+        StateUpdate result = executeOne(exec.requestId(), exec.gsn());
         report(() -> belt.onGlobalExecuted(exec.requestId(), result));
+    }
+
+    /** One DBMS transaction: the request fails, writes nothing, or commits its writes as gsn {@code gsn}. */
+    private StateUpdate executeOne(long requestId, long gsn) {
+        GlobalRequest request = sim.request(requestId);
+        if (sim.chance(sim.settings().failRate())) {
+            sim.trace(() -> id + ": r" + requestId + " fails and rolls back");
+            sim.checker().completedWithoutUpdate(id, requestId, true);
+            return null;
+        }
+        List<RowChange> writes = request.execute(db.rows());
+        if (writes.isEmpty()) {
+            sim.trace(() -> id + ": r" + requestId + " writes nothing");
+            sim.checker().completedWithoutUpdate(id, requestId, false);
+            return null;
+        }
+        StateUpdate update = new StateUpdate(gsn, id, writes);
+        db.commitGlobal(requestId, update);
+        sim.trace(() -> id + ": r" + requestId + " commits as gsn " + gsn);
+        return update;
+    }
+
+    /**
+     * {@link Action.ExecuteGlobals}: every request of the round is a transaction of its own, committing at its own
+     * random moment (each runs atomically at that moment, as a DBMS with commit ordering serializes them in commit
+     * order); one that commits writes takes the next gsn then. The reports reach the belt in commit order, as the
+     * runtime's commit lock makes them; the round ends with the last one.
+     */
+    private void executeRound(Action.ExecuteGlobals round) {
+        long[] nextGsn = {round.firstGsn()};
+        int[] unreported = {round.requestIds().size()};
+        for (long requestId : round.requestIds()) {
+            inTransaction(() -> {
+                StateUpdate update = executeOne(requestId, nextGsn[0]);
+                if (update != null) nextGsn[0]++;
+                int at = incarnation;
+                long when = Math.max(reportNotBefore, sim.now() + sim.nextLong(2));
+                reportNotBefore = when;
+                sim.after(when - sim.now(), () -> {
+                    if (at != incarnation) return;
+                    belt.onGlobalExecuted(requestId, update);
+                    if (--unreported[0] == 0) busy = false;
+                    perform();
+                });
+            });
+        }
     }
 
     /** Runs {@code transaction} after the DBMS's latency, unless this incarnation crashed meanwhile. */

@@ -29,11 +29,13 @@ import java.util.Random;
  * @param applyRetryRate        chance that applying a token's updates fails (a serialization failure, say) and the
  *                              runtime retries it
  * @param safetyMillis          length of the safety phase (faults and clients on)
+ * @param parallelGlobals       each round's snapshot of global requests runs concurrently, gsns taken in commit
+ *                              order (paper Appendix B, a DBMS with commit ordering), instead of one at a time
  */
 public record SimSettings(long seed, int instances, int keys, long minDelayMillis, long maxDelayMillis, double lossRate,
                           double duplicateRate, long meanPartitionMillis, long maxPartitionMillis, long meanCrashMillis, long maxDowntimeMillis, double failRate,
                           long meanRequestMillis, int queueBound, long tokenResendMillis, long wantResendMillis,
-                          long maxDbMillis, double applyRetryRate, long safetyMillis) {
+                          long maxDbMillis, double applyRetryRate, long safetyMillis, boolean parallelGlobals) {
 
     /** Draws the settings of a run; consumes the first numbers of the run's random source. */
     static SimSettings draw(long seed, Random random) {
@@ -55,8 +57,9 @@ public record SimSettings(long seed, int instances, int keys, long minDelayMilli
         long db = 1 + random.nextInt(15);
         double retry = pick(random, 0.0, 0.0, 0.1);
         long safety = pick(random, 1_000L, 2_000L, 4_000L);
+        boolean parallel = random.nextBoolean(); // drawn last: the knobs above stay what they were for every seed
         return new SimSettings(seed, instances, keys, minDelay, maxDelay, loss, dup, partition, partitionLength, crash,
-                downtime, fail, request, queue, tokenResend, wantResend, db, retry, safety);
+                downtime, fail, request, queue, tokenResend, wantResend, db, retry, safety, parallel);
     }
 
     /** One line: the seed and every fault setting. */
@@ -64,13 +67,13 @@ public record SimSettings(long seed, int instances, int keys, long minDelayMilli
         return String.format(Locale.ROOT,
                 "seed %d: ring %d, %d keys, delay %d..%dms, loss %.0f%%, dup %.0f%%, partition %s, crash %s, "
                         + "downtime <=%dms, exec-fail %.0f%%, request every ~%dms, queue %d, resend token %dms want %dms, "
-                        + "db <=%dms, apply-retry %.0f%%, safety %dms",
+                        + "db <=%dms, apply-retry %.0f%%, safety %dms, globals %s",
                 seed, instances, keys, minDelayMillis, maxDelayMillis, lossRate * 100, duplicateRate * 100,
                 meanPartitionMillis == 0 ? "never" : "every ~" + meanPartitionMillis + "ms for <=" + maxPartitionMillis
                         + "ms",
                 meanCrashMillis == 0 ? "never" : "every ~" + meanCrashMillis + "ms", maxDowntimeMillis,
                 failRate * 100, meanRequestMillis, queueBound, tokenResendMillis, wantResendMillis, maxDbMillis,
-                applyRetryRate * 100, safetyMillis);
+                applyRetryRate * 100, safetyMillis, parallelGlobals ? "in parallel" : "one at a time");
     }
 
     @SafeVarargs

@@ -75,7 +75,7 @@ public final class Simulator {
         this.isolatedUntil = new long[settings.instances()];
         for (int i = 0; i < nodes.length; i++) {
             ConveyorBeltConfig config = new ConveyorBeltConfig(i, nodes.length, settings.queueBound(),
-                    settings.tokenResendMillis(), settings.wantResendMillis());
+                    settings.tokenResendMillis(), settings.wantResendMillis(), settings.parallelGlobals());
             nodes[i] = new SimNode(i, this, config, databases.create(i, DurableState.initial(i), checker));
         }
     }
@@ -295,6 +295,8 @@ public final class Simulator {
         if (a instanceof Action.PassToken p) return "pass-token " + describe(p.token()) + " to " + p.to();
         if (a instanceof Action.ApplyUpdates u)
             return "apply-updates " + gsns(u.updates()) + " last-gsn " + u.lastGsn() + ", hold " + describe(u.token());
+        if (a instanceof Action.ExecuteGlobals all)
+            return "execute-globals " + all.requestIds() + " in parallel, gsns from " + all.firstGsn();
         Action.ExecuteGlobal e = (Action.ExecuteGlobal) a;
         return "execute-global r" + e.requestId() + " as gsn " + e.gsn();
     }

@@ -68,6 +68,7 @@ public final class CapturingConnection {
     private final Connection proxy;
     private SQLException spoiled;
     private long writes; // captured write executions so far (the driver's last_insert_rowid changes only with them)
+    private WrittenRows lastWritten = WrittenRows.none(); // the rows of the last captured write, for generated keys
 
     private CapturingConnection(Connection real, Dialect dialect, TableCatalog catalog) {
         this.real = real;
@@ -115,11 +116,14 @@ public final class CapturingConnection {
 
     // ------------------------------------------------------------------------------------------- statements
 
-    /** A write statement, checked and rewritten: what it does, to which table, and the SQL actually run. */
-    private record Target(WriteStatement statement, TableInfo table, String runSql) {}
+    /**
+     * A write statement, checked and rewritten: what it does, to which table, and the SQL actually run; with
+     * {@code reRead} not null, the SQL is the application's own and the rows are read by key around it.
+     */
+    private record Target(WriteStatement statement, TableInfo table, String runSql, KeyedReRead reRead) {}
 
     private Target target(WriteStatement ws) throws SQLException {
-        String schema = dialect.captureSchema(ws.schema(), ws.table());
+        String schema = dialect.captureSchema(real, ws.schema(), ws.table());
         if (ws.table().toLowerCase(Locale.ROOT).startsWith(MetadataStore.PREFIX))
             throw WriteStatement.refused("cannot capture " + ws.describe() + ": " + ws.table()
                     + " is one of Gyro's own metadata tables");
@@ -144,60 +148,169 @@ public final class CapturingConnection {
                     + ", which has a UNIQUE constraint besides its primary key (" + info.otherUniqueIndex()
                     + "), may delete rows it does not report; use INSERT ... ON CONFLICT (key) DO UPDATE instead");
         String runSql = dialect.returningAll(ws.sql(), ws.kind());
-        if (runSql == null)
+        if (runSql != null) return new Target(ws, info, runSql, null);
+        if (ws.kind() != WriteKind.UPDATE)
             throw WriteStatement.refused("cannot capture " + ws.describe() + ": the " + dialect.name()
                     + " dialect cannot return the rows a " + ws.kind() + " writes");
-        return new Target(ws, info, runSql);
+        return new Target(ws, info, ws.sql(), KeyedReRead.ofUpdate(ws.sql()));
     }
 
-    /** Runs the rewritten statement, records its rows as row images, and returns how many rows it wrote. */
-    private long runCaptured(PreparedStatement ps, Target target) throws SQLException {
+    /**
+     * Runs the rewritten statement (or, for a keyed re-read, reads the keys, runs the application's statement and
+     * reads the rows back), records its rows as row images, and returns how many rows it wrote.
+     *
+     * @param params the statement's parameters as set ({index: {setter, args}}), for the key read
+     */
+    private long runCaptured(PreparedStatement ps, Target target, Map<Integer, Object[]> params) throws SQLException {
         checkNotSpoiled();
         TableInfo table = target.table();
-        boolean delete = target.statement().kind() == WriteKind.DELETE;
-        List<String> columns = delete ? table.keyColumns() : table.columns();
-        List<RowChange> rows = new ArrayList<>();
-        try (ResultSet rs = ps.executeQuery()) {
-            ResultSetMetaData md = rs.getMetaData();
-            int[] index = new int[columns.size()];
-            Map<String, Integer> byLabel = new HashMap<>();
-            for (int i = md.getColumnCount(); i >= 1; i--)
-                byLabel.put(md.getColumnLabel(i).toLowerCase(Locale.ROOT), i);
-            for (int c = 0; c < columns.size(); c++) {
-                Integer i = byLabel.get(columns.get(c).toLowerCase(Locale.ROOT));
-                if (i == null)
-                    throw new SQLException("capturing " + target.statement().describe() + ": the returned rows lack"
-                            + " column " + columns.get(c) + " of table " + table.name());
-                index[c] = i;
-            }
-            while (rs.next()) {
-                List<Value> values = new ArrayList<>(columns.size());
-                for (int c = 0; c < columns.size(); c++) {
-                    Object o = rs.getObject(index[c]);
-                    try {
-                        values.add(Value.of(o));
-                    } catch (IllegalArgumentException e) {
-                        throw new SQLException("capturing " + target.statement().describe() + ": column "
-                                + columns.get(c) + " holds a value of unsupported type " + o.getClass().getName());
-                    }
+        WrittenRows written;
+        long count;
+        List<RowChange> rows;
+        try {
+            if (target.reRead() == null) {
+                try (ResultSet rs = ps.executeQuery()) {
+                    written = read(rs, table);
                 }
-                RowChange change = new RowChange(table.name(), delete ? RowChange.Kind.DELETE : RowChange.Kind.UPSERT,
-                        columns, values, table.keyColumns());
-                for (Value v : change.keyValues())
-                    if (v instanceof Value.Null)
-                        throw new SQLException("capturing " + target.statement().describe() + ": a row of table "
-                                + table.name() + " has NULL in its primary key " + table.keyColumns()
-                                + ", so it cannot be addressed on the other instances");
-                rows.add(change);
+                count = written.rows().size();
+            } else {
+                List<List<Object>> keys = selectKeys(target, params);
+                count = ps.executeUpdate();
+                written = readBack(target, keys);
             }
+            rows = changes(written, target);
         } catch (SQLException | RuntimeException e) {
             // The statement ran (or may have): whatever it wrote is not described by the capture.
             spoiled = e instanceof SQLException s ? s : new SQLException(e.toString(), e);
             throw e;
         }
         writes++;
+        lastWritten = written;
         for (RowChange r : rows) log_.add(r, table.otherUniqueIndex() != null);
-        return rows.size();
+        return count;
+    }
+
+    private static WrittenRows read(ResultSet rs, TableInfo table) throws SQLException {
+        ResultSetMetaData md = rs.getMetaData();
+        int n = md.getColumnCount();
+        List<String> labels = new ArrayList<>(n);
+        for (int i = 1; i <= n; i++) labels.add(md.getColumnLabel(i));
+        List<List<Object>> rows = new ArrayList<>();
+        while (rs.next()) {
+            List<Object> row = new ArrayList<>(n);
+            for (int i = 1; i <= n; i++) row.add(rs.getObject(i));
+            rows.add(row);
+        }
+        return new WrittenRows(table, labels, rows);
+    }
+
+    /** The written rows as row images: whole rows for inserts and updates, keys for deletes. */
+    private List<RowChange> changes(WrittenRows written, Target target) throws SQLException {
+        TableInfo table = target.table();
+        boolean delete = target.statement().kind() == WriteKind.DELETE;
+        List<String> columns = delete ? table.keyColumns() : table.columns();
+        int[] index = new int[columns.size()];
+        for (int c = 0; c < columns.size(); c++) {
+            index[c] = written.indexOf(columns.get(c));
+            if (index[c] < 0)
+                throw new SQLException("capturing " + target.statement().describe() + ": the returned rows lack"
+                        + " column " + columns.get(c) + " of table " + table.name());
+        }
+        List<RowChange> out = new ArrayList<>(written.rows().size());
+        for (List<Object> row : written.rows()) {
+            List<Value> values = new ArrayList<>(columns.size());
+            for (int c = 0; c < columns.size(); c++) {
+                Object o = row.get(index[c]);
+                try {
+                    values.add(dialect.toValue(o));
+                } catch (IllegalArgumentException e) {
+                    throw new SQLException("capturing " + target.statement().describe() + ": column "
+                            + columns.get(c) + " holds a value of unsupported type " + o.getClass().getName());
+                }
+            }
+            RowChange change = new RowChange(table.name(), delete ? RowChange.Kind.DELETE : RowChange.Kind.UPSERT,
+                    columns, values, table.keyColumns());
+            for (Value v : change.keyValues())
+                if (v instanceof Value.Null)
+                    throw new SQLException("capturing " + target.statement().describe() + ": a row of table "
+                            + table.name() + " has NULL in its primary key " + table.keyColumns()
+                            + ", so it cannot be addressed on the other instances");
+            out.add(change);
+        }
+        return out;
+    }
+
+    /** Keyed re-read, step 1: the keys of the rows the UPDATE is about to write, locked. */
+    private List<List<Object>> selectKeys(Target target, Map<Integer, Object[]> params) throws SQLException {
+        KeyedReRead plan = target.reRead();
+        List<List<Object>> keys = new ArrayList<>();
+        try (PreparedStatement ps = real.prepareStatement(plan.keySelect(dialect, target.table().keyColumns()))) {
+            for (Map.Entry<Integer, Object[]> e : params.entrySet()) {
+                int index = e.getKey() - plan.firstWhereParameter();
+                if (index < 1) continue; // a parameter of the SET clause
+                Object[] args = ((Object[]) e.getValue()[1]).clone();
+                args[0] = index;
+                invokeSetter((Method) e.getValue()[0], ps, args);
+            }
+            try (ResultSet rs = ps.executeQuery()) {
+                int n = target.table().keyColumns().size();
+                while (rs.next()) {
+                    List<Object> key = new ArrayList<>(n);
+                    for (int i = 1; i <= n; i++) key.add(rs.getObject(i));
+                    keys.add(key);
+                }
+            }
+        }
+        return keys;
+    }
+
+    /** Keyed re-read, step 2: the rows with {@code keys}, after the write, in the order the keys were read. */
+    private WrittenRows readBack(Target target, List<List<Object>> keys) throws SQLException {
+        TableInfo table = target.table();
+        List<String> keyColumns = table.keyColumns();
+        if (keys.isEmpty()) return new WrittenRows(table, table.columns(), List.of());
+        Map<List<Value>, List<Object>> byKey = new HashMap<>();
+        List<String> labels = null;
+        for (int from = 0; from < keys.size(); from += KeyedReRead.CHUNK) {
+            List<List<Object>> chunk = keys.subList(from, Math.min(keys.size(), from + KeyedReRead.CHUNK));
+            try (PreparedStatement ps = real.prepareStatement(
+                    KeyedReRead.rowSelect(dialect, table.name(), keyColumns, chunk.size()))) {
+                int p = 1;
+                for (List<Object> key : chunk) for (Object v : key) ps.setObject(p++, v);
+                try (ResultSet rs = ps.executeQuery()) {
+                    WrittenRows part = read(rs, table);
+                    labels = part.labels();
+                    int[] at = new int[keyColumns.size()];
+                    for (int k = 0; k < at.length; k++) at[k] = part.indexOf(keyColumns.get(k));
+                    for (List<Object> row : part.rows()) {
+                        List<Value> key = new ArrayList<>(at.length);
+                        for (int i : at) key.add(dialect.toValue(row.get(i)));
+                        byKey.put(key, row);
+                    }
+                }
+            }
+        }
+        List<List<Object>> rows = new ArrayList<>(keys.size());
+        for (List<Object> key : keys) {
+            List<Value> k = new ArrayList<>(key.size());
+            for (Object v : key) k.add(dialect.toValue(v));
+            List<Object> row = byKey.get(k);
+            if (row == null)
+                throw new SQLException("capturing " + target.statement().describe() + ": the row of table "
+                        + table.name() + " with key " + k + " could not be read back after the update");
+            rows.add(row);
+        }
+        return new WrittenRows(table, labels, rows);
+    }
+
+    private static void invokeSetter(Method setter, PreparedStatement ps, Object[] args) throws SQLException {
+        try {
+            call(setter, ps, args);
+        } catch (SQLException | RuntimeException e) {
+            throw e;
+        } catch (Throwable t) {
+            throw new SQLException(t);
+        }
     }
 
     // ---------------------------------------------------------------------------------------- the handlers
@@ -245,10 +358,16 @@ public final class CapturingConnection {
                 return new ReadHandler(ps).proxy;
             }
             Target target = target(ws);
-            Object[] runArgs = args.clone();
-            runArgs[0] = target.runSql();
-            PreparedStatement ps = (PreparedStatement) call(m, real, runArgs);
-            return new WriteHandler(ps, target, keysRequested(args)).proxy;
+            KeyRequest keys = KeyRequest.of(args);
+            PreparedStatement ps;
+            if (keys.requested() && !dialect.forwardsKeyRequest()) {
+                ps = real.prepareStatement(target.runSql()); // the keys come from the captured rows
+            } else {
+                Object[] runArgs = args.clone();
+                runArgs[0] = target.runSql();
+                ps = (PreparedStatement) call(m, real, runArgs);
+            }
+            return new WriteHandler(ps, target, keys).proxy;
         }
     }
 
@@ -343,9 +462,9 @@ public final class CapturingConnection {
             lastWasCaptured = false;
             long count;
             try (PreparedStatement ps = real.prepareStatement(target.runSql())) {
-                count = runCaptured(ps, target);
+                count = runCaptured(ps, target, Map.of());
             }
-            keys.afterWrite(ws.kind(), keysRequested(args));
+            keys.afterWrite(ws.kind(), KeyRequest.of(args));
             lastWasCaptured = true;
             lastCount = count;
             switch (m.getName()) {
@@ -370,7 +489,7 @@ public final class CapturingConnection {
                     }
                     Target target = target(ws);
                     try (PreparedStatement ps = real.prepareStatement(target.runSql())) {
-                        counts[i] = runCaptured(ps, target);
+                        counts[i] = runCaptured(ps, target, Map.of());
                     }
                 } catch (SQLException e) {
                     throw batchFailure(e, Arrays.copyOf(counts, i));
@@ -414,13 +533,13 @@ public final class CapturingConnection {
         final TreeMap<Integer, Object[]> params = new TreeMap<>(); // index -> {Method, args}
         final List<TreeMap<Integer, Object[]>> batch = new ArrayList<>();
         final GeneratedKeys keys = new GeneratedKeys();
-        final boolean keysRequested;
+        final KeyRequest keyRequest;
         long lastCount = -1;
 
-        WriteHandler(PreparedStatement ps, Target target, boolean keysRequested) {
+        WriteHandler(PreparedStatement ps, Target target, KeyRequest keyRequest) {
             this.ps = ps;
             this.target = target;
-            this.keysRequested = keysRequested;
+            this.keyRequest = keyRequest;
             this.proxy = (PreparedStatement) Proxy.newProxyInstance(CapturingConnection.class.getClassLoader(),
                     new Class<?>[] {PreparedStatement.class}, this);
         }
@@ -487,19 +606,21 @@ public final class CapturingConnection {
 
         private void run() throws SQLException {
             keys.close();
-            lastCount = runCaptured(ps, target);
-            keys.afterWrite(target.statement().kind(), keysRequested);
+            lastCount = runCaptured(ps, target, params);
+            keys.afterWrite(target.statement().kind(), keyRequest);
         }
 
         private Object executeBatch(boolean large) throws SQLException {
             List<TreeMap<Integer, Object[]>> entries = new ArrayList<>(batch);
             batch.clear();
             long[] counts = new long[entries.size()];
+            WrittenRows all = WrittenRows.none();
             try {
                 for (int i = 0; i < entries.size(); i++) {
                     try {
                         bind(entries.get(i));
-                        counts[i] = runCaptured(ps, target);
+                        counts[i] = runCaptured(ps, target, entries.get(i));
+                        all = all.plus(lastWritten);
                     } catch (SQLException e) {
                         throw batchFailure(e, Arrays.copyOf(counts, i));
                     }
@@ -507,7 +628,8 @@ public final class CapturingConnection {
             } finally {
                 bind(params); // the current parameters stay as the application last set them
             }
-            keys.afterWrite(target.statement().kind(), keysRequested);
+            lastWritten = all;
+            keys.afterWrite(target.statement().kind(), keyRequest);
             lastCount = -1;
             return large ? counts : toInts(counts);
         }
@@ -533,13 +655,15 @@ public final class CapturingConnection {
     private final class GeneratedKeys {
         private ResultSet keys;
         private WriteKind kind;
+        private WrittenRows written = WrittenRows.none();
         private long atWrite = -1;
 
-        void afterWrite(WriteKind kind, boolean requested) throws SQLException {
+        void afterWrite(WriteKind kind, KeyRequest request) throws SQLException {
             close();
             this.kind = kind;
             this.atWrite = writes;
-            if (requested) keys = dialect.generatedKeys(real, kind);
+            this.written = lastWritten;
+            if (request.requested()) keys = dialect.generatedKeys(real, kind, written, request);
         }
 
         ResultSet get() throws SQLException {
@@ -547,7 +671,7 @@ public final class CapturingConnection {
             if (atWrite >= 0 && atWrite != writes)
                 throw new SQLException("generated keys of this statement are no longer known: another write ran"
                         + " since; prepare the statement with Statement.RETURN_GENERATED_KEYS");
-            keys = dialect.generatedKeys(real, kind);
+            keys = dialect.generatedKeys(real, kind, written, KeyRequest.NONE);
             return keys;
         }
 
@@ -560,12 +684,6 @@ public final class CapturingConnection {
                 if (st != null) st.close();
             }
         }
-    }
-
-    private static boolean keysRequested(Object[] args) {
-        if (args == null || args.length != 2) return false;
-        if (args[1] instanceof Integer flag) return flag == Statement.RETURN_GENERATED_KEYS;
-        return args[1] instanceof int[] || args[1] instanceof String[];
     }
 
     // --------------------------------------------------------------------------------------------- helpers

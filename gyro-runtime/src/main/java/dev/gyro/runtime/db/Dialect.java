@@ -1,16 +1,21 @@
 package dev.gyro.runtime.db;
 
 import com.zaxxer.hikari.HikariConfig;
+import dev.gyro.protocol.Value;
 
 import java.sql.Connection;
+import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.Types;
 import java.util.List;
+import java.util.Locale;
+import java.util.Set;
 
 /**
  * Everything that differs between the supported DBMSs (DESIGN.md decision 2), so that the rest of the database
- * layer is plain JDBC. One implementation per backend; {@link SqliteDialect} today, PostgreSQL and MariaDB later.
- * Implementations are stateless and thread-safe.
+ * layer is plain JDBC. One implementation per backend: {@link SqliteDialect}, {@link PostgresDialect},
+ * {@link MariaDbDialect}. Implementations are stateless and thread-safe.
  */
 public interface Dialect {
 
@@ -21,11 +26,29 @@ public interface Dialect {
      */
     static Dialect of(Connection connection) throws SQLException {
         String product = connection.getMetaData().getDatabaseProductName();
-        if (product != null && product.toLowerCase(java.util.Locale.ROOT).contains("sqlite")) return SqliteDialect.INSTANCE;
-        throw new SQLException("Gyro has no dialect for DBMS " + product + " (supported: SQLite)", "0A000");
+        String p = product == null ? "" : product.toLowerCase(Locale.ROOT);
+        if (p.contains("sqlite")) return SqliteDialect.INSTANCE;
+        if (p.contains("postgres")) return PostgresDialect.INSTANCE;
+        if (p.contains("mariadb") || p.contains("mysql")) return MariaDbDialect.INSTANCE;
+        throw new SQLException("Gyro has no dialect for DBMS " + product + " (supported: SQLite, PostgreSQL, MariaDB)",
+                "0A000");
     }
 
-    /** A short name for messages and logs ("sqlite"). */
+    /**
+     * The dialect for {@code jdbcUrlOrFile}: a JDBC URL names its DBMS; anything else is a SQLite database file.
+     *
+     * @throws IllegalArgumentException for a JDBC URL of another DBMS
+     */
+    static Dialect forTarget(String jdbcUrlOrFile) {
+        String t = jdbcUrlOrFile == null ? "" : jdbcUrlOrFile.strip().toLowerCase(Locale.ROOT);
+        if (t.startsWith("jdbc:postgresql:")) return PostgresDialect.INSTANCE;
+        if (t.startsWith("jdbc:mariadb:") || t.startsWith("jdbc:mysql:")) return MariaDbDialect.INSTANCE;
+        if (t.startsWith("jdbc:sqlite:") || !t.startsWith("jdbc:")) return SqliteDialect.INSTANCE;
+        throw new IllegalArgumentException("Gyro has no dialect for JDBC URL " + jdbcUrlOrFile
+                + " (supported: jdbc:sqlite:, jdbc:postgresql:, jdbc:mariadb:, jdbc:mysql:)");
+    }
+
+    /** A short name for messages and logs ("sqlite", "postgres", "mariadb"). */
     String name();
 
     /**
@@ -38,12 +61,20 @@ public interface Dialect {
 
     /**
      * Configures one of {@link Database}'s two pools. The read-write pool must hand out connections on which
-     * {@code setAutoCommit(false)} starts a transaction that will not fail later for lock upgrades (SQLite:
-     * {@code BEGIN IMMEDIATE}); the read-only pool serves transactions that only read, concurrently.
-     * Pools are configured with auto-commit on; {@link Database} switches it off when it hands out a
-     * connection, which starts the transaction.
+     * {@code setAutoCommit(false)} starts a serializable transaction that will not fail later for lock upgrades
+     * where the backend can promise that (SQLite: {@code BEGIN IMMEDIATE}); the read-only pool serves serializable
+     * transactions that only read, concurrently. Pools are configured with auto-commit on; {@link Database}
+     * switches it off when it hands out a connection, which starts the transaction.
      */
     void configurePool(HikariConfig config, String jdbcUrl, boolean readOnly, Database.Options options);
+
+    /**
+     * The options a Gyro instance opens its database with: pool sizes that suit the backend (SQLite has one
+     * writer, so one write connection makes writers queue in the pool instead of polling the file lock).
+     */
+    default Database.Options instanceOptions() {
+        return Database.Options.defaults();
+    }
 
     /**
      * Begins a transaction on a pooled connection (which is in auto-commit mode). On the read-write pool the
@@ -91,12 +122,23 @@ public interface Dialect {
     String quote(String identifier);
 
     /**
-     * The schema to look a written table up in, given the schema the statement named (null if none):
-     * null for the connection's default schema.
+     * The schema to look a written table up in, given the schema the statement named (null if none): null for the
+     * connection's default schema.
      *
-     * @throws SQLException when writes to that schema cannot be captured (for SQLite: attached or temp databases)
+     * @throws SQLException when writes to that schema cannot be captured (only the tables of the instance's own
+     *                      database and default schema are replicated: row images carry a table name, not a schema)
      */
-    String captureSchema(String writtenSchema, String table) throws SQLException;
+    String captureSchema(Connection connection, String writtenSchema, String table) throws SQLException;
+
+    /** The JDBC catalog that tables are looked up in through {@link java.sql.DatabaseMetaData} (null: any). */
+    default String metadataCatalog(Connection connection) throws SQLException {
+        return null;
+    }
+
+    /** The JDBC schema that unqualified tables are looked up in (null: any). */
+    default String defaultSchema(Connection connection) throws SQLException {
+        return null;
+    }
 
     /**
      * Hidden row identifiers an UPDATE could change besides the declared columns (SQLite's {@code rowid}),
@@ -108,18 +150,33 @@ public interface Dialect {
      * Row-image capture (DESIGN.md decision 4): {@code sql}, a single INSERT/REPLACE/UPDATE/DELETE statement,
      * rewritten so that executing it as a query also returns every row it wrote, with all columns -- the row after
      * the write for inserts and updates, the row before for deletes -- one result row per written row, and with
-     * the same parameters at the same positions. Null when this backend cannot do that for {@code kind}; a keyed
-     * re-read is then needed (not implemented yet: no current backend lacks it).
+     * the same parameters at the same positions. Null when this backend cannot do that for {@code kind}
+     * (MariaDB's UPDATE has no RETURNING): the capture then reads the keys of the rows the statement will write
+     * before it runs and the rows themselves after it ran ({@link KeyedReRead}).
      */
     String returningAll(String sql, WriteKind kind);
 
     /**
-     * The generated keys of a captured write, as the driver would report them for the application's original
-     * statement (the rewritten one it actually ran cannot tell). Called on the same connection right after the
-     * write ran, before any other write; {@code kind} is null when nothing ran yet. The caller closes the result
-     * set's statement via {@link ResultSet#getStatement()}.
+     * Whether the application's request for generated keys ({@code prepareStatement(sql, RETURN_GENERATED_KEYS)})
+     * is passed on to the driver when the rewritten statement is prepared. False when the driver would act on it
+     * in a way that conflicts with the rewrite (pgjdbc appends its own RETURNING and moves the rows to the keys).
      */
-    ResultSet generatedKeys(Connection connection, WriteKind kind) throws SQLException;
+    default boolean forwardsKeyRequest() {
+        return false;
+    }
+
+    /**
+     * The generated keys of a captured write, as the driver would report them for the application's original
+     * statement (the rewritten one it actually ran cannot tell): from {@code written}, the rows the write wrote with
+     * all their columns (for SQLite, {@code last_insert_rowid()} on the connection instead). Called on the same
+     * connection right after the write ran, before any other write; {@code kind} is null and {@code written} empty
+     * when nothing ran yet. The caller closes the result set (and its statement, when
+     * {@link ResultSet#getStatement()} is not null).
+     *
+     * @throws SQLException where the driver would throw, for example keys asked for but not requested (MariaDB)
+     */
+    ResultSet generatedKeys(Connection connection, WriteKind kind, WrittenRows written, KeyRequest request)
+            throws SQLException;
 
     /**
      * An idempotent upsert by primary key: {@code INSERT INTO table (columns) VALUES (?...)} that, when a row with
@@ -136,6 +193,44 @@ public interface Dialect {
      * commit are deferred (SQLite: {@code PRAGMA defer_foreign_keys}).
      */
     void beforeApply(Connection connection) throws SQLException;
+
+    /**
+     * Called in the same transaction after state updates were applied that upserted rows of {@code tables}: lets
+     * key generators catch up with keys that were written explicitly (PostgreSQL sequences do not move when a
+     * row is inserted with an explicit key; SQLite's AUTOINCREMENT and InnoDB's AUTO_INCREMENT do).
+     */
+    default void afterApply(Connection connection, Set<String> tables, TableCatalog catalog) throws SQLException {}
+
+    /**
+     * A value read from this DBMS (a captured row, {@link java.sql.ResultSet#getObject}) as a row-image value.
+     * The default takes the five storage classes of {@link Value}; a backend may map more of its types to text
+     * that it reads back as the same value (PostgreSQL: timestamps, UUIDs, JSON).
+     *
+     * @throws IllegalArgumentException for a value of a type Gyro cannot ship
+     */
+    default Value toValue(Object o) {
+        return Value.of(o);
+    }
+
+    /**
+     * Binds a row-image value as parameter {@code index} of an upsert or delete (update application). The default
+     * uses the value's own JDBC type.
+     */
+    default void bind(PreparedStatement ps, int index, Value v) throws SQLException {
+        if (v instanceof Value.Null) {
+            ps.setNull(index, Types.NULL);
+        } else if (v instanceof Value.Int i) {
+            ps.setLong(index, i.value());
+        } else if (v instanceof Value.Real r) {
+            ps.setDouble(index, r.value());
+        } else if (v instanceof Value.Text t) {
+            ps.setString(index, t.value());
+        } else if (v instanceof Value.Blob b) {
+            ps.setBytes(index, (byte[]) b.toJava());
+        } else {
+            throw new SQLException("unsupported value " + v);
+        }
+    }
 
     /** The column type for Gyro's own metadata tables. */
     String sqlType(SqlType type);

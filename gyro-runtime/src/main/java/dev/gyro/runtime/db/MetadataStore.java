@@ -28,7 +28,8 @@ import java.util.List;
  * rolls back. Which transaction each belongs in (the contract of {@link dev.gyro.protocol.Action}):
  * <ul>
  *   <li>{@link #recordReceived}: the transaction that applies the token's updates (Action.ApplyUpdates);</li>
- *   <li>{@link #recordGlobal}: the global request's own transaction, after its writes (Action.ExecuteGlobal);</li>
+ *   <li>{@link #recordGlobal}: the global request's own transaction, after its writes (Action.ExecuteGlobal; with
+ *       Action.ExecuteGlobals under the runtime's commit lock, so gsns are recorded in commit order);</li>
  *   <li>{@link #recordPassed}: its own transaction, committed before the token is sent (Action.PassToken).</li>
  * </ul>
  * An {@link SQLException} from any of them means the transaction must roll back.
@@ -91,7 +92,7 @@ public final class MetadataStore {
                 ps.setLong(1, self);
                 ps.setLong(2, initial.lastGsn());
                 ps.setString(3, initial.tokenStatus().name());
-                if (initial.token() == null) ps.setNull(4, java.sql.Types.BLOB);
+                if (initial.token() == null) ps.setNull(4, java.sql.Types.VARBINARY); // BLOB would mean an oid to pgjdbc
                 else ps.setBytes(4, Codec.encodeToken(initial.token()));
                 ps.executeUpdate();
             }
@@ -177,6 +178,25 @@ public final class MetadataStore {
             ps.setBytes(1, Codec.encodeToken(token));
             if (ps.executeUpdate() != 1)
                 throw new SQLException("cannot record token of hop " + token.hop() + " as passed: " + describeState(c));
+        }
+    }
+
+    /**
+     * This instance's own state update of {@code gsn} if the transaction that executed it committed, else null: how
+     * the runtime learns the outcome of a global request whose commit failed with the connection (a server backend
+     * may have committed it anyway). Reliable while the token is held: the outbox is only emptied when it comes back.
+     */
+    public static StateUpdate outboxUpdate(Connection c, long gsn) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement("SELECT body FROM " + OUTBOX + " WHERE gsn = ?")) {
+            ps.setLong(1, gsn);
+            try (ResultSet rs = ps.executeQuery()) {
+                if (!rs.next()) return null;
+                try {
+                    return Codec.decodeUpdate(rs.getBytes(1));
+                } catch (RuntimeException e) {
+                    throw new SQLException(OUTBOX + " row " + gsn + " is corrupt: " + e.getMessage(), e);
+                }
+            }
         }
     }
 

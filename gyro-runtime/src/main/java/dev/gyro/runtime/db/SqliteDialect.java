@@ -68,6 +68,12 @@ public final class SqliteDialect implements Dialect {
         return url;
     }
 
+    /** One write connection: SQLite has one writer per file, so writers queue in the pool, first come first served. */
+    @Override
+    public Database.Options instanceOptions() {
+        return Database.Options.defaults().withPoolSizes(1, 8);
+    }
+
     @Override
     public void configurePool(HikariConfig config, String jdbcUrl, boolean readOnly, Database.Options options) {
         createParentDirectory(jdbcUrl);
@@ -186,7 +192,7 @@ public final class SqliteDialect implements Dialect {
     }
 
     @Override
-    public String captureSchema(String writtenSchema, String table) throws SQLException {
+    public String captureSchema(Connection connection, String writtenSchema, String table) throws SQLException {
         if (writtenSchema == null || writtenSchema.equalsIgnoreCase("main")) return null;
         throw new SQLException("cannot capture writes to " + writtenSchema + "." + table + ": only tables of the"
                 + " instance's main database are replicated (not temp or attached databases)", "0A000");
@@ -203,12 +209,19 @@ public final class SqliteDialect implements Dialect {
         return SqlText.withoutTail(sql) + "\nRETURNING *";
     }
 
+    /** The request for keys goes to sqlite-jdbc unchanged: it ignores RETURNING and reports the last rowid. */
+    @Override
+    public boolean forwardsKeyRequest() {
+        return true;
+    }
+
     /**
      * sqlite-jdbc reports {@code SELECT last_insert_rowid()} (one row, labelled so) after any INSERT or REPLACE,
      * requested or not, and an empty result otherwise; this runs the same query at the same moment.
      */
     @Override
-    public ResultSet generatedKeys(Connection connection, WriteKind kind) throws SQLException {
+    public ResultSet generatedKeys(Connection connection, WriteKind kind, WrittenRows written, KeyRequest request)
+            throws SQLException {
         Statement st = connection.createStatement();
         try {
             return st.executeQuery(kind == WriteKind.INSERT ? "SELECT last_insert_rowid()" : "SELECT 1 WHERE 1 = 2");

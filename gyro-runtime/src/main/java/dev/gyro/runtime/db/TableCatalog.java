@@ -41,7 +41,10 @@ public final class TableCatalog {
         String key = (schema == null ? "" : schema.toLowerCase(Locale.ROOT) + ".") + table.toLowerCase(Locale.ROOT);
         TableInfo info = cache.get(key);
         if (info == null) {
-            info = read(connection.getMetaData(), schema, table);
+            Dialect dialect = Dialect.of(connection);
+            String catalog = dialect.metadataCatalog(connection);
+            info = read(connection.getMetaData(), catalog, schema != null ? schema : dialect.defaultSchema(connection),
+                    table);
             cache.put(key, info);
         }
         return info;
@@ -52,37 +55,42 @@ public final class TableCatalog {
         cache.clear();
     }
 
-    private static TableInfo read(DatabaseMetaData md, String schema, String table) throws SQLException {
-        String name = resolveName(md, schema, table);
+    private static TableInfo read(DatabaseMetaData md, String catalog, String schema, String table)
+            throws SQLException {
+        String name = resolveName(md, catalog, schema, table);
         if (name == null)
             throw new SQLException("no such table: " + (schema == null ? "" : schema + ".") + table, "42S02");
 
         List<String> columns = new ArrayList<>();
         TreeMap<Integer, String> ordered = new TreeMap<>();
-        try (ResultSet rs = md.getColumns(null, schema, name, "%")) {
+        List<String> autoIncrement = new ArrayList<>();
+        try (ResultSet rs = md.getColumns(catalog, schema, name, "%")) {
             while (rs.next()) {
                 if (!name.equals(rs.getString("TABLE_NAME"))) continue;
                 String generated = null;
+                String autoIncremented = null;
                 try {
                     generated = rs.getString("IS_GENERATEDCOLUMN");
+                    autoIncremented = rs.getString("IS_AUTOINCREMENT");
                 } catch (SQLException noSuchColumn) {
                     // pre-JDBC-4.1 driver: no generated columns reported
                 }
                 if ("YES".equalsIgnoreCase(generated)) continue;
                 ordered.put(rs.getInt("ORDINAL_POSITION"), rs.getString("COLUMN_NAME"));
+                if ("YES".equalsIgnoreCase(autoIncremented)) autoIncrement.add(rs.getString("COLUMN_NAME"));
             }
         }
         columns.addAll(ordered.values());
 
         TreeMap<Short, String> keyOrder = new TreeMap<>();
-        try (ResultSet rs = md.getPrimaryKeys(null, schema, name)) {
+        try (ResultSet rs = md.getPrimaryKeys(catalog, schema, name)) {
             while (rs.next()) keyOrder.put(rs.getShort("KEY_SEQ"), rs.getString("COLUMN_NAME"));
         }
         List<String> keys = new ArrayList<>(keyOrder.values());
 
         // UNIQUE indexes other than the primary key's own (REPLACE resolves conflicts on them by deleting rows).
         Map<String, Set<String>> unique = new LinkedHashMap<>();
-        try (ResultSet rs = md.getIndexInfo(null, schema, name, true, true)) {
+        try (ResultSet rs = md.getIndexInfo(catalog, schema, name, true, true)) {
             while (rs.next()) {
                 if (rs.getBoolean("NON_UNIQUE")) continue;
                 String index = rs.getString("INDEX_NAME");
@@ -101,14 +109,15 @@ public final class TableCatalog {
                 break;
             }
         }
-        return new TableInfo(name, columns, keys, otherUnique);
+        return new TableInfo(name, columns, keys, otherUnique, autoIncrement);
     }
 
     /** The table's name as the DBMS spells it: exact match first, then any-case (SQLite and MariaDB fold freely). */
-    private static String resolveName(DatabaseMetaData md, String schema, String table) throws SQLException {
+    private static String resolveName(DatabaseMetaData md, String catalog, String schema, String table)
+            throws SQLException {
         List<String> candidates = new ArrayList<>();
         for (String pattern : List.of(table, table.toLowerCase(Locale.ROOT), table.toUpperCase(Locale.ROOT))) {
-            try (ResultSet rs = md.getTables(null, schema, escape(md, pattern), new String[] {"TABLE"})) {
+            try (ResultSet rs = md.getTables(catalog, schema, escape(md, pattern), new String[] {"TABLE"})) {
                 while (rs.next()) candidates.add(rs.getString("TABLE_NAME"));
             }
             for (String c : candidates) if (c.equals(table)) return c;

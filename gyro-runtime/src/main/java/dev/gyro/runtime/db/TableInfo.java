@@ -13,12 +13,20 @@ import java.util.Locale;
  * @param keyColumns        the primary-key columns in key order; empty when the table has no primary key
  * @param otherUniqueIndex  the name of a UNIQUE index or constraint other than the primary key, or null when
  *                          there is none (REPLACE may then silently delete rows the capture cannot see)
+ * @param autoIncrementColumns the columns whose values the DBMS generates when an insert leaves them out
+ *                          (AUTOINCREMENT, AUTO_INCREMENT, serial and identity columns), as the driver reports them
  */
-public record TableInfo(String name, List<String> columns, List<String> keyColumns, String otherUniqueIndex) {
+public record TableInfo(String name, List<String> columns, List<String> keyColumns, String otherUniqueIndex,
+                        List<String> autoIncrementColumns) {
 
     public TableInfo {
         columns = List.copyOf(columns);
         keyColumns = List.copyOf(keyColumns);
+        autoIncrementColumns = List.copyOf(autoIncrementColumns);
+    }
+
+    public TableInfo(String name, List<String> columns, List<String> keyColumns, String otherUniqueIndex) {
+        this(name, columns, keyColumns, otherUniqueIndex, List.of());
     }
 
     public boolean hasPrimaryKey() {

@@ -7,9 +7,9 @@ import dev.gyro.protocol.Value;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
-import java.sql.Types;
+import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.Objects;
+import java.util.Set;
 
 /**
  * Applies state updates (row images, DESIGN.md decision 4) to an instance's database: each
@@ -50,14 +50,18 @@ public final class UpdateApplier {
     public static void apply(Connection connection, Dialect dialect, List<RowChange> changes) throws SQLException {
         if (changes.isEmpty()) return;
         dialect.beforeApply(connection);
+        Set<String> upserted = new LinkedHashSet<>();
         int i = 0;
         while (i < changes.size()) {
             RowChange first = changes.get(i);
             int end = i + 1;
             while (end < changes.size() && sameShape(first, changes.get(end))) end++;
             applyRun(connection, dialect, changes.subList(i, end));
+            if (first.kind() == RowChange.Kind.UPSERT) upserted.add(first.table());
             i = end;
         }
+        if (!upserted.isEmpty())
+            dialect.afterApply(connection, upserted, TableCatalog.forUrl(connection.getMetaData().getURL()));
     }
 
     private static boolean sameShape(RowChange a, RowChange b) {
@@ -74,7 +78,7 @@ public final class UpdateApplier {
         try (PreparedStatement ps = connection.prepareStatement(sql)) {
             for (RowChange change : run) {
                 List<Value> values = upsert ? change.values() : change.keyValues();
-                for (int p = 0; p < values.size(); p++) bind(ps, p + 1, values.get(p));
+                for (int p = 0; p < values.size(); p++) dialect.bind(ps, p + 1, values.get(p));
                 if (run.size() == 1) {
                     ps.executeUpdate();
                 } else {
@@ -86,23 +90,6 @@ public final class UpdateApplier {
             throw new SQLException("cannot apply " + run.size() + " row change(s) (" + first.kind() + ") to table "
                     + first.table() + " with columns " + (upsert ? first.columns() : first.keyColumns()) + ": "
                     + e.getMessage(), e.getSQLState(), e.getErrorCode(), e);
-        }
-    }
-
-    static void bind(PreparedStatement ps, int index, Value v) throws SQLException {
-        Objects.requireNonNull(v, "value");
-        if (v instanceof Value.Null) {
-            ps.setNull(index, Types.NULL);
-        } else if (v instanceof Value.Int i) {
-            ps.setLong(index, i.value());
-        } else if (v instanceof Value.Real r) {
-            ps.setDouble(index, r.value());
-        } else if (v instanceof Value.Text t) {
-            ps.setString(index, t.value());
-        } else if (v instanceof Value.Blob b) {
-            ps.setBytes(index, (byte[]) b.toJava());
-        } else {
-            throw new SQLException("unsupported value " + v);
         }
     }
 }

@@ -14,10 +14,27 @@
  *       transaction.</li>
  *   <li>{@link dev.gyro.runtime.db.MetadataStore}: the {@code gyro_} tables, written in the same transaction as
  *       the data they describe.</li>
- *   <li>{@link dev.gyro.runtime.db.Dialect}: every backend difference; {@link dev.gyro.runtime.db.SqliteDialect}
- *       today.</li>
+ *   <li>{@link dev.gyro.runtime.db.Dialect}: every backend difference: {@link dev.gyro.runtime.db.SqliteDialect},
+ *       {@link dev.gyro.runtime.db.PostgresDialect}, {@link dev.gyro.runtime.db.MariaDbDialect} (issue 5). Each says
+ *       how to reach the DBMS serializably, how to capture (RETURNING, or {@link dev.gyro.runtime.db.KeyedReRead})
+ *       and apply (its upsert), which failures are lost races to retry, and whether it has commit ordering.</li>
  * </ul>
- * The three atomic units of {@link dev.gyro.protocol.Action} map onto them as:
+ *
+ * <h2>The three backends side by side</h2>
+ * <table>
+ *   <caption>what differs, and why</caption>
+ *   <tr><th></th><th>SQLite</th><th>PostgreSQL</th><th>MariaDB</th></tr>
+ *   <tr><td>serializable by</td><td>one writer (BEGIN IMMEDIATE)</td><td>SSI</td><td>InnoDB strict 2PL</td></tr>
+ *   <tr><td>commit ordering, globals</td><td>trivially; one at a time</td><td>no; one at a time</td>
+ *       <td>yes; in parallel (Appendix B)</td></tr>
+ *   <tr><td>retried</td><td>BUSY, LOCKED</td><td>40001, 40P01, 55P03</td><td>1213 deadlock, 1205 lock wait,
+ *       1020</td></tr>
+ *   <tr><td>capture</td><td>RETURNING *</td><td>RETURNING *</td><td>RETURNING * (INSERT, REPLACE, DELETE); keyed
+ *       re-read (UPDATE)</td></tr>
+ *   <tr><td>apply</td><td>ON CONFLICT (key) DO UPDATE</td><td>ON CONFLICT (key) DO UPDATE; sequences moved
+ *       past applied keys</td><td>ON DUPLICATE KEY UPDATE, foreign-key checks off per statement</td></tr>
+ * </table>
+ * The atomic units of {@link dev.gyro.protocol.Action} map onto them as:
  * <pre>
  * ApplyUpdates : inTransaction(false, c -&gt; { UpdateApplier.apply(c, u.changes()) for each u;
  *                                          MetadataStore.recordReceived(c, token, lastGsn); })
@@ -25,6 +42,8 @@
  *                                          if (!cc.changes().isEmpty())
  *                                              MetadataStore.recordGlobal(c, new StateUpdate(gsn, self, cc.changes())); })
  * PassToken    : inTransaction(false, c -&gt; MetadataStore.recordPassed(c, token)), then send
+ * ExecuteGlobals (MariaDB): each request on its own thread and transaction; after its writes, under one lock:
+ *                take the next gsn, MetadataStore.recordGlobal, commit, report -- gsn order is commit order
  * </pre>
  *
  * <h2>Limits of the capture</h2>
@@ -39,8 +58,14 @@
  *   <li>A write that fails spoils the capture: the request must roll back even if the application catches the
  *       error, because a failing statement may have written part of its rows (SQLite OR FAIL) or ended the
  *       transaction (SQLite rolls back on some errors).</li>
- *   <li>Only SQLite is implemented: its RETURNING gives the images. A backend without RETURNING for some
- *       statement kind (MariaDB's UPDATE) needs the keyed re-read of decision 4, which is not written yet.</li>
+ *   <li>MariaDB's UPDATE is captured by a keyed re-read: a locking SELECT with the statement's own WHERE (and
+ *       ORDER BY / LIMIT) reads the keys first, the rows are read by key afterwards. Its affected-row count is the
+ *       driver's; for INSERT ... ON DUPLICATE KEY UPDATE the count returned is the number of rows written (MySQL's
+ *       protocol would say 2 for an updated row).</li>
+ *   <li>Values travel as the five storage classes of {@link dev.gyro.protocol.Value}; PostgreSQL and MariaDB
+ *       dates, times (and PostgreSQL UUIDs, JSON) travel as text the server reads back as the same value;
+ *       NUMERIC values that are not integral travel as doubles.</li>
+ *   <li>MySQL itself is refused: it has no RETURNING at all.</li>
  * </ul>
  */
 package dev.gyro.runtime.db;

@@ -36,16 +36,20 @@ final class Db {
 
     /** Every row of {@code table} ordered by its first column, as typed values. */
     static List<List<Value>> dump(Database db, String table) throws SQLException {
-        return db.inTransaction(true, c -> dump(c, table));
+        return db.inTransaction(true, c -> dump(c, table, db.dialect()));
     }
 
     static List<List<Value>> dump(Connection c, String table) throws SQLException {
+        return dump(c, table, SqliteDialect.INSTANCE);
+    }
+
+    static List<List<Value>> dump(Connection c, String table, Dialect dialect) throws SQLException {
         List<List<Value>> rows = new ArrayList<>();
         try (Statement st = c.createStatement(); ResultSet rs = st.executeQuery("SELECT * FROM " + table + " ORDER BY 1, 2")) {
             ResultSetMetaData md = rs.getMetaData();
             while (rs.next()) {
                 List<Value> row = new ArrayList<>();
-                for (int i = 1; i <= md.getColumnCount(); i++) row.add(Value.of(rs.getObject(i)));
+                for (int i = 1; i <= md.getColumnCount(); i++) row.add(dialect.toValue(rs.getObject(i)));
                 rows.add(row);
             }
         }

@@ -1,0 +1,367 @@
+package dev.gyro.cli;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.gyro.app.Application;
+import dev.gyro.runtime.LocalCluster;
+import dev.gyro.runtime.Backend;
+import dev.gyro.servers.DatabaseServer;
+import dev.gyro.servers.MissingServerException;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+import java.io.File;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Properties;
+import java.util.TreeMap;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+
+/**
+ * {@code gyro cluster start|stop|status}: N Gyro instances of an application, each on its own database server,
+ * for trying Gyro on PostgreSQL or MariaDB without setting anything up (issue 5, item 2). {@code start} initialises
+ * and starts one throwaway server per instance in the cluster's directory (free loopback ports, never the standard
+ * ones), loads the application's data, starts the instances in this process and prints how to reach everything;
+ * it runs until interrupted, or with {@code --detach} in the background with a pid file. {@code stop} ends a
+ * detached cluster and everything it started. With {@code --config FILE} the instances attach to existing
+ * databases, one JDBC URL per instance, instead.
+ *
+ * <p>The directory holds {@code cluster.json} (what runs where), {@code cluster.pid}, {@code cluster.log} (when
+ * detached) and {@code server-I/} (each server's data and log).
+ */
+@Command(name = "cluster", mixinStandardHelpOptions = true,
+        description = "Run a Gyro cluster on throwaway PostgreSQL, MariaDB or SQLite databases, or on existing ones.",
+        subcommands = {ClusterCommand.Start.class, ClusterCommand.Stop.class, ClusterCommand.Status.class})
+final class ClusterCommand implements Runnable {
+
+    static final String READY = "gyro cluster: ready";
+    static final ObjectMapper JSON = new ObjectMapper();
+
+    @picocli.CommandLine.Spec
+    picocli.CommandLine.Model.CommandSpec spec;
+
+    @Override
+    public void run() {
+        spec.commandLine().usage(System.out);
+    }
+
+    static Path pidFile(Path dir) {
+        return dir.resolve("cluster.pid");
+    }
+
+    static Path infoFile(Path dir) {
+        return dir.resolve("cluster.json");
+    }
+
+    /** The process of the cluster running in {@code dir}, if one does. */
+    static ProcessHandle running(Path dir) {
+        try {
+            if (!Files.exists(pidFile(dir))) return null;
+            long pid = Long.parseLong(Files.readString(pidFile(dir)).strip());
+            return DatabaseServer.processAlive(pid) ? ProcessHandle.of(pid).orElse(null) : null;
+        } catch (IOException | NumberFormatException e) {
+            return null;
+        }
+    }
+
+    // ------------------------------------------------------------------------------------------------ start
+
+    @Command(name = "start", mixinStandardHelpOptions = true,
+            description = "Start N database servers and N Gyro instances on them, print how to reach them, and run "
+                    + "until interrupted (or in the background with --detach).")
+    static final class Start implements Callable<Integer> {
+
+        @Option(names = "--backend", defaultValue = "postgres",
+                description = "postgres, mariadb or sqlite (default: ${DEFAULT-VALUE})")
+        String backend;
+
+        @Option(names = "--instances", defaultValue = "3", description = "number of instances (default: ${DEFAULT-VALUE})")
+        int instances;
+
+        @Option(names = "--dir", defaultValue = "gyro-cluster",
+                description = "the cluster's directory: servers' data, logs, pid file (default: ${DEFAULT-VALUE})")
+        Path dir;
+
+        @Option(names = "--config", description = "attach to existing databases instead of starting servers: a"
+                + " properties file with instance.0.jdbc=URL, instance.1.jdbc=URL, ... and optionally app, scale, seed")
+        Path config;
+
+        @Option(names = "--app", defaultValue = "store", description = "the application (default: ${DEFAULT-VALUE})")
+        String app;
+
+        @Option(names = "--scale", defaultValue = "1", description = "the application's scale (default: ${DEFAULT-VALUE})")
+        int scale;
+
+        @Option(names = "--seed", defaultValue = "42", description = "seed of the initial data (default: ${DEFAULT-VALUE})")
+        long seed;
+
+        @Option(names = "--detach", description = "run in the background; stop with 'gyro cluster stop --dir DIR'")
+        boolean detach;
+
+        @Override
+        public Integer call() throws Exception {
+            Path d = dir.toAbsolutePath();
+            ProcessHandle other = running(d);
+            if (other != null && other.pid() != ProcessHandle.current().pid()) {
+                System.err.println("gyro cluster: a cluster already runs in " + d + " (pid " + other.pid()
+                        + "); stop it with: gyro cluster stop --dir " + dir);
+                return 1;
+            }
+            if (instances < 1 || scale < 1) {
+                System.err.println("gyro cluster: --instances and --scale must be positive");
+                return 2;
+            }
+            Files.createDirectories(d);
+            return detach ? detachAndWait(d) : runHere(d);
+        }
+
+        private int runHere(Path d) throws Exception {
+            PrintStream out = System.out;
+            LocalCluster cluster;
+            Application application;
+            try {
+                if (config != null) {
+                    Properties p = new Properties();
+                    try (InputStream in = Files.newInputStream(config)) {
+                        p.load(in);
+                    }
+                    application = Apps.byName(p.getProperty("app", app).strip());
+                    int sc = Integer.parseInt(p.getProperty("scale", Integer.toString(scale)).strip());
+                    long sd = Long.parseLong(p.getProperty("seed", Long.toString(seed)).strip());
+                    List<String> urls = urls(p, config);
+                    out.printf("gyro cluster: attaching %d instances of %s to %s databases from %s%n", urls.size(),
+                            application.name(), Backend.ofTarget(urls.get(0)), config);
+                    cluster = LocalCluster.attach(urls, application, sc, sd, n -> {});
+                } else {
+                    Backend b = Backend.parse(backend);
+                    application = Apps.byName(app);
+                    out.printf("gyro cluster: starting %d %s for %d instances of %s in %s%n", instances,
+                            b == Backend.SQLITE ? "SQLite databases" : b + " servers", instances, application.name(), d);
+                    cluster = LocalCluster.create(b, d, application, instances, scale, seed, n -> {});
+                }
+                cluster.startAll();
+            } catch (MissingServerException | IllegalArgumentException e) {
+                System.err.println("gyro cluster: " + e.getMessage());
+                return 1;
+            }
+            CountDownLatch stopped = new CountDownLatch(1);
+            Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+                try {
+                    cluster.close();
+                } finally {
+                    try {
+                        Files.deleteIfExists(pidFile(d));
+                    } catch (IOException ignored) {
+                        // best effort
+                    }
+                    stopped.countDown();
+                }
+            }, "gyro-cluster-stop"));
+            Files.writeString(pidFile(d), ProcessHandle.current().pid() + "\n");
+            JSON.writerWithDefaultPrettyPrinter().writeValue(infoFile(d).toFile(), describe(cluster, application));
+            print(out, cluster, d);
+            out.println(READY + " (pid " + ProcessHandle.current().pid() + ")");
+            out.flush();
+            stopped.await();
+            return 0;
+        }
+
+        private static List<String> urls(Properties p, Path file) {
+            TreeMap<Integer, String> byInstance = new TreeMap<>();
+            for (String key : p.stringPropertyNames()) {
+                java.util.regex.Matcher m = java.util.regex.Pattern.compile("instance\\.(\\d+)\\.jdbc").matcher(key);
+                if (m.matches()) byInstance.put(Integer.parseInt(m.group(1)), p.getProperty(key).strip());
+            }
+            if (byInstance.isEmpty())
+                throw new IllegalArgumentException(file + " names no databases: write one line per instance,"
+                        + " instance.0.jdbc=jdbc:postgresql://HOST:PORT/DB?user=USER, instance.1.jdbc=...");
+            for (int i = 0; i < byInstance.size(); i++)
+                if (!byInstance.containsKey(i))
+                    throw new IllegalArgumentException(file + " has no instance." + i + ".jdbc: instances are numbered"
+                            + " 0.." + (byInstance.size() - 1) + " in ring order");
+            return new ArrayList<>(byInstance.values());
+        }
+
+        private ObjectNode describe(LocalCluster cluster, Application application) {
+            ObjectNode root = JSON.createObjectNode();
+            root.put("backend", cluster.backend().label());
+            root.put("application", application.name());
+            root.put("pid", ProcessHandle.current().pid());
+            root.put("attached", config != null);
+            ArrayNode list = root.putArray("instances");
+            for (int i = 0; i < cluster.size(); i++) {
+                ObjectNode n = list.addObject();
+                n.put("id", i);
+                n.put("address", cluster.addresses().get(i));
+                n.put("jdbcUrl", cluster.jdbcUrl(i).replaceAll("(?i)(password=)[^&;]*", "$1***"));
+                DatabaseServer s = cluster.server(i);
+                if (s != null) {
+                    ObjectNode sn = n.putObject("server");
+                    sn.put("directory", s.directory().toString());
+                    sn.put("port", s.port());
+                    sn.put("pid", s.pid());
+                    sn.put("client", s.clientCommand(LocalCluster.DATABASE));
+                }
+            }
+            return root;
+        }
+
+        private static void print(PrintStream out, LocalCluster cluster, Path d) {
+            out.printf("%d instances on %s:%n", cluster.size(), cluster.backend());
+            for (int i = 0; i < cluster.size(); i++) {
+                DatabaseServer s = cluster.server(i);
+                out.printf("  instance %d  %-21s  database %s%n", i, cluster.addresses().get(i),
+                        cluster.jdbcUrl(i).replaceAll("(?i)(password=)[^&;]*", "$1***"));
+                if (s != null)
+                    out.printf("              server pid %d, data %s, client: %s%n", s.pid(), s.directory(),
+                            s.clientCommand(LocalCluster.DATABASE));
+            }
+            String ring = String.join(",", cluster.addresses());
+            out.printf("requests:  gyro call --ring %s TRANSACTION ARGS...   (e.g. createCart 7)%n", ring);
+            out.printf("clients:   GyroClient.connect(List.of(\"%s\"))%n", String.join("\", \"", cluster.addresses()));
+            out.printf("stop:      gyro cluster stop --dir %s   (or Ctrl-C when in the foreground)%n", d);
+        }
+
+        /** Runs this same command without --detach in a new background process, and waits until it is ready. */
+        private int detachAndWait(Path d) throws Exception {
+            Path log = d.resolve("cluster.log");
+            List<String> cmd = new ArrayList<>();
+            if (Files.isExecutable(Path.of("/usr/bin/setsid"))) cmd.add("/usr/bin/setsid"); // leave the terminal's session
+            cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+            cmd.add("-cp");
+            cmd.add(System.getProperty("surefire.test.class.path", System.getProperty("java.class.path")));
+            cmd.add(Gyro.class.getName());
+            cmd.addAll(List.of("cluster", "start", "--backend", backend, "--instances", Integer.toString(instances),
+                    "--dir", d.toString(), "--app", app, "--scale", Integer.toString(scale), "--seed",
+                    Long.toString(seed)));
+            if (config != null) cmd.addAll(List.of("--config", config.toAbsolutePath().toString()));
+            Files.deleteIfExists(log);
+            Process p = new ProcessBuilder(cmd).redirectErrorStream(true)
+                    .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()))
+                    .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")))
+                    .start();
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(300);
+            while (System.nanoTime() < deadline) {
+                String text = Files.exists(log) ? Files.readString(log, StandardCharsets.UTF_8) : "";
+                if (text.contains(READY)) {
+                    System.out.print(text);
+                    System.out.println("gyro cluster: running in the background; its log is " + log);
+                    return 0;
+                }
+                if (!p.isAlive() && !text.contains(READY)) {
+                    System.out.print(text);
+                    System.err.println("gyro cluster: the background cluster exited (" + p.exitValue() + "); log: " + log);
+                    return 1;
+                }
+                Thread.sleep(100);
+            }
+            p.destroy();
+            System.err.println("gyro cluster: the background cluster did not get ready within 300 s; log: " + log);
+            return 1;
+        }
+    }
+
+    // ------------------------------------------------------------------------------------------------- stop
+
+    @Command(name = "stop", mixinStandardHelpOptions = true,
+            description = "Stop the cluster running in DIR and every server it started, and remove their data "
+                    + "(unless --keep-data).")
+    static final class Stop implements Callable<Integer> {
+
+        @Option(names = "--dir", defaultValue = "gyro-cluster", description = "the cluster's directory (default: ${DEFAULT-VALUE})")
+        Path dir;
+
+        @Option(names = "--keep-data", description = "keep the servers' data directories (start again on them later)")
+        boolean keepData;
+
+        @Override
+        public Integer call() throws Exception {
+            Path d = dir.toAbsolutePath();
+            if (!Files.isDirectory(d)) {
+                System.err.println("gyro cluster: no cluster directory " + d);
+                return 1;
+            }
+            ProcessHandle h = running(d);
+            if (h != null) {
+                System.out.println("gyro cluster: stopping the cluster process " + h.pid() + " ...");
+                h.destroy();
+                try {
+                    h.onExit().get(120, TimeUnit.SECONDS);
+                } catch (java.util.concurrent.TimeoutException e) {
+                    System.out.println("gyro cluster: it did not stop within 120 s; killing it");
+                    h.destroyForcibly();
+                    h.onExit().get(30, TimeUnit.SECONDS);
+                }
+            }
+            // Servers a killed cluster process could not stop.
+            int servers = 0;
+            for (Path s : serverDirectories(d)) {
+                if (DatabaseServer.stopAnyAt(s)) System.out.println("gyro cluster: stopped the server in " + s);
+                servers++;
+            }
+            Files.deleteIfExists(pidFile(d));
+            if (!keepData) {
+                for (Path s : serverDirectories(d)) deleteTree(s);
+                for (String f : List.of("cluster.json", "cluster.log")) Files.deleteIfExists(d.resolve(f));
+                for (int i = 0; ; i++) {
+                    Path db = LocalCluster.databaseFile(d, i);
+                    if (!Files.exists(db)) break;
+                    for (String suffix : List.of("", "-wal", "-shm")) Files.deleteIfExists(Path.of(db + suffix));
+                }
+            }
+            System.out.println("gyro cluster: stopped" + (h == null && servers == 0 ? " (nothing was running)" : "")
+                    + (keepData ? "; data kept in " + d : "; data removed"));
+            return 0;
+        }
+
+        private static List<Path> serverDirectories(Path d) throws IOException {
+            try (Stream<Path> s = Files.list(d)) {
+                return s.filter(p -> Files.isDirectory(p) && p.getFileName().toString().startsWith("server-")).sorted().toList();
+            }
+        }
+
+        private static void deleteTree(Path root) throws IOException {
+            try (Stream<Path> all = Files.walk(root)) {
+                for (Path p : all.sorted(Comparator.reverseOrder()).toList()) Files.deleteIfExists(p);
+            }
+        }
+    }
+
+    // ----------------------------------------------------------------------------------------------- status
+
+    @Command(name = "status", mixinStandardHelpOptions = true, description = "Say whether a cluster runs in DIR, and where.")
+    static final class Status implements Callable<Integer> {
+
+        @Option(names = "--dir", defaultValue = "gyro-cluster", description = "the cluster's directory (default: ${DEFAULT-VALUE})")
+        Path dir;
+
+        @Override
+        public Integer call() throws Exception {
+            Path d = dir.toAbsolutePath();
+            ProcessHandle h = running(d);
+            if (h == null) {
+                System.out.println("gyro cluster: nothing runs in " + d);
+                return 3;
+            }
+            JsonNode info = JSON.readTree(infoFile(d).toFile());
+            System.out.printf("gyro cluster: pid %d, %d instances of %s on %s%n", h.pid(), info.get("instances").size(),
+                    info.get("application").asText(), info.get("backend").asText());
+            for (JsonNode n : info.get("instances"))
+                System.out.printf("  instance %d  %-21s  database %s%n", n.get("id").asInt(), n.get("address").asText(),
+                        n.get("jdbcUrl").asText());
+            return 0;
+        }
+    }
+}

@@ -1,0 +1,177 @@
+package dev.gyro.servers;
+
+import java.nio.file.Path;
+import java.sql.SQLException;
+import java.util.regex.Pattern;
+
+/**
+ * One throwaway database server: initialised into a directory of its own, listening only on loopback, on a port
+ * that was free when it was created ({@link #port()}; the same port across {@link #stop()} and {@link #start()}).
+ * It never uses the standard ports, so servers already running on the machine are left alone.
+ *
+ * <p>A started server is stopped when this JVM exits (a shutdown hook), unless {@link #stop()} or {@link #crash()}
+ * ran first; a server left behind by a process that was killed can be stopped with {@link #stopAt}.
+ *
+ * <p>Thread-safe: start, stop and crash are serialised.
+ */
+public abstract sealed class DatabaseServer implements AutoCloseable permits PostgresServer, MariaDbServer {
+
+    private static final Pattern NAME = Pattern.compile("[A-Za-z_][A-Za-z0-9_]{0,62}");
+
+    protected final Path dir;
+    protected final int port;
+    private Thread shutdownHook;
+
+    protected DatabaseServer(Path dir, int port) {
+        this.dir = dir.toAbsolutePath();
+        this.port = port;
+    }
+
+    /**
+     * A server of {@code kind} in {@code dir}: initialised there if the directory holds no server yet (created if
+     * missing), to listen on a free loopback port. Not started.
+     *
+     * @throws MissingServerException when the server programs are not installed (the message names the package)
+     * @throws IllegalStateException  when the directory cannot be initialised
+     */
+    public static DatabaseServer create(ServerKind kind, Path dir) {
+        return switch (kind) {
+            case POSTGRES -> PostgresServer.create(dir, Commands.freePort());
+            case MARIADB -> MariaDbServer.create(dir, Commands.freePort());
+        };
+    }
+
+    /**
+     * Stops the server of {@code kind} whose directory is {@code dir}, if one runs there (one left behind by a
+     * process that is gone, say). Returns whether one was running.
+     */
+    public static boolean stopAt(ServerKind kind, Path dir) {
+        return switch (kind) {
+            case POSTGRES -> PostgresServer.stopAt(dir.toAbsolutePath());
+            case MARIADB -> MariaDbServer.stopAt(dir.toAbsolutePath());
+        };
+    }
+
+    /** Stops whatever server runs in {@code dir}, of either kind; returns whether one was running. */
+    public static boolean stopAnyAt(Path dir) {
+        boolean stopped = false;
+        for (ServerKind kind : ServerKind.values()) {
+            try {
+                stopped |= stopAt(kind, dir);
+            } catch (RuntimeException e) {
+                // not a server of that kind, or its programs are gone: nothing of that kind runs there
+            }
+        }
+        return stopped;
+    }
+
+    public abstract ServerKind kind();
+
+    /** The server's own directory (its data directory and log are inside). */
+    public Path directory() {
+        return dir;
+    }
+
+    public int port() {
+        return port;
+    }
+
+    /** The server's log file. */
+    public abstract Path log();
+
+    /**
+     * Starts the server and waits until it accepts connections; a no-op when it is running.
+     *
+     * @throws IllegalStateException with the end of the server's log when it does not come up
+     */
+    public final synchronized DatabaseServer start() {
+        if (isRunning()) return this;
+        doStart();
+        if (shutdownHook == null) {
+            shutdownHook = new Thread(this::stopQuietly, "gyro-stop-" + kind().label() + "-" + port);
+            Runtime.getRuntime().addShutdownHook(shutdownHook);
+        }
+        return this;
+    }
+
+    /** Stops the server cleanly and waits until it is gone; a no-op when it is not running. */
+    public final synchronized void stop() {
+        removeHook();
+        if (isRunning()) doStop();
+    }
+
+    /**
+     * Stops the server the way a crash would: no clean shutdown, so the next start recovers from the server's log
+     * (PostgreSQL: an immediate shutdown; MariaDB: SIGKILL). Waits until it is gone.
+     */
+    public final synchronized void crash() {
+        removeHook();
+        if (isRunning()) doCrash();
+    }
+
+    /** True while the server's process is alive. */
+    public abstract boolean isRunning();
+
+    /** The server's process id, or -1 when it is not running. */
+    public abstract long pid();
+
+    /** True when process {@code pid} runs (not counting one that exited and waits to be reaped). */
+    public static boolean processAlive(long pid) {
+        return Commands.alive(pid);
+    }
+
+    /** The JDBC URL of database {@code database} on this server (with the user Gyro connects as). */
+    public abstract String jdbcUrl(String database);
+
+    /** Creates database {@code name} unless it exists. The server must be running. */
+    public abstract void createDatabase(String name) throws SQLException;
+
+    /** Drops database {@code name} if it exists. */
+    public abstract void dropDatabase(String name) throws SQLException;
+
+    /** A shell command that opens the server's own client on {@code database}, for people. */
+    public abstract String clientCommand(String database);
+
+    protected abstract void doStart();
+
+    protected abstract void doStop();
+
+    protected abstract void doCrash();
+
+    /** Stops the server. */
+    @Override
+    public void close() {
+        stop();
+    }
+
+    private void removeHook() {
+        if (shutdownHook != null && Thread.currentThread() != shutdownHook) {
+            try {
+                Runtime.getRuntime().removeShutdownHook(shutdownHook);
+            } catch (IllegalStateException exiting) {
+                // the JVM is shutting down: the hook runs or has run
+            }
+        }
+        shutdownHook = null;
+    }
+
+    private void stopQuietly() {
+        try {
+            if (isRunning()) doStop();
+        } catch (RuntimeException e) {
+            System.err.println("gyro: could not stop " + this + ": " + e.getMessage());
+        }
+    }
+
+    static String checkName(String name) {
+        if (name == null || !NAME.matcher(name).matches())
+            throw new IllegalArgumentException("not a database name Gyro creates: '" + name
+                    + "' (letters, digits and _, starting with a letter or _)");
+        return name;
+    }
+
+    @Override
+    public String toString() {
+        return kind().label() + " server on 127.0.0.1:" + port + " in " + dir;
+    }
+}
