@@ -1,5 +1,7 @@
 package dev.gyro.apps;
 
+import dev.gyro.servers.ServerKind;
+import dev.gyro.servers.ThrowawayServers;
 import org.junit.jupiter.api.Assumptions;
 
 import java.nio.file.Path;
@@ -14,11 +16,11 @@ import java.util.HexFormat;
 import java.util.List;
 
 /**
- * Scratch databases for the applications' tests: SQLite files, and a private schema on PostgreSQL or a private
- * database on MariaDB when a server is named explicitly with {@code -Dgyro.test.postgres=JDBC-URL} or
- * {@code -Dgyro.test.mariadb=JDBC-URL}. Tests never fall back to the servers that may run on the standard ports;
- * without a URL the test is skipped, not passed. (The backends issue moves these onto throwaway servers the tests
- * start themselves.)
+ * Scratch databases for the applications' tests: SQLite files, and a fresh database on a throwaway PostgreSQL or
+ * MariaDB server that the tests start themselves on a free loopback port ({@link ThrowawayServers}), never the
+ * servers that may run on the standard ports. {@code -Dgyro.test.postgres=JDBC-URL} or
+ * {@code -Dgyro.test.mariadb=JDBC-URL} names a server of your own instead. When a server's programs are missing the
+ * test is skipped with the reason; with {@code CI=true} it fails.
  */
 public final class Databases {
 
@@ -36,7 +38,8 @@ public final class Databases {
 
     /** A fresh PostgreSQL schema named {@code name} (dropped first), as the connection's current schema. */
     public static Connection postgres(String name) throws SQLException {
-        String base = explicitUrl("gyro.test.postgres");
+        String base = System.getProperty("gyro.test.postgres");
+        if (base == null) return DriverManager.getConnection(throwaway(ServerKind.POSTGRES));
         Connection admin = open(base);
         try (Statement s = admin.createStatement()) {
             s.execute("DROP SCHEMA IF EXISTS " + name + " CASCADE");
@@ -49,7 +52,8 @@ public final class Databases {
 
     /** A fresh MariaDB database named {@code name} (dropped first). */
     public static Connection mariadb(String name) throws SQLException {
-        String base = explicitUrl("gyro.test.mariadb");
+        String base = System.getProperty("gyro.test.mariadb");
+        if (base == null) return DriverManager.getConnection(throwaway(ServerKind.MARIADB));
         Connection admin = open(base);
         try (Statement s = admin.createStatement()) {
             s.execute("DROP DATABASE IF EXISTS " + name);
@@ -61,11 +65,15 @@ public final class Databases {
         return DriverManager.getConnection(base.substring(0, slash + 1) + name + base.substring(slash + 1));
     }
 
-    private static String explicitUrl(String property) {
-        String url = System.getProperty(property);
-        Assumptions.assumeTrue(url != null && !url.isBlank(),
-                "no server named: set -D" + property + "=JDBC-URL of a throwaway server to run this test");
-        return url;
+    /** A fresh database on a shared throwaway server of this kind; skips (fails under CI=true) without one. */
+    private static String throwaway(ServerKind kind) {
+        String reason = kind.unavailableReason();
+        if (reason != null) {
+            if ("true".equalsIgnoreCase(System.getenv("CI")))
+                org.junit.jupiter.api.Assertions.fail("CI=true and no " + kind + " server can be started: " + reason);
+            Assumptions.abort("skipped: " + reason + " (with CI=true this fails)");
+        }
+        return ThrowawayServers.freshDatabase(kind, 0);
     }
 
     private static Connection open(String url) {
