@@ -81,7 +81,7 @@ class KillAndRestartTest {
 
     @Test
     void killedInstancesResumeWithoutLosingOrRepeatingAnUpdate() throws Exception {
-        for (int i = 0; i < 3; i++) ring.add("127.0.0.1:" + LocalCluster.freePort());
+        for (int port : dev.gyro.servers.FreePorts.take(3)) ring.add("127.0.0.1:" + port);
         for (int i = 0; i < 3; i++) processes[i] = launch(i);
         AtomicBoolean stop = new AtomicBoolean();
         AtomicLong ordersOk = new AtomicLong(), uncertain = new AtomicLong();

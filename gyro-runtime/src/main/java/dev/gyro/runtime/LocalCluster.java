@@ -5,7 +5,6 @@ import dev.gyro.runtime.db.Dialect;
 import dev.gyro.servers.DatabaseServer;
 
 import java.io.IOException;
-import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -147,7 +146,7 @@ public final class LocalCluster implements AutoCloseable {
 
     private static List<String> freeAddresses(int n) throws IOException {
         List<String> addresses = new ArrayList<>();
-        for (int i = 0; i < n; i++) addresses.add("127.0.0.1:" + freePort());
+        for (int port : dev.gyro.servers.FreePorts.take(n)) addresses.add("127.0.0.1:" + port);
         return addresses;
     }
 
@@ -160,11 +159,9 @@ public final class LocalCluster implements AutoCloseable {
         return dir.resolve("server-" + instance);
     }
 
+    /** A free port for one more server ({@link dev.gyro.servers.FreePorts}: outside the ephemeral range). */
     public static int freePort() throws IOException {
-        try (ServerSocket s = new ServerSocket(0)) {
-            s.setReuseAddress(true);
-            return s.getLocalPort();
-        }
+        return dev.gyro.servers.FreePorts.take();
     }
 
     private dev.gyro.app.Classification classification;

@@ -5,17 +5,13 @@ import dev.gyro.apps.store.StoreAudit;
 import dev.gyro.client.GyroClient;
 import dev.gyro.client.Reply;
 import dev.gyro.protocol.Value;
-import dev.gyro.runtime.check.ReplicaCheck;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 import java.nio.file.Path;
 import java.sql.Connection;
-import java.sql.ResultSet;
-import java.sql.Statement;
 import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.SplittableRandom;
@@ -55,8 +51,7 @@ abstract class BackendClusterContract {
     }
 
     long cartOwnedBy(int instance, long from) {
-        for (long c = from; ; c++)
-            if (client.routing().decide("createCart", List.of(new Value.Int(c)), 0).owner() == instance) return c;
+        return StoreClusterChecks.cartOwnedBy(client, instance, from);
     }
 
     @Test
@@ -146,19 +141,10 @@ abstract class BackendClusterContract {
     }
 
     Set<String> digests(String table) throws Exception {
-        Set<String> distinct = new HashSet<>();
-        for (int i = 0; i < 3; i++)
-            try (Connection c = cluster.connect(i)) {
-                ReplicaCheck.TableDigest d = ReplicaCheck.digest(c, table, i);
-                distinct.add(d.rows() + "/" + d.sha256());
-            }
-        return distinct;
+        return StoreClusterChecks.digests(cluster, table);
     }
 
     long count(int instance, String sql) throws Exception {
-        try (Connection c = cluster.connect(instance); Statement s = c.createStatement(); ResultSet rs = s.executeQuery(sql)) {
-            rs.next();
-            return rs.getLong(1);
-        }
+        return StoreClusterChecks.count(cluster, instance, sql);
     }
 }

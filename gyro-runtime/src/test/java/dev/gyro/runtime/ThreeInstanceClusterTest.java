@@ -7,7 +7,6 @@ import dev.gyro.client.Reply;
 import dev.gyro.client.Request;
 import dev.gyro.client.Wire;
 import dev.gyro.protocol.Value;
-import dev.gyro.runtime.check.ReplicaCheck;
 import io.grpc.CallOptions;
 import io.grpc.ManagedChannel;
 import io.grpc.stub.ClientCalls;
@@ -19,7 +18,6 @@ import org.junit.jupiter.api.io.TempDir;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
-import java.sql.ResultSet;
 import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
@@ -54,8 +52,7 @@ class ThreeInstanceClusterTest {
     }
 
     long cartOwnedBy(int instance, long from) {
-        for (long c = from; ; c++)
-            if (client.routing().decide("createCart", List.of(new Value.Int(c)), 0).owner() == instance) return c;
+        return StoreClusterChecks.cartOwnedBy(client, instance, from);
     }
 
     @Test
@@ -193,13 +190,7 @@ class ThreeInstanceClusterTest {
     // ---------------------------------------------------------------- helpers reading the databases directly
 
     java.util.Set<String> digests(String table) throws Exception {
-        java.util.Set<String> distinct = new java.util.HashSet<>();
-        for (int i = 0; i < 3; i++)
-            try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + cluster.databaseFile(i))) {
-                ReplicaCheck.TableDigest d = ReplicaCheck.digest(c, table, i);
-                distinct.add(d.rows() + "/" + d.sha256());
-            }
-        return distinct;
+        return StoreClusterChecks.digests(cluster, table);
     }
 
     long stock(int instance, long item) throws Exception {
@@ -211,10 +202,6 @@ class ThreeInstanceClusterTest {
     }
 
     long count(int instance, String sql) throws Exception {
-        try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + cluster.databaseFile(instance));
-             Statement s = c.createStatement(); ResultSet rs = s.executeQuery(sql)) {
-            rs.next();
-            return rs.getLong(1);
-        }
+        return StoreClusterChecks.count(cluster, instance, sql);
     }
 }

@@ -2,7 +2,6 @@ package dev.gyro.servers;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -179,11 +178,10 @@ final class Commands {
         }
     }
 
-    /** A TCP port free on the loopback interface right now. */
+    /** A TCP port free right now, outside the ephemeral range ({@link FreePorts}). */
     static int freePort() {
-        try (ServerSocket s = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
-            s.setReuseAddress(true);
-            return s.getLocalPort();
+        try {
+            return FreePorts.take();
         } catch (IOException e) {
             throw new UncheckedIOException("no free loopback port", e);
         }

@@ -1,5 +1,8 @@
 package dev.gyro.servers;
 
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.SQLException;
 import java.util.regex.Pattern;
@@ -20,11 +23,25 @@ public abstract sealed class DatabaseServer implements AutoCloseable permits Pos
 
     protected final Path dir;
     protected final int port;
+    /** The system user the server runs as ({@link Commands#serverUser}; null: this process's user). */
+    protected final String osUser;
     private Thread shutdownHook;
 
-    protected DatabaseServer(Path dir, int port) {
+    protected DatabaseServer(Path dir, int port, String osUser) {
         this.dir = dir.toAbsolutePath();
         this.port = port;
+        this.osUser = osUser;
+    }
+
+    /** {@code dir}, absolute, created if missing: where {@code create} puts a server. */
+    static Path createDirectory(Path dir) {
+        Path abs = dir.toAbsolutePath();
+        try {
+            Files.createDirectories(abs);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot create " + abs, e);
+        }
+        return abs;
     }
 
     /**
@@ -77,7 +94,23 @@ public abstract sealed class DatabaseServer implements AutoCloseable permits Pos
     }
 
     /** The server's log file. */
-    public abstract Path log();
+    public Path log() {
+        return dir.resolve("server.log");
+    }
+
+    /** The server's data directory, inside its own directory. */
+    protected Path data() {
+        return dir.resolve("data");
+    }
+
+    /**
+     * Gives the server's directory to {@link #osUser} and checks that user can write in it, before the data
+     * directory is initialised there: a server run as another user fails later, and less clearly, otherwise.
+     */
+    protected void prepareDirectory() {
+        Commands.chown(dir, osUser);
+        Commands.checkAccess(dir, osUser);
+    }
 
     /**
      * Starts the server and waits until it accepts connections; a no-op when it is running.
@@ -86,6 +119,9 @@ public abstract sealed class DatabaseServer implements AutoCloseable permits Pos
      */
     public final synchronized DatabaseServer start() {
         if (isRunning()) return this;
+        // the port was free when the server was created; a server of another program may have taken it since
+        if (Commands.listening(port))
+            throw new IllegalStateException("cannot start " + this + ": port " + port + " is taken by another program");
         doStart();
         if (shutdownHook == null) {
             shutdownHook = new Thread(this::stopQuietly, "gyro-stop-" + kind().label() + "-" + port);
@@ -132,6 +168,7 @@ public abstract sealed class DatabaseServer implements AutoCloseable permits Pos
     /** A shell command that opens the server's own client on {@code database}, for people. */
     public abstract String clientCommand(String database);
 
+    /** Starts the server, whose port {@link #start()} found free, and waits until it accepts connections. */
     protected abstract void doStart();
 
     protected abstract void doStop();

@@ -36,36 +36,23 @@ public final class MariaDbServer extends DatabaseServer {
     private static Path template;
 
     private final ServerBinaries.MariaDb bin;
-    private final String osUser;
     private Process process;
 
     private MariaDbServer(Path dir, int port, ServerBinaries.MariaDb bin, String osUser) {
-        super(dir, port);
+        super(dir, port, osUser);
         this.bin = bin;
-        this.osUser = osUser;
     }
 
     static MariaDbServer create(Path dir, int port) {
         ServerBinaries.MariaDb bin = ServerBinaries.mariadb();
         String osUser = Commands.serverUser("mysql", "mariadb-server");
-        Path abs = dir.toAbsolutePath();
-        try {
-            Files.createDirectories(abs);
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot create " + abs, e);
-        }
-        MariaDbServer s = new MariaDbServer(abs, port, bin, osUser);
+        MariaDbServer s = new MariaDbServer(createDirectory(dir), port, bin, osUser);
         if (!Files.isDirectory(s.data().resolve("mysql"))) s.initialise();
         return s;
     }
 
-    private Path data() {
-        return dir.resolve("data");
-    }
-
     private void initialise() {
-        Commands.chown(dir, osUser);
-        Commands.checkAccess(dir, osUser);
+        prepareDirectory();
         copyTree(template(bin, osUser), data());
         Commands.chown(dir, osUser);
     }
@@ -95,19 +82,12 @@ public final class MariaDbServer extends DatabaseServer {
         return ServerKind.MARIADB;
     }
 
-    @Override
-    public Path log() {
-        return dir.resolve("server.log");
-    }
-
     private Path pidFile() {
         return data().resolve("mariadbd.pid");
     }
 
     @Override
     protected void doStart() {
-        if (Commands.listening(port))
-            throw new IllegalStateException("cannot start " + this + ": port " + port + " is taken by another program");
         List<String> cmd = new ArrayList<>(List.of(bin.mariadbd().toString(), "--no-defaults",
                 "--datadir=" + data(), "--port=" + port, "--bind-address=127.0.0.1",
                 "--socket=" + System.getProperty("java.io.tmpdir", "/tmp") + "/gyro-mariadb-" + port + ".sock",

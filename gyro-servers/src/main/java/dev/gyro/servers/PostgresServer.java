@@ -29,36 +29,23 @@ public final class PostgresServer extends DatabaseServer {
     private static final Duration TIMEOUT = Duration.ofSeconds(120);
 
     private final ServerBinaries.Postgres bin;
-    private final String osUser;
     private long startedPid = -1; // to stop the server even if its data directory was removed under it
 
     private PostgresServer(Path dir, int port, ServerBinaries.Postgres bin, String osUser) {
-        super(dir, port);
+        super(dir, port, osUser);
         this.bin = bin;
-        this.osUser = osUser;
     }
 
     static PostgresServer create(Path dir, int port) {
         ServerBinaries.Postgres bin = ServerBinaries.postgres();
         String osUser = Commands.serverUser("postgres", "postgresql");
-        Path abs = dir.toAbsolutePath();
-        try {
-            Files.createDirectories(abs);
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot create " + abs, e);
-        }
-        PostgresServer s = new PostgresServer(abs, port, bin, osUser);
+        PostgresServer s = new PostgresServer(createDirectory(dir), port, bin, osUser);
         if (!Files.exists(s.data().resolve("PG_VERSION"))) s.initialise();
         return s;
     }
 
-    private Path data() {
-        return dir.resolve("data");
-    }
-
     private void initialise() {
-        Commands.chown(dir, osUser);
-        Commands.checkAccess(dir, osUser);
+        prepareDirectory();
         Commands.check("initdb of a PostgreSQL server in " + data(), List.of(bin.initdb().toString(), "-D",
                 data().toString(), "-U", USER, "--auth=trust", "-E", "UTF8", "--no-locale", "--no-sync"), osUser,
                 TIMEOUT);
@@ -81,14 +68,7 @@ public final class PostgresServer extends DatabaseServer {
     }
 
     @Override
-    public Path log() {
-        return dir.resolve("server.log");
-    }
-
-    @Override
     protected void doStart() {
-        if (Commands.listening(port))
-            throw new IllegalStateException("cannot start " + this + ": port " + port + " is taken by another program");
         Commands.Result r = Commands.run(pgCtl("-l", log().toString(), "-w", "-t", "60", "-o", "-p " + port, "start"),
                 osUser, TIMEOUT);
         if (!r.ok())

@@ -62,10 +62,7 @@ public final class MariaDbDialect implements Dialect {
 
     @Override
     public void configurePool(HikariConfig config, String jdbcUrl, boolean readOnly, Database.Options options) {
-        config.setJdbcUrl(jdbcUrl);
-        config.setDriverClassName("org.mariadb.jdbc.Driver");
-        config.setTransactionIsolation("TRANSACTION_SERIALIZABLE");
-        config.setReadOnly(readOnly);
+        Dialects.configureServerPool(config, jdbcUrl, "org.mariadb.jdbc.Driver", readOnly);
         long wait = Math.max(1, options.busyTimeout().toSeconds());
         config.addDataSourceProperty("sessionVariables", "innodb_lock_wait_timeout=" + wait);
     }
@@ -89,8 +86,7 @@ public final class MariaDbDialect implements Dialect {
         try (Statement st = connection.createStatement();
              ResultSet rs = st.executeQuery("SELECT @@SESSION.tx_isolation, @@SESSION.default_storage_engine")) {
             rs.next();
-            if (!"SERIALIZABLE".equalsIgnoreCase(rs.getString(1)))
-                throw new SQLException("the connection's isolation level is " + rs.getString(1) + ", not SERIALIZABLE");
+            Dialects.checkSerializable(rs.getString(1), "SERIALIZABLE");
             if (!"InnoDB".equalsIgnoreCase(rs.getString(2)))
                 throw new SQLException("the default storage engine is " + rs.getString(2) + ": Gyro needs InnoDB,"
                         + " whose SERIALIZABLE locking is what makes globals run in parallel correctly");
@@ -135,7 +131,7 @@ public final class MariaDbDialect implements Dialect {
     @Override
     public String returningAll(String sql, WriteKind kind) {
         if (kind == WriteKind.UPDATE) return null;
-        return SqlText.withoutTail(sql) + "\nRETURNING *";
+        return Dialects.returningAll(sql);
     }
 
     @Override
@@ -153,24 +149,19 @@ public final class MariaDbDialect implements Dialect {
 
     @Override
     public String upsertSql(String table, List<String> columns, List<String> keyColumns) {
-        StringJoiner cols = new StringJoiner(", ");
-        StringJoiner params = new StringJoiner(", ");
         StringJoiner sets = new StringJoiner(", ");
         for (String c : columns) {
-            cols.add(quote(c));
-            params.add("?");
             if (!keyColumns.contains(c)) sets.add(quote(c) + " = VALUES(" + quote(c) + ")");
         }
+        // ON DUPLICATE KEY UPDATE needs an assignment: a table of keys only sets its first key to itself
         if (sets.length() == 0) sets.add(quote(keyColumns.get(0)) + " = " + quote(keyColumns.get(0)));
-        return "SET STATEMENT foreign_key_checks = 0 FOR INSERT INTO " + quote(table) + " (" + cols + ") VALUES ("
-                + params + ") ON DUPLICATE KEY UPDATE " + sets;
+        return "SET STATEMENT foreign_key_checks = 0 FOR " + Dialects.insertSql(this, table, columns)
+                + " ON DUPLICATE KEY UPDATE " + sets;
     }
 
     @Override
     public String deleteSql(String table, List<String> keyColumns) {
-        StringJoiner where = new StringJoiner(" AND ");
-        for (String k : keyColumns) where.add(quote(k) + " = ?");
-        return "SET STATEMENT foreign_key_checks = 0 FOR DELETE FROM " + quote(table) + " WHERE " + where;
+        return "SET STATEMENT foreign_key_checks = 0 FOR " + Dialects.deleteSql(this, table, keyColumns);
     }
 
     @Override

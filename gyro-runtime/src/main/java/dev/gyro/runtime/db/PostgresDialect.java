@@ -15,7 +15,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Set;
-import java.util.StringJoiner;
 
 /**
  * PostgreSQL (10 or newer) through pgjdbc: one database per instance, on a server of its own.
@@ -61,10 +60,7 @@ public final class PostgresDialect implements Dialect {
 
     @Override
     public void configurePool(HikariConfig config, String jdbcUrl, boolean readOnly, Database.Options options) {
-        config.setJdbcUrl(jdbcUrl);
-        config.setDriverClassName("org.postgresql.Driver");
-        config.setTransactionIsolation("TRANSACTION_SERIALIZABLE");
-        config.setReadOnly(readOnly);
+        Dialects.configureServerPool(config, jdbcUrl, "org.postgresql.Driver", readOnly);
         config.addDataSourceProperty("ApplicationName", "gyro");
     }
 
@@ -82,9 +78,7 @@ public final class PostgresDialect implements Dialect {
         try (Statement st = connection.createStatement();
              ResultSet rs = st.executeQuery("SHOW default_transaction_isolation")) {
             rs.next();
-            if (!"serializable".equalsIgnoreCase(rs.getString(1)))
-                throw new SQLException("the connection's isolation level is " + rs.getString(1)
-                        + ", not serializable");
+            Dialects.checkSerializable(rs.getString(1), "serializable");
         }
     }
 
@@ -126,7 +120,7 @@ public final class PostgresDialect implements Dialect {
 
     @Override
     public String returningAll(String sql, WriteKind kind) {
-        return SqlText.withoutTail(sql) + "\nRETURNING *";
+        return Dialects.returningAll(sql);
     }
 
     @Override
@@ -155,26 +149,12 @@ public final class PostgresDialect implements Dialect {
 
     @Override
     public String upsertSql(String table, List<String> columns, List<String> keyColumns) {
-        StringJoiner cols = new StringJoiner(", ");
-        StringJoiner params = new StringJoiner(", ");
-        StringJoiner keys = new StringJoiner(", ");
-        StringJoiner sets = new StringJoiner(", ");
-        for (String c : columns) {
-            cols.add(quote(c));
-            params.add("?");
-            if (!keyColumns.contains(c)) sets.add(quote(c) + " = EXCLUDED." + quote(c));
-        }
-        for (String k : keyColumns) keys.add(quote(k));
-        String action = sets.length() == 0 ? "DO NOTHING" : "DO UPDATE SET " + sets;
-        return "INSERT INTO " + quote(table) + " (" + cols + ") VALUES (" + params + ") ON CONFLICT (" + keys + ") "
-                + action;
+        return Dialects.upsertOnConflictSql(this, "EXCLUDED", table, columns, keyColumns);
     }
 
     @Override
     public String deleteSql(String table, List<String> keyColumns) {
-        StringJoiner where = new StringJoiner(" AND ");
-        for (String k : keyColumns) where.add(quote(k) + " = ?");
-        return "DELETE FROM " + quote(table) + " WHERE " + where;
+        return Dialects.deleteSql(this, table, keyColumns);
     }
 
     @Override

@@ -12,7 +12,6 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.List;
 import java.util.Locale;
-import java.util.StringJoiner;
 
 /**
  * SQLite through sqlite-jdbc: one database file per instance (DESIGN.md decisions 1-2).
@@ -205,8 +204,7 @@ public final class SqliteDialect implements Dialect {
 
     @Override
     public String returningAll(String sql, WriteKind kind) {
-        // The rewritten text keeps every '?' where it was: RETURNING * adds no parameter.
-        return SqlText.withoutTail(sql) + "\nRETURNING *";
+        return Dialects.returningAll(sql);
     }
 
     /** The request for keys goes to sqlite-jdbc unchanged: it ignores RETURNING and reports the last rowid. */
@@ -233,26 +231,12 @@ public final class SqliteDialect implements Dialect {
 
     @Override
     public String upsertSql(String table, List<String> columns, List<String> keyColumns) {
-        StringJoiner cols = new StringJoiner(", ");
-        StringJoiner params = new StringJoiner(", ");
-        StringJoiner keys = new StringJoiner(", ");
-        StringJoiner sets = new StringJoiner(", ");
-        for (String c : columns) {
-            cols.add(quote(c));
-            params.add("?");
-            if (!keyColumns.contains(c)) sets.add(quote(c) + " = excluded." + quote(c));
-        }
-        for (String k : keyColumns) keys.add(quote(k));
-        String action = sets.length() == 0 ? "DO NOTHING" : "DO UPDATE SET " + sets;
-        return "INSERT INTO " + quote(table) + " (" + cols + ") VALUES (" + params + ") ON CONFLICT (" + keys + ") "
-                + action;
+        return Dialects.upsertOnConflictSql(this, "excluded", table, columns, keyColumns);
     }
 
     @Override
     public String deleteSql(String table, List<String> keyColumns) {
-        StringJoiner where = new StringJoiner(" AND ");
-        for (String k : keyColumns) where.add(quote(k) + " = ?");
-        return "DELETE FROM " + quote(table) + " WHERE " + where;
+        return Dialects.deleteSql(this, table, keyColumns);
     }
 
     @Override

@@ -88,8 +88,10 @@ class CommitOrderingTest {
             assertThatThrownBy(() -> w.get(500, TimeUnit.MILLISECONDS)).as("W waits for R's lock on x")
                     .isInstanceOf(TimeoutException.class);
             write(reader, 2, seen + 10);
-            db.commit(reader);
+            // Marked before the commit call: W is blocked on R's lock until that commit, so W's own mark cannot
+            // come first unless InnoDB let W commit early (marking after the call would race with W's thread).
             commits.add("R");
+            db.commit(reader);
             reader.close();
             w.get(30, TimeUnit.SECONDS);
 
@@ -122,8 +124,8 @@ class CommitOrderingTest {
                 }
             });
             assertThatThrownBy(() -> r.get(500, TimeUnit.MILLISECONDS)).isInstanceOf(TimeoutException.class);
+            commits.add("W"); // before the commit call: R is blocked on W's lock until then (see above)
             db.commit(writer);
-            commits.add("W");
             writer.close();
             assertThat(r.get(30, TimeUnit.SECONDS)).as("R read W's write: serialized after W").isEqualTo(1);
             assertThat(commits).containsExactly("W", "R");
