@@ -145,7 +145,7 @@ public final class ConveyorBelt {
         check(role == Role.APPLYING && hop == heldHop, "updates applied for hop " + hop + " while " + role
                 + " at hop " + heldHop);
         lastReceivedHop = hop;
-        emit(new Action.Send(ackTo, new Message.TokenAck(self, hop)));
+        if (ackTo >= 0) emit(new Action.Send(ackTo, new Message.TokenAck(self, hop))); // none for a pass to itself
         startPrimaryRound();
     }
 
@@ -268,7 +268,17 @@ public final class ConveyorBelt {
     }
 
     private void finishRound() {
-        if (config.ringSize() == 1) heldUpdates.clear(); // alone, every update is seen by all at once
+        if (config.ringSize() == 1 && !heldUpdates.isEmpty()) {
+            // Alone, every update is seen by all at once. Pass the token to ourselves: the runtime records the
+            // receipt as for any other (ApplyUpdates), which empties the outbox; otherwise it would keep every
+            // update this instance ever executed.
+            heldUpdates.clear();
+            heldHop++;
+            ackTo = -1;
+            role = Role.APPLYING;
+            emit(new Action.ApplyUpdates(new Token(heldHop, List.of()), List.of(), lastGsn));
+            return;
+        }
         if (!heldUpdates.isEmpty() || wanted) {
             passToken();
         } else if (!queue.isEmpty()) {
