@@ -105,12 +105,16 @@ public final class ClusterBenchmark {
 
     /** Replica convergence and the application's audit on a quiet cluster's databases. */
     public static Checks.Result check(LocalCluster cluster, Spec spec) throws SQLException {
+        return check(cluster, spec.app(), spec.scale(), spec.seed());
+    }
+
+    /** Replica convergence and the application's audit on a quiet cluster's databases. */
+    public static Checks.Result check(LocalCluster cluster, Application app, int scale, long seed) throws SQLException {
         List<Connection> conns = new ArrayList<>();
         try {
             for (int i = 0; i < cluster.size(); i++)
                 conns.add(cluster.connect(i));
-            return Checks.run(spec.app(), spec.app().audit(spec.scale(), spec.seed()), conns,
-                    cluster.instance(0).routing().map());
+            return Checks.run(app, app.audit(scale, seed), conns, cluster.instance(0).routing().map());
         } finally {
             for (Connection c : conns) c.close();
         }

@@ -28,13 +28,22 @@ public final class WorkloadRunner {
 
     /**
      * @param sessions concurrent client sessions (threads)
-     * @param duration how long to drive load
+     * @param duration how long to drive load and measure, after the warm-up
      * @param seed     seeds every session's random source (session i gets its own stream)
+     * @param warmup   how long to drive load first without recording anything (pools, JIT, caches and queues
+     *                 settle; DESIGN.md "Benchmark method": warm-up is excluded from results)
      */
-    public record Settings(int sessions, Duration duration, long seed) {
+    public record Settings(int sessions, Duration duration, long seed, Duration warmup) {
         public Settings {
             if (sessions < 1) throw new IllegalArgumentException("at least one session is needed, got " + sessions);
             if (duration.isNegative() || duration.isZero()) throw new IllegalArgumentException("duration must be positive");
+            if (warmup == null) warmup = Duration.ZERO;
+            if (warmup.isNegative()) throw new IllegalArgumentException("warm-up must not be negative");
+        }
+
+        /** No warm-up: every call counts. */
+        public Settings(int sessions, Duration duration, long seed) {
+            this(sessions, duration, seed, Duration.ZERO);
         }
     }
 
@@ -50,7 +59,7 @@ public final class WorkloadRunner {
     /**
      * What a run did.
      *
-     * @param seconds       how long load was driven
+     * @param seconds       how long load was measured (after the warm-up)
      * @param byTransaction counts per transaction name, sorted by name
      * @param latencyMicros client-side latency per class ("local", "global", or "" when the target does not say)
      * @param failures      the first few FAILED calls, in words
@@ -88,7 +97,8 @@ public final class WorkloadRunner {
         List<String> failures = Collections.synchronizedList(new ArrayList<>());
         LongAdder completed = new LongAdder();
         AtomicBoolean stop = new AtomicBoolean();
-        long durationNanos = settings.duration().toNanos();
+        long warmupNanos = settings.warmup().toNanos();
+        long durationNanos = warmupNanos + settings.duration().toNanos();
         long start = System.nanoTime();
         List<Thread> threads = new ArrayList<>();
         List<Throwable> crashed = Collections.synchronizedList(new ArrayList<>());
@@ -105,6 +115,11 @@ public final class WorkloadRunner {
                     Target.Result r = channel.execute(call);
                     long micros = Math.max(1, (System.nanoTime() - t0) / 1000);
                     if (System.nanoTime() - start > durationNanos + 60_000_000_000L) break; // a stuck target
+                    previous = r.outcome();
+                    // Only calls sent after the warm-up and done before the end count: a call cut off by the end
+                    // would skew latency towards whatever was slowest to return.
+                    long done = System.nanoTime() - start;
+                    if (t0 - start < warmupNanos || done > durationNanos) continue;
                     Counts c = counts.computeIfAbsent(call.transaction(), k -> new Counts());
                     switch (r.outcome().status()) {
                         case OK -> c.ok.increment();
@@ -116,7 +131,6 @@ public final class WorkloadRunner {
                     }
                     latency.computeIfAbsent(r.executedAs(), k -> new ConcurrentHistogram(3)).recordValue(micros);
                     completed.increment();
-                    previous = r.outcome();
                 }
             }, "workload-session-" + i);
             t.setUncaughtExceptionHandler((th, e) -> crashed.add(e));
@@ -132,7 +146,7 @@ public final class WorkloadRunner {
             stop.set(true);
             for (Thread t : threads) t.join();
         }
-        double seconds = (System.nanoTime() - start) / 1e9;
+        double seconds = Math.min(System.nanoTime() - start, durationNanos) / 1e9 - warmupNanos / 1e9;
         if (!crashed.isEmpty())
             throw new IllegalStateException("a client session crashed: " + crashed.get(0), crashed.get(0));
         Map<String, Histogram> hist = new TreeMap<>(latency);

@@ -110,6 +110,9 @@ public final class GyroInstance implements AutoCloseable {
 
     private final Map<String, LocalTransaction> localTransactions = new java.util.HashMap<>();
 
+    // Benchmarks' emulated server (DESIGN.md "Benchmark method"): every request's transaction passes through it.
+    private final Capacity capacity;
+
     // Dynamic check of Definition 1 (tests and diagnosis): null, the default, records nothing.
     private volatile dev.gyro.runtime.check.AccessLog accessLog;
 
@@ -120,6 +123,7 @@ public final class GyroInstance implements AutoCloseable {
         this.self = config.self();
         this.catalog = new TransactionCatalog(config.application().transactions());
         this.classification = config.classification();
+        this.capacity = config.capacity();
         classification.validateAgainst(catalog);
         List<RoutingTable.Route> routes = new ArrayList<>();
         for (String name : catalog.names()) {
@@ -200,6 +204,11 @@ public final class GyroInstance implements AutoCloseable {
 
     public String role() {
         return role;
+    }
+
+    /** The emulated server every request's transaction passes through ({@link Capacity#PLAIN}: none). */
+    public Capacity capacity() {
+        return capacity;
     }
 
     public Database database() {
@@ -327,7 +336,7 @@ public final class GyroInstance implements AutoCloseable {
         long now = System.currentTimeMillis();
         dev.gyro.runtime.check.AccessLog log = accessLog;
         if (log != null) return executeLocalRecorded(request, local, id, now, log);
-        try {
+        try (Capacity.Slot slot = capacity.enter()) {
             Object result = db.inTransaction(local.readOnly(),
                     c -> entry.invoke(new RequestContext(c, now, seed(id)), request.parameters()));
             localCount.incrementAndGet();
@@ -341,7 +350,7 @@ public final class GyroInstance implements AutoCloseable {
                                        dev.gyro.runtime.check.AccessLog log) {
         long start = System.nanoTime();
         Object[] seen = new Object[2];
-        try {
+        try (Capacity.Slot slot = capacity.enter()) {
             Object result = db.inTransaction(local.readOnly(), c -> {
                 dev.gyro.runtime.check.RequestRecorder rec =
                         new dev.gyro.runtime.check.RequestRecorder(c, db.dialect(), db.tables());
@@ -473,7 +482,7 @@ public final class GyroInstance implements AutoCloseable {
         if (p == null) {
             reply = null; // cannot happen: requests are registered before the belt sees them
         } else {
-            try {
+            try (Capacity.Slot slot = capacity.enter()) {
                 TransactionCatalog.Entry entry = catalog.get(p.request().transaction());
                 StateUpdate[] written = new StateUpdate[1];
                 dev.gyro.runtime.check.AccessLog log = accessLog;
@@ -565,6 +574,16 @@ public final class GyroInstance implements AutoCloseable {
         dev.gyro.runtime.check.AccessLog accesses = accessLog;
         Object[] seen = new Object[2];
         long start = System.nanoTime();
+        Capacity.Slot slot;
+        try {
+            slot = capacity.enter(); // held for every attempt: the emulated server is busy with this request
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            p.reply().accept(failure(p.request(), e));
+            onLoop(() -> belt.onGlobalExecuted(requestId, null));
+            return;
+        }
+        try (slot) {
         for (int attempt = 1; ; attempt++) {
             java.sql.Connection c = null;
             boolean locked = false, committed = false;
@@ -638,6 +657,7 @@ public final class GyroInstance implements AutoCloseable {
                 }
             }
         }
+        } // the emulated server's slot
         Reply reply;
         if (failure == null) {
             if (accesses != null) accesses.add(accessOf(p.request(), true, start, seen));

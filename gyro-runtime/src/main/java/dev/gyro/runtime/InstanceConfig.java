@@ -26,10 +26,12 @@ import java.util.List;
  * @param jdbcUrl        this instance's database as a JDBC URL ({@code jdbc:postgresql://...},
  *                       {@code jdbc:mariadb://...}, {@code jdbc:sqlite:...}), or null when {@code database} is the
  *                       SQLite file; the URL picks the backend (issue 5)
+ * @param capacity       the emulated server capacity every request's transaction passes through ({@link Capacity};
+ *                       benchmarks only), {@link Capacity#PLAIN} when null
  */
 public record InstanceConfig(int self, List<String> addresses, Path database, Application application,
                              Classification classification, PartitionMap partitionMap, int maxQueuedGlobals,
-                             int requestThreads, long tickMillis, String jdbcUrl) {
+                             int requestThreads, long tickMillis, String jdbcUrl, Capacity capacity) {
 
     public InstanceConfig {
         addresses = List.copyOf(addresses);
@@ -52,10 +54,11 @@ public record InstanceConfig(int self, List<String> addresses, Path database, Ap
         if (requestThreads < 1) throw new IllegalArgumentException("requestThreads must be at least 1");
         if (tickMillis < 1) throw new IllegalArgumentException("tickMillis must be at least 1");
         if (maxQueuedGlobals < 1) throw new IllegalArgumentException("maxQueuedGlobals must be at least 1");
+        if (capacity == null) capacity = Capacity.PLAIN;
     }
 
     public static InstanceConfig of(int self, List<String> addresses, Path database, Application application) {
-        return new InstanceConfig(self, addresses, database, application, null, null, 10_000, 64, 10, null);
+        return new InstanceConfig(self, addresses, database, application, null, null, 10_000, 64, 10, null, null);
     }
 
     /**
@@ -64,12 +67,18 @@ public record InstanceConfig(int self, List<String> addresses, Path database, Ap
     public static InstanceConfig of(int self, List<String> addresses, String jdbcUrlOrFile, Application application) {
         boolean url = jdbcUrlOrFile != null && jdbcUrlOrFile.strip().startsWith("jdbc:");
         return new InstanceConfig(self, addresses, url ? null : Path.of(jdbcUrlOrFile), application, null, null,
-                10_000, 64, 10, url ? jdbcUrlOrFile.strip() : null);
+                10_000, 64, 10, url ? jdbcUrlOrFile.strip() : null, null);
     }
 
     public InstanceConfig withClassification(Classification c) {
         return new InstanceConfig(self, addresses, database, application, c, partitionMap, maxQueuedGlobals,
-                requestThreads, tickMillis, jdbcUrl);
+                requestThreads, tickMillis, jdbcUrl, capacity);
+    }
+
+    /** This instance with an emulated server capacity (benchmarks: {@link Capacity}). */
+    public InstanceConfig withCapacity(Capacity c) {
+        return new InstanceConfig(self, addresses, database, application, classification, partitionMap,
+                maxQueuedGlobals, requestThreads, tickMillis, jdbcUrl, c);
     }
 
     /** What {@link dev.gyro.runtime.db.Database#open} opens: the JDBC URL, or the SQLite file. */

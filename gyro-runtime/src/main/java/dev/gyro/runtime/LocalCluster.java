@@ -172,6 +172,17 @@ public final class LocalCluster implements AutoCloseable {
         return this;
     }
 
+    private Capacity capacity = Capacity.PLAIN;
+
+    /**
+     * Gives each instance started from now on an emulated server of this size (its own copy: each instance is its
+     * own small server), for benchmarks; {@link Capacity#PLAIN} by default.
+     */
+    public LocalCluster withCapacity(Capacity capacity) {
+        this.capacity = capacity == null ? Capacity.PLAIN : capacity;
+        return this;
+    }
+
     public LocalCluster startAll() throws IOException {
         for (int i = 0; i < addresses.size(); i++) start(i);
         return this;
@@ -181,6 +192,7 @@ public final class LocalCluster implements AutoCloseable {
         if (instances.get(i) != null) throw new IllegalStateException("instance " + i + " is running");
         InstanceConfig config = InstanceConfig.of(i, addresses, targets.get(i), app);
         if (classification != null) config = config.withClassification(classification);
+        if (capacity.emulated()) config = config.withCapacity(capacity.copy());
         GyroInstance g = new GyroInstance(config).start();
         instances.set(i, g);
         return g;

@@ -1,0 +1,56 @@
+package dev.gyro.bench;
+
+import dev.gyro.app.Application;
+import dev.gyro.runtime.Backend;
+import dev.gyro.runtime.Capacity;
+
+import java.nio.file.Path;
+import java.util.List;
+
+/**
+ * A system the harness measures (issue 6, item 2): Gyro, or a baseline, deployed over the same application code
+ * and the same kind of database instances. A scenario deploys it fresh for every measured point, drives load
+ * through its {@link Target}, then asks it to settle and checks it. The systems of this slice are in
+ * {@link Systems}; two-phase commit and ShardingSphere-JDBC slot in as further implementations.
+ */
+public interface SystemUnderTest {
+
+    /** The name in results and plots: {@code gyro}, {@code centralized}, {@code read-only}. */
+    String name();
+
+    /** One sentence for summaries. */
+    String describe();
+
+    /**
+     * Deploys the system: creates and loads its databases under {@code dir} and starts whatever runs in front of
+     * them.
+     *
+     * @param instances how many database instances the scaled-out systems use (a centralized system uses one)
+     * @param capacity  the emulated capacity of one database instance; every instance gets its own copy
+     */
+    Deployment deploy(Application app, Path dir, int instances, int scale, long seed, Capacity capacity,
+                      Backend backend) throws Exception;
+
+    /** A running deployment. */
+    interface Deployment extends AutoCloseable {
+
+        Target target();
+
+        /** How many database instances it runs on. */
+        int databases();
+
+        /**
+         * Waits until everything sent has been applied everywhere (a quiet ring), then runs replica convergence
+         * and the application's audit on the databases directly.
+         *
+         * @return the problems found, in words; empty when the run is valid
+         */
+        List<String> settleAndCheck() throws Exception;
+
+        /** Transactions every database instance's emulated server served, in instance order. */
+        List<Long> served();
+
+        @Override
+        void close() throws Exception;
+    }
+}

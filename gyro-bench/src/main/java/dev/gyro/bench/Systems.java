@@ -1,0 +1,251 @@
+package dev.gyro.bench;
+
+import dev.gyro.app.Application;
+import dev.gyro.app.Call;
+import dev.gyro.app.Classification;
+import dev.gyro.app.Kind;
+import dev.gyro.app.Outcome;
+import dev.gyro.app.TransactionCatalog;
+import dev.gyro.app.TxContext;
+import dev.gyro.app.UserAbort;
+import dev.gyro.protocol.PartitionMap;
+import dev.gyro.protocol.Value;
+import dev.gyro.runtime.Backend;
+import dev.gyro.runtime.Capacity;
+import dev.gyro.runtime.LocalCluster;
+import dev.gyro.runtime.db.Database;
+
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.SplittableRandom;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.random.RandomGenerator;
+
+/** The systems under test of this slice of issue 6: gyro, read-only and centralized. */
+public final class Systems {
+
+    private Systems() {}
+
+    public static final List<String> NAMES = List.of("gyro", "read-only", "centralized");
+
+    public static SystemUnderTest byName(String name) {
+        return switch (name) {
+            case "gyro" -> gyro();
+            case "read-only" -> readOnly();
+            case "centralized" -> centralized();
+            default -> throw new IllegalArgumentException("unknown system '" + name + "' (known: "
+                    + String.join(", ", NAMES) + ")");
+        };
+    }
+
+    /** Gyro's Conveyor Belt runtime with the application's own classification. */
+    public static SystemUnderTest gyro() {
+        return new GyroSystem("gyro", "Gyro (Conveyor Belt) with the application's classification", false);
+    }
+
+    /**
+     * The paper's read-only baseline (Section VII): Gyro where only read-only transactions are local and
+     * everything else is global, i.e. a replicated database whose writes are totally ordered.
+     */
+    public static SystemUnderTest readOnly() {
+        return new GyroSystem("read-only", "Gyro with only read-only transactions local, every other one global "
+                + "(the paper's read-only baseline)", true);
+    }
+
+    /** One database, no Gyro: every transaction runs directly on it through a JDBC pool. */
+    public static SystemUnderTest centralized() {
+        return new CentralizedSystem();
+    }
+
+    /**
+     * The read-only baseline's classification, derived from the application's: a read-only transaction stays
+     * local (routed by its first partitioning parameter; since every write is then global, every instance holds
+     * all data it reads), every other transaction becomes global.
+     */
+    public static Classification readOnlyClassification(Classification own) {
+        List<Classification.Rule> rules = new ArrayList<>();
+        for (Classification.Rule r : own.rules()) {
+            if (r.readOnly())
+                rules.add(new Classification.Rule(r.name(), Kind.LOCAL, true,
+                        r.partitionBy().isEmpty() ? List.of() : List.of(r.partitionBy().get(0)),
+                        "read-only baseline: read-only, so local"));
+            else
+                rules.add(new Classification.Rule(r.name(), Kind.GLOBAL, false, r.partitionBy(),
+                        "read-only baseline: writes, so global"));
+        }
+        return new Classification(rules);
+    }
+
+    private record GyroSystem(String name, String describe, boolean readOnlyBaseline) implements SystemUnderTest {
+        @Override
+        public Deployment deploy(Application app, Path dir, int instances, int scale, long seed, Capacity capacity,
+                                 Backend backend) throws Exception {
+            LocalCluster cluster = LocalCluster.create(backend, dir, app, instances, scale, seed, n -> {});
+            try {
+                if (readOnlyBaseline) cluster.withClassification(readOnlyClassification(app.classification()));
+                cluster.withCapacity(capacity).startAll();
+                GyroTarget target = new GyroTarget(cluster.addresses());
+                return new Deployment() {
+                    public Target target() {
+                        return target;
+                    }
+
+                    public int databases() {
+                        return cluster.size();
+                    }
+
+                    public List<String> settleAndCheck() throws Exception {
+                        List<String> problems = new ArrayList<>();
+                        if (!cluster.awaitQuiet(60_000)) problems.add("the ring did not become quiet within 60 s");
+                        problems.addAll(ClusterBenchmark.check(cluster, app, scale, seed).violations());
+                        return problems;
+                    }
+
+                    public List<Long> served() {
+                        List<Long> out = new ArrayList<>();
+                        for (int i = 0; i < cluster.size(); i++) out.add(cluster.instance(i).capacity().served());
+                        return out;
+                    }
+
+                    public void close() {
+                        try {
+                            target.close();
+                        } finally {
+                            cluster.close();
+                        }
+                    }
+                };
+            } catch (Exception | Error e) {
+                cluster.close();
+                throw e;
+            }
+        }
+    }
+
+    private static final class CentralizedSystem implements SystemUnderTest {
+        public String name() {
+            return "centralized";
+        }
+
+        public String describe() {
+            return "one database instance, no Gyro: transactions run directly on it through pooled JDBC";
+        }
+
+        @Override
+        public Deployment deploy(Application app, Path dir, int instances, int scale, long seed, Capacity capacity,
+                                 Backend backend) throws Exception {
+            // A cluster of one, never started: it creates and loads the database exactly as Gyro's are.
+            LocalCluster one = LocalCluster.create(backend, dir, app, 1, scale, seed, n -> {});
+            try {
+                Database db = Database.open(backend.dialect(), one.jdbcUrl(0), backend.dialect().instanceOptions());
+                CentralizedTarget target = new CentralizedTarget(app, db, capacity.copy());
+                return new Deployment() {
+                    public Target target() {
+                        return target;
+                    }
+
+                    public int databases() {
+                        return 1;
+                    }
+
+                    public List<String> settleAndCheck() throws Exception {
+                        try (Connection c = one.connect(0)) {
+                            return new ArrayList<>(Checks.run(app, app.audit(scale, seed), List.of(c),
+                                    PartitionMap.uniform(1)).violations());
+                        }
+                    }
+
+                    public List<Long> served() {
+                        return List.of(target.capacity.served());
+                    }
+
+                    public void close() {
+                        try {
+                            db.close();
+                        } finally {
+                            one.close();
+                        }
+                    }
+                };
+            } catch (Exception | Error e) {
+                one.close();
+                throw e;
+            }
+        }
+    }
+
+    /**
+     * The centralized baseline's target: each call is one serializable transaction on the single database, run
+     * through the same {@link Database} (pool, retries on lost races) and the same emulated server
+     * ({@link Capacity}) as a Gyro instance runs its requests. Reports each call under the class the application's
+     * classification gives it, so latencies per class compare with Gyro's.
+     */
+    static final class CentralizedTarget implements Target {
+        private final TransactionCatalog catalog;
+        private final Classification classification;
+        private final Database db;
+        final Capacity capacity;
+        private final AtomicLong requests = new AtomicLong();
+
+        CentralizedTarget(Application app, Database db, Capacity capacity) {
+            this.catalog = new TransactionCatalog(app.transactions());
+            this.classification = app.classification();
+            this.db = db;
+            this.capacity = capacity;
+        }
+
+        @Override
+        public Channel open() {
+            return this::execute;
+        }
+
+        private Result execute(Call call) {
+            List<Value> params = new ArrayList<>();
+            for (Object p : call.parameters()) params.add(Value.of(p));
+            String kind;
+            boolean readOnly;
+            TransactionCatalog.Entry entry;
+            try {
+                Classification.Rule rule = classification.rule(call.transaction());
+                kind = rule.kind().label();
+                readOnly = rule.readOnly();
+                entry = catalog.get(call.transaction());
+            } catch (RuntimeException e) {
+                return new Result(new Outcome(Outcome.Status.FAILED, List.of(), e.getMessage()), "");
+            }
+            long now = System.currentTimeMillis();
+            long seed = requests.incrementAndGet();
+            try (Capacity.Slot slot = capacity.enter()) {
+                Object result = db.inTransaction(readOnly, c -> entry.invoke(context(c, now, seed), params));
+                return new Result(Outcome.ok(values(result)), kind);
+            } catch (Exception e) {
+                Throwable cause = e;
+                while (cause != null && !(cause instanceof UserAbort)) cause = cause.getCause();
+                if (cause != null) return new Result(new Outcome(Outcome.Status.ABORTED, List.of(), cause.getMessage()), kind);
+                return new Result(new Outcome(Outcome.Status.FAILED, List.of(), call.transaction() + " failed: " + e), kind);
+            }
+        }
+
+        private static TxContext context(Connection c, long now, long seed) {
+            SplittableRandom random = new SplittableRandom(seed);
+            return new TxContext() {
+                public Connection connection() { return c; }
+                public long now() { return now; }
+                public RandomGenerator random() { return random; }
+            };
+        }
+
+        private static List<Value> values(Object result) {
+            if (result == null) return List.of();
+            List<Value> out = new ArrayList<>();
+            if (result instanceof List<?> list) for (Object o : list) out.add(Value.of(o));
+            else out.add(Value.of(result));
+            return out;
+        }
+
+        @Override
+        public void close() {}
+    }
+}

@@ -1,0 +1,129 @@
+package dev.gyro.runtime;
+
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * Capacity emulation for benchmarks (DESIGN.md, "Benchmark method"): gives one database instance the capacity of a
+ * small server, so that on this 2-core machine N instances can show N times the capacity of one. Every transaction
+ * a client request runs on the instance's database (a Gyro instance's local and global requests, the centralized
+ * baseline's transactions) first takes one of {@code concurrency} slots, then holds it for {@code serviceMillis}
+ * (the fixed per-transaction execution time of the paper's micro-benchmark, Section VII-B: 5 ms) and for the
+ * transaction itself. The service time is spent before the DBMS transaction begins, so it holds no database lock:
+ * it stands for the server's CPU work, not for lock contention the real server would not have.
+ *
+ * <p>Applying other instances' state updates is not charged: the paper's micro-benchmark charges its 5 ms to the
+ * operation, and an update is row images, not the operation run again.
+ *
+ * <p>{@link #PLAIN} emulates nothing: the machine's own capacity, shared by every instance.
+ */
+public final class Capacity {
+
+    /** No emulation: transactions run at once, with no added service time. */
+    public static final Capacity PLAIN = new Capacity(0, 0);
+
+    private final int concurrency;
+    private final long serviceMillis;
+    private final Semaphore slots;
+    private final AtomicInteger inService = new AtomicInteger();
+    private final AtomicInteger mostInService = new AtomicInteger();
+    private final AtomicLong served = new AtomicLong();
+
+    private Capacity(int concurrency, long serviceMillis) {
+        this.concurrency = concurrency;
+        this.serviceMillis = serviceMillis;
+        this.slots = concurrency > 0 ? new Semaphore(concurrency, true) : null; // fair: FIFO, as a server's queue
+    }
+
+    /**
+     * One instance's emulated server. Each instance needs its own: the slots are that server's.
+     *
+     * @param concurrency   transactions served at once (at least 1)
+     * @param serviceMillis fixed service time per transaction (0 or more)
+     */
+    public static Capacity of(int concurrency, long serviceMillis) {
+        if (concurrency < 1) throw new IllegalArgumentException("capacity needs at least one concurrent transaction");
+        if (serviceMillis < 0) throw new IllegalArgumentException("service time must not be negative");
+        return new Capacity(concurrency, serviceMillis);
+    }
+
+    /** A fresh server of the same size (its own slots and counters): for the next instance. */
+    public Capacity copy() {
+        return emulated() ? new Capacity(concurrency, serviceMillis) : PLAIN;
+    }
+
+    public boolean emulated() {
+        return slots != null;
+    }
+
+    public int concurrency() {
+        return concurrency;
+    }
+
+    public long serviceMillis() {
+        return serviceMillis;
+    }
+
+    /** For results: what every database instance was given. */
+    public String describe() {
+        return emulated() ? "capacity emulation: each database instance serves " + concurrency
+                + " transaction(s) at a time, " + serviceMillis + " ms service time each"
+                : "plain: no capacity emulation (all instances share this machine's cores)";
+    }
+
+    /** Transactions that went through {@link #enter()}. */
+    public long served() {
+        return served.get();
+    }
+
+    /** The most transactions that were in service at once. */
+    public int mostInService() {
+        return mostInService.get();
+    }
+
+    /** A held slot; closing it frees the slot. */
+    public interface Slot extends AutoCloseable {
+        @Override
+        void close();
+    }
+
+    private static final Slot NOTHING = () -> {};
+
+    /**
+     * Waits for a free slot, then spends the service time in it. Run the transaction inside the slot, in
+     * try-with-resources. In plain mode returns at once.
+     *
+     * @throws InterruptedException when interrupted while waiting or serving (no slot is held then)
+     */
+    public Slot enter() throws InterruptedException {
+        if (slots == null) return NOTHING;
+        slots.acquire();
+        int now = inService.incrementAndGet();
+        mostInService.accumulateAndGet(now, Math::max);
+        served.incrementAndGet();
+        Slot slot = new Slot() {
+            private boolean closed;
+
+            @Override
+            public void close() {
+                if (closed) return;
+                closed = true;
+                inService.decrementAndGet();
+                slots.release();
+            }
+        };
+        try {
+            if (serviceMillis > 0) Thread.sleep(serviceMillis);
+        } catch (InterruptedException e) {
+            slot.close();
+            throw e;
+        }
+        return slot;
+    }
+
+    @Override
+    public String toString() {
+        return describe();
+    }
+}

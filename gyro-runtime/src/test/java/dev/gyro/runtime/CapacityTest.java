@@ -1,0 +1,68 @@
+package dev.gyro.runtime;
+
+import org.junit.jupiter.api.Test;
+
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/**
+ * The emulated server bounds concurrency and adds its service time: checked by counting who is inside at once and
+ * by each slot's own timestamps (a lower bound that cannot fail on a slow machine), not by how fast anything ran.
+ */
+class CapacityTest {
+
+    @Test
+    void boundsConcurrencyAndSpendsTheServiceTimeInEverySlot() throws Exception {
+        Capacity capacity = Capacity.of(2, 5);
+        AtomicInteger inside = new AtomicInteger();
+        AtomicInteger mostInside = new AtomicInteger();
+        List<Long> waitedNanos = Collections.synchronizedList(new ArrayList<>());
+        List<Thread> threads = new ArrayList<>();
+        for (int t = 0; t < 6; t++) {
+            Thread th = new Thread(() -> {
+                for (int i = 0; i < 10; i++) {
+                    long before = System.nanoTime();
+                    try (Capacity.Slot slot = capacity.enter()) {
+                        waitedNanos.add(System.nanoTime() - before);
+                        mostInside.accumulateAndGet(inside.incrementAndGet(), Math::max);
+                        Thread.onSpinWait();
+                        inside.decrementAndGet();
+                    } catch (InterruptedException e) {
+                        throw new IllegalStateException(e);
+                    }
+                }
+            });
+            threads.add(th);
+            th.start();
+        }
+        for (Thread th : threads) th.join();
+        assertThat(capacity.served()).isEqualTo(60);
+        assertThat(mostInside.get()).isLessThanOrEqualTo(2);
+        assertThat(capacity.mostInService()).isEqualTo(2); // 6 threads: both slots were busy at some point
+        // every transaction spent at least the service time in its slot before it could run
+        assertThat(waitedNanos).hasSize(60).allSatisfy(n -> assertThat(n).isGreaterThanOrEqualTo(5_000_000L));
+    }
+
+    @Test
+    void plainModeEmulatesNothingAndEachInstanceGetsItsOwnServer() throws Exception {
+        try (Capacity.Slot slot = Capacity.PLAIN.enter()) {
+            assertThat(Capacity.PLAIN.emulated()).isFalse();
+        }
+        assertThat(Capacity.PLAIN.served()).isZero();
+        Capacity one = Capacity.of(3, 7);
+        try (Capacity.Slot slot = one.enter()) {
+            assertThat(one.served()).isEqualTo(1);
+        }
+        Capacity two = one.copy();
+        assertThat(two).isNotSameAs(one);
+        assertThat(two.served()).isZero();
+        assertThat(two.concurrency()).isEqualTo(3);
+        assertThat(two.describe()).contains("3 transaction(s) at a time", "7 ms");
+        assertThatThrownBy(() -> Capacity.of(0, 5)).isInstanceOf(IllegalArgumentException.class);
+    }
+}
