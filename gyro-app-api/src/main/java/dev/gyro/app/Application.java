@@ -27,13 +27,10 @@ public interface Application {
      */
     List<String> replicatedTables();
 
-    /**
-     * Loads the data every instance starts with, identically on each (seeded, no clock). Runs inside a
-     * transaction on a database whose schema exists and is empty.
-     *
-     * @param scale the application's size unit (for the store: thousands of items)
-     */
-    default void load(Connection c, int scale, long seed) throws SQLException {}
+    /** {@link #load(Connection, int, long, LoadProgress)} without telling anyone how far it has come. */
+    default void load(Connection c, int scale, long seed) throws SQLException {
+        load(c, scale, seed, LoadProgress.NONE);
+    }
 
     /** Whether {@link #load} has already run on this database. */
     default boolean isLoaded(Connection c) throws SQLException {
@@ -41,13 +38,13 @@ public interface Application {
     }
 
     /**
-     * {@link #load(Connection, int, long)}, telling {@code progress} how far it has come. Applications with a
-     * large load override this one and make the three-argument form call it with {@link LoadProgress#NONE}.
+     * Loads the data every instance starts with, identically on each (seeded, no clock), telling {@code progress}
+     * how far it has come. Runs inside a transaction on a database whose schema exists and is empty. Applications
+     * with initial data override this one; the default loads nothing.
+     *
+     * @param scale the application's size unit (for the store: thousands of items)
      */
-    default void load(Connection c, int scale, long seed, LoadProgress progress) throws SQLException {
-        load(c, scale, seed);
-        progress.update(1, "loaded");
-    }
+    default void load(Connection c, int scale, long seed, LoadProgress progress) throws SQLException {}
 
     /** What {@code scale} means in rows, for messages: {@code "1000 items, 2880 customers"}. */
     default String describeScale(int scale) {

@@ -75,7 +75,7 @@ public final class RoutingTable {
         ObjectNode root = JSON.createObjectNode();
         root.put("mapVersion", map.version());
         ArrayNode owners = root.putArray("owners");
-        for (int b = 0; b < map.buckets(); b++) owners.add(ownerOfBucket(b));
+        for (int b = 0; b < map.buckets(); b++) owners.add(map.ownerOfBucket(b));
         ArrayNode addr = root.putArray("instances");
         addresses.forEach(addr::add);
         ArrayNode txs = root.putArray("transactions");
@@ -91,10 +91,6 @@ public final class RoutingTable {
         } catch (IOException e) {
             throw new IllegalStateException(e);
         }
-    }
-
-    private int ownerOfBucket(int bucket) {
-        return map.ownerOfBucket(bucket);
     }
 
     public static RoutingTable fromJson(byte[] json) {

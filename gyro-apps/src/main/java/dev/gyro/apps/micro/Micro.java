@@ -78,11 +78,6 @@ public final class Micro implements Application {
         return scale * PARTITIONS_PER_SCALE + " partitions, " + scale * SHARED_PER_SCALE + " shared rows";
     }
 
-    @Override
-    public void load(Connection c, int scale, long seed) throws SQLException {
-        load(c, scale, seed, LoadProgress.NONE);
-    }
-
     /** The shared rows, all zero; partitions' rows appear with their first operation. */
     @Override
     public void load(Connection c, int scale, long seed, LoadProgress progress) throws SQLException {

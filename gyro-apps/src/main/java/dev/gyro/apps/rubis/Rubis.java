@@ -107,11 +107,6 @@ public final class Rubis implements Application {
     }
 
     @Override
-    public void load(Connection c, int scale, long seed) throws SQLException {
-        load(c, scale, seed, LoadProgress.NONE);
-    }
-
-    @Override
     public void load(Connection c, int scale, long seed, LoadProgress progress) throws SQLException {
         RubisLoader.load(c, size(scale), seed, progress);
     }

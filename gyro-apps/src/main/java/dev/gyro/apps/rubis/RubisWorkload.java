@@ -5,6 +5,7 @@ import dev.gyro.app.ClientSession;
 import dev.gyro.app.Outcome;
 import dev.gyro.app.Workload;
 import dev.gyro.app.WorkloadOptions;
+import dev.gyro.apps.WeightedMix;
 
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -36,18 +37,11 @@ final class RubisWorkload implements Workload {
             "browsing", new double[] {10, 5, 5, 25, 12, 25, 3, 8, 7, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0});
 
     private final Rubis.Size size;
-    private final String mix;
-    private final double[] cumulative;
-    private final long thinkMillis;
+    private final WeightedMix mix;
 
     private RubisWorkload(Rubis.Size size, String mix, long thinkMillis) {
         this.size = size;
-        this.mix = mix;
-        this.thinkMillis = thinkMillis;
-        double[] w = MIXES.get(mix);
-        cumulative = new double[w.length];
-        double sum = 0;
-        for (int i = 0; i < w.length; i++) cumulative[i] = sum += w[i];
+        this.mix = new WeightedMix(mix, MIXES.get(mix), thinkMillis);
     }
 
     static RubisWorkload of(Rubis.Size size, WorkloadOptions options) {
@@ -58,7 +52,7 @@ final class RubisWorkload implements Workload {
 
     @Override
     public String describe() {
-        return mix + " mix, think time " + (thinkMillis == 0 ? "0" : "mean " + thinkMillis) + " ms";
+        return mix.describe();
     }
 
     @Override
@@ -96,17 +90,14 @@ final class RubisWorkload implements Workload {
                 if (fresh) plan(pick());
                 Supplier<Call> step = steps.poll();
                 call = step == null ? null : step.get();
-                if (call != null && fresh && thinkMillis > 0)
-                    call = call.afterThinking(Math.min(10 * thinkMillis, (long) (-thinkMillis * Math.log(1 - r.nextDouble()))));
+                if (call != null && fresh && mix.thinkMillis() > 0) call = call.afterThinking(mix.thinkTime(r));
             }
             inFlight = call;
             return call;
         }
 
         private Interaction pick() {
-            double x = r.nextDouble() * cumulative[cumulative.length - 1];
-            for (int i = 0; i < cumulative.length; i++) if (x < cumulative[i]) return Interaction.values()[i];
-            return Interaction.VIEW_ITEM;
+            return Interaction.values()[mix.pick(r, Interaction.VIEW_ITEM.ordinal())];
         }
 
         private void learn(Call call, Outcome o) {

@@ -99,8 +99,9 @@ public final class OnlineStore implements Application {
     public static final int MIN_STOCK = 50;
 
     @Override
-    public void load(Connection c, int scale, long seed) throws SQLException {
+    public void load(Connection c, int scale, long seed, dev.gyro.app.LoadProgress progress) throws SQLException {
         loadItems(c, scale * ITEMS_PER_SCALE, MIN_STOCK, seed);
+        progress.update(1, "loaded");
     }
 
     @Override

@@ -110,11 +110,6 @@ public final class Tpcc implements Application {
     }
 
     @Override
-    public void load(Connection c, int scale, long seed) throws SQLException {
-        load(c, scale, seed, LoadProgress.NONE);
-    }
-
-    @Override
     public void load(Connection c, int scale, long seed, LoadProgress progress) throws SQLException {
         TpccLoader.load(c, size, scale, seed, progress);
     }

@@ -101,11 +101,6 @@ public final class Tpcw implements Application {
     }
 
     @Override
-    public void load(Connection c, int scale, long seed) throws SQLException {
-        load(c, scale, seed, LoadProgress.NONE);
-    }
-
-    @Override
     public void load(Connection c, int scale, long seed, LoadProgress progress) throws SQLException {
         TpcwLoader.load(c, size(scale), seed, progress);
     }

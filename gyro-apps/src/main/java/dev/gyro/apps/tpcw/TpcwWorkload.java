@@ -5,6 +5,7 @@ import dev.gyro.app.ClientSession;
 import dev.gyro.app.Outcome;
 import dev.gyro.app.Workload;
 import dev.gyro.app.WorkloadOptions;
+import dev.gyro.apps.WeightedMix;
 
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -38,18 +39,11 @@ final class TpcwWorkload implements Workload {
             "ordering", new double[] {9.12, 0.46, 0.46, 12.35, 14.53, 13.08, 13.53, 12.86, 12.73, 10.18, 0.25, 0.22, 0.12, 0.11});
 
     private final Tpcw.Size size;
-    private final String mix;
-    private final double[] cumulative;
-    private final long thinkMillis;
+    private final WeightedMix mix;
 
     private TpcwWorkload(Tpcw.Size size, String mix, long thinkMillis) {
         this.size = size;
-        this.mix = mix;
-        this.thinkMillis = thinkMillis;
-        double[] w = MIXES.get(mix);
-        cumulative = new double[w.length];
-        double sum = 0;
-        for (int i = 0; i < w.length; i++) cumulative[i] = sum += w[i];
+        this.mix = new WeightedMix(mix, MIXES.get(mix), thinkMillis);
     }
 
     static TpcwWorkload of(Tpcw.Size size, WorkloadOptions options) {
@@ -60,7 +54,7 @@ final class TpcwWorkload implements Workload {
 
     @Override
     public String describe() {
-        return mix + " mix, think time " + (thinkMillis == 0 ? "0" : "mean " + thinkMillis) + " ms";
+        return mix.describe();
     }
 
     @Override
@@ -69,9 +63,7 @@ final class TpcwWorkload implements Workload {
     }
 
     Interaction pick(SplittableRandom r) {
-        double x = r.nextDouble() * cumulative[cumulative.length - 1];
-        for (int i = 0; i < cumulative.length; i++) if (x < cumulative[i]) return Interaction.values()[i];
-        return Interaction.HOME;
+        return Interaction.values()[mix.pick(r, Interaction.HOME.ordinal())];
     }
 
     /** One emulated browser. */
@@ -111,8 +103,7 @@ final class TpcwWorkload implements Workload {
         }
 
         private long think() {
-            if (thinkMillis == 0) return 0;
-            return Math.min(10 * thinkMillis, (long) (-thinkMillis * Math.log(1 - r.nextDouble())));
+            return mix.thinkTime(r);
         }
 
         /** What the browser remembers from a reply. */
