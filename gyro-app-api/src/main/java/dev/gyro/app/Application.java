@@ -27,6 +27,16 @@ public interface Application {
      */
     List<String> replicatedTables();
 
+    /**
+     * How a sharded deployment splits this application's data: the 2pc and ShardingSphere baselines of the
+     * benchmark harness run on it. Gyro does not use it.
+     *
+     * @throws UnsupportedOperationException if the application declares none
+     */
+    default Sharding sharding() {
+        throw new UnsupportedOperationException("application " + name() + " declares no sharding");
+    }
+
     /** {@link #load(Connection, int, long, LoadProgress)} without telling anyone how far it has come. */
     default void load(Connection c, int scale, long seed) throws SQLException {
         load(c, scale, seed, LoadProgress.NONE);

@@ -127,8 +127,8 @@ public final class LocalRatioScenario {
 
     private static Measured measure(SystemUnderTest system, Micro app, Workload workload, Path dir, Config config,
                                     int clients, Map<String, Object> params, Listener listener) throws Exception {
-        try (SystemUnderTest.Deployment d = system.deploy(app, dir, config.instances(), 1, config.seed(),
-                config.capacity(), config.backend())) {
+        try (SystemUnderTest.Deployment d = system.deploy(new SystemUnderTest.Setup(app, dir,
+                config.instances(), 1, config.seed(), config.capacity(), config.backend()))) {
             WorkloadRunner.Result r = WorkloadRunner.run(workload, d.target(),
                     new WorkloadRunner.Settings(clients, config.duration(), config.seed(), config.warmup()),
                     listener::running);

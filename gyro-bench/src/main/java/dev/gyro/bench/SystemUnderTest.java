@@ -22,14 +22,23 @@ public interface SystemUnderTest {
     String describe();
 
     /**
-     * Deploys the system: creates and loads its databases under {@code dir} and starts whatever runs in front of
-     * them.
+     * Where and how to deploy a system: the same for every system measured at one point.
      *
      * @param instances how many database instances the scaled-out systems use (a centralized system uses one)
      * @param capacity  the emulated capacity of one database instance; every instance gets its own copy
      */
-    Deployment deploy(Application app, Path dir, int instances, int scale, long seed, Capacity capacity,
-                      Backend backend) throws Exception;
+    record Setup(Application app, Path dir, int instances, int scale, long seed, Capacity capacity, Backend backend) {
+        public Setup {
+            if (instances < 1) throw new IllegalArgumentException("instances must be at least 1, not " + instances);
+        }
+
+        public Setup withDir(Path d) {
+            return new Setup(app, d, instances, scale, seed, capacity, backend);
+        }
+    }
+
+    /** Deploys the system: creates and loads its databases under the setup's directory and starts what runs in front. */
+    Deployment deploy(Setup setup) throws Exception;
 
     /** A running deployment. */
     interface Deployment extends AutoCloseable {

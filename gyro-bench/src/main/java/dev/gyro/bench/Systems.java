@@ -80,9 +80,13 @@ public final class Systems {
 
     private record GyroSystem(String name, String describe, boolean readOnlyBaseline) implements SystemUnderTest {
         @Override
-        public Deployment deploy(Application app, Path dir, int instances, int scale, long seed, Capacity capacity,
-                                 Backend backend) throws Exception {
-            LocalCluster cluster = LocalCluster.create(backend, dir, app, instances, scale, seed, n -> {});
+        public Deployment deploy(Setup setup) throws Exception {
+            Application app = setup.app();
+            int scale = setup.scale();
+            long seed = setup.seed();
+            LocalCluster cluster = LocalCluster.create(setup.backend(), setup.dir(), app, setup.instances(), scale,
+                    seed, n -> {});
+            Capacity capacity = setup.capacity();
             try {
                 if (readOnlyBaseline) cluster.withClassification(readOnlyClassification(app.classification()));
                 cluster.withCapacity(capacity).startAll();
@@ -134,10 +138,14 @@ public final class Systems {
         }
 
         @Override
-        public Deployment deploy(Application app, Path dir, int instances, int scale, long seed, Capacity capacity,
-                                 Backend backend) throws Exception {
+        public Deployment deploy(Setup setup) throws Exception {
+            Application app = setup.app();
+            int scale = setup.scale();
+            long seed = setup.seed();
+            Backend backend = setup.backend();
+            Capacity capacity = setup.capacity();
             // A cluster of one, never started: it creates and loads the database exactly as Gyro's are.
-            LocalCluster one = LocalCluster.create(backend, dir, app, 1, scale, seed, n -> {});
+            LocalCluster one = LocalCluster.create(backend, setup.dir(), app, 1, scale, seed, n -> {});
             try {
                 Database db = Database.open(backend.dialect(), one.jdbcUrl(0), backend.dialect().instanceOptions());
                 CentralizedTarget target = new CentralizedTarget(app, db, capacity.copy());

@@ -34,8 +34,8 @@ class SystemsTest {
     static void everyCallIsServedOnce(SystemUnderTest system, Path dir, int databases, String globalClass)
             throws Exception {
         List<Call> calls = calls();
-        try (SystemUnderTest.Deployment d = system.deploy(new Micro(), dir, 3, 1, 7, Capacity.of(2, 1),
-                Backend.SQLITE)) {
+        try (SystemUnderTest.Deployment d = system.deploy(new SystemUnderTest.Setup(new Micro(), dir, 3, 1, 7,
+                Capacity.of(2, 1), Backend.SQLITE))) {
             assertThat(d.databases()).isEqualTo(databases);
             Target.Channel channel = d.target().open();
             for (Call call : calls) {

@@ -6,6 +6,7 @@ import dev.gyro.app.Call;
 import dev.gyro.app.Classification;
 import dev.gyro.app.ClientSession;
 import dev.gyro.app.LoadProgress;
+import dev.gyro.app.Sharding;
 import dev.gyro.app.Transaction;
 import dev.gyro.app.Workload;
 import dev.gyro.app.WorkloadOptions;
@@ -17,6 +18,7 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.SplittableRandom;
 
@@ -71,6 +73,13 @@ public final class Micro implements Application {
     @Override
     public List<String> replicatedTables() {
         return List.of("MICRO_SHARED");
+    }
+
+    /** Sharded deployments (the 2pc and ShardingSphere baselines): a partition's rows on the instance owning the partition; the shared rows, which global operations write, everywhere. */
+    @Override
+    public Sharding sharding() {
+        return new Sharding(Map.of("MICRO_ROWS", "MR_PARTITION", "MICRO_PARTITION", "MP_PARTITION"),
+                List.of("MICRO_SHARED"));
     }
 
     @Override

@@ -4,6 +4,7 @@ import dev.gyro.app.Application;
 import dev.gyro.app.Audit;
 import dev.gyro.app.Classification;
 import dev.gyro.app.LoadProgress;
+import dev.gyro.app.Sharding;
 import dev.gyro.app.Transaction;
 import dev.gyro.app.Workload;
 import dev.gyro.app.WorkloadOptions;
@@ -14,6 +15,7 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.List;
+import java.util.Map;
 import java.util.SplittableRandom;
 
 /**
@@ -98,6 +100,14 @@ public final class Rubis implements Application {
     @Override
     public List<String> replicatedTables() {
         return RubisSchema.REPLICATED;
+    }
+
+    /** Sharded deployments (the 2pc and ShardingSphere baselines): users and their comments by user, items with their bids and purchases by item (the partitioning parameters of the local requests that write them); categories, regions, old items and the id counters everywhere. */
+    @Override
+    public Sharding sharding() {
+        return new Sharding(Map.of("USERS", "U_ID", "ITEMS", "I_ID", "BIDS", "B_ITEM_ID", "BUY_NOW", "BN_ITEM_ID",
+                "COMMENTS", "CM_TO_USER_ID"),
+                RubisSchema.REPLICATED);
     }
 
     @Override

@@ -2,6 +2,7 @@ package dev.gyro.apps.store;
 
 import dev.gyro.app.Application;
 import dev.gyro.app.Classification;
+import dev.gyro.app.Sharding;
 import dev.gyro.app.Transaction;
 
 import java.io.IOException;
@@ -12,6 +13,7 @@ import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.List;
+import java.util.Map;
 import java.util.SplittableRandom;
 
 /**
@@ -91,6 +93,13 @@ public final class OnlineStore implements Application {
     @Override
     public List<String> replicatedTables() {
         return List.of("ITEMS", "ORDERS", "ORDER_LINES");
+    }
+
+    /** Sharded deployments (the 2pc and ShardingSphere baselines): carts by cart id; items and orders everywhere. ORDERS takes its key from the database's auto-increment, which replicas written under 2PC may assign in different orders: the store is not a benchmark application. */
+    @Override
+    public Sharding sharding() {
+        return new Sharding(Map.of("SHOPPING_CARTS", "CART_ID"),
+                replicatedTables());
     }
 
     /** Items per unit of scale. */

@@ -4,6 +4,7 @@ import dev.gyro.app.Application;
 import dev.gyro.app.Audit;
 import dev.gyro.app.Classification;
 import dev.gyro.app.LoadProgress;
+import dev.gyro.app.Sharding;
 import dev.gyro.app.Transaction;
 import dev.gyro.app.Workload;
 import dev.gyro.app.WorkloadOptions;
@@ -14,6 +15,7 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.List;
+import java.util.Map;
 
 /**
  * TPC-C (the workload of the MoSQL and ROCOCO papers), written from the public specification: the nine tables, the
@@ -101,6 +103,16 @@ public final class Tpcc implements Application {
     @Override
     public List<String> replicatedTables() {
         return TpccSchema.REPLICATED;
+    }
+
+    /** Sharded deployments (the 2pc and ShardingSphere baselines): every table by warehouse (TPC-C's natural sharding); pending stock and year-to-date rows on the warehouse that applies them, so a remote order line or payment is a two-shard transaction; ITEM everywhere. */
+    @Override
+    public Sharding sharding() {
+        return new Sharding(Map.ofEntries(Map.entry("WAREHOUSE", "W_ID"), Map.entry("DISTRICT", "D_W_ID"),
+                Map.entry("CUSTOMER", "C_W_ID"), Map.entry("HISTORY", "H_C_W_ID"), Map.entry("NEW_ORDER", "NO_W_ID"),
+                Map.entry("ORDERS", "O_W_ID"), Map.entry("ORDER_LINE", "OL_W_ID"), Map.entry("STOCK", "S_W_ID"),
+                Map.entry("STOCK_PENDING", "SP_W_ID"), Map.entry("YTD_PENDING", "YP_W_ID")),
+                TpccSchema.REPLICATED);
     }
 
     /** Scale = warehouses. */

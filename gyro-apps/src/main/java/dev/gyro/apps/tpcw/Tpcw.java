@@ -4,6 +4,7 @@ import dev.gyro.app.Application;
 import dev.gyro.app.Audit;
 import dev.gyro.app.Classification;
 import dev.gyro.app.LoadProgress;
+import dev.gyro.app.Sharding;
 import dev.gyro.app.Transaction;
 import dev.gyro.app.Workload;
 import dev.gyro.app.WorkloadOptions;
@@ -14,6 +15,7 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.List;
+import java.util.Map;
 
 /**
  * The TPC-W online bookstore (paper Section VII: "TPC-W, an on-line book store"), written from the public
@@ -92,6 +94,13 @@ public final class Tpcw implements Application {
     @Override
     public List<String> replicatedTables() {
         return TpcwSchema.REPLICATED;
+    }
+
+    /** Sharded deployments (the 2pc and ShardingSphere baselines): customers by customer id and carts by cart id (what the local requests write); the catalogue, addresses and orders everywhere. */
+    @Override
+    public Sharding sharding() {
+        return new Sharding(Map.of("CUSTOMER", "C_ID", "SHOPPING_CART", "SC_ID", "SHOPPING_CART_LINE", "SCL_SC_ID"),
+                TpcwSchema.REPLICATED);
     }
 
     @Override
