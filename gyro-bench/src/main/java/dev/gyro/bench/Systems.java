@@ -30,14 +30,30 @@ public final class Systems {
 
     public static final List<String> NAMES = List.of("gyro", "read-only", "centralized");
 
+    /**
+     * The system of that name: one of {@link #NAMES}, or one a module on the class path provides through
+     * {@link java.util.ServiceLoader} (the ShardingSphere peer lives in its own module, with its own dependencies).
+     */
     public static SystemUnderTest byName(String name) {
         return switch (name) {
             case "gyro" -> gyro();
             case "read-only" -> readOnly();
             case "centralized" -> centralized();
-            default -> throw new IllegalArgumentException("unknown system '" + name + "' (known: "
-                    + String.join(", ", NAMES) + ")");
+            default -> {
+                for (SystemUnderTest s : java.util.ServiceLoader.load(SystemUnderTest.class))
+                    if (s.name().equals(name)) yield s;
+                throw new IllegalArgumentException("unknown system '" + name + "' (known: "
+                        + String.join(", ", known()) + ")");
+            }
         };
+    }
+
+    /** Every system this class path can measure: {@link #NAMES} and the provided ones. */
+    public static List<String> known() {
+        List<String> out = new ArrayList<>(NAMES);
+        for (SystemUnderTest s : java.util.ServiceLoader.load(SystemUnderTest.class))
+            if (!out.contains(s.name())) out.add(s.name());
+        return out;
     }
 
     /** Gyro's Conveyor Belt runtime with the application's own classification. */
