@@ -53,7 +53,9 @@ public final class PostgresServer extends DatabaseServer {
                 + "listen_addresses = '127.0.0.1'\n"
                 + "unix_socket_directories = ''\n"
                 + "fsync = off\n"
-                + "max_connections = 200\n";
+                + "max_connections = 200\n"
+                // two-phase commit (the 2pc and ShardingSphere XA baselines) needs prepared transactions
+                + "max_prepared_transactions = 200\n";
         try {
             Files.writeString(data().resolve("postgresql.conf"), settings, StandardCharsets.UTF_8,
                     StandardOpenOption.APPEND);
