@@ -1,17 +1,12 @@
 package dev.gyro.bench;
 
-import dev.gyro.app.Workload;
 import dev.gyro.app.WorkloadOptions;
 import dev.gyro.apps.micro.Micro;
 import dev.gyro.runtime.Backend;
 import dev.gyro.runtime.Capacity;
 
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Comparator;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -30,137 +25,63 @@ public final class LocalRatioScenario {
 
     public static final String NAME = "local-ratio";
 
-    /**
-     * @param localPercents shares of local operations to measure
-     * @param clients       client counts of the sweep, per share and system
-     * @param systems       systems under test; the first one is compared against all the others
-     * @param instances     database instances of the scaled-out systems (the paper: servers at three sites)
-     * @param capacity      per database instance; {@link Capacity#PLAIN} for the plain mode
-     * @param serviceMillis the operations' execution time (the paper: 5 ms)
-     * @param latencyBoundMs peak throughput counts only points whose mean latency is under this
-     */
-    public record Config(List<Integer> localPercents, List<Integer> clients, List<String> systems, int instances,
-                         Capacity capacity, int serviceMillis, Duration warmup, Duration duration, double latencyBoundMs,
-                         long seed, Backend backend) {
-
-        public Config {
-            localPercents = List.copyOf(localPercents);
-            clients = List.copyOf(clients);
-            systems = List.copyOf(systems);
-            for (String s : systems) Systems.byName(s); // fail early with the known names
-            if (localPercents.isEmpty() || clients.isEmpty() || systems.isEmpty())
-                throw new IllegalArgumentException("a scenario needs shares, client counts and systems");
-        }
-
-        /** Under 3 minutes on a 2-core machine: 3 shares, 3 client counts, 3 systems, short runs. */
-        public static Config quick(boolean emulateCapacity) {
-            return new Config(List.of(0, 50, 90), List.of(4, 16, 48), Systems.NAMES, 3,
-                    emulateCapacity ? Capacity.of(2, 5) : Capacity.PLAIN, 5, Duration.ofSeconds(1),
-                    Duration.ofSeconds(3), 2000, 42, Backend.SQLITE);
-        }
-
-        /** The figure: 0% to 90% in steps of 10, a client sweep up to saturation. */
-        public static Config full(boolean emulateCapacity) {
-            return new Config(List.of(0, 10, 20, 30, 40, 50, 60, 70, 80, 90), List.of(2, 4, 8, 16, 32, 64),
-                    Systems.NAMES, 3, emulateCapacity ? Capacity.of(2, 5) : Capacity.PLAIN, 5,
-                    Duration.ofSeconds(5), Duration.ofSeconds(15), 2000, 42, Backend.SQLITE);
-        }
-
-        public int points() {
-            return localPercents.size() * clients.size() * systems.size();
-        }
-
-        /** The workload options the micro-benchmark gets at one share. */
-        WorkloadOptions options(int localPercent) {
-            int inApp = capacity.emulated() ? 0 : serviceMillis; // with emulation the emulated server takes them
-            return WorkloadOptions.of(Map.of("local", Integer.toString(localPercent), "service-ms",
-                    Integer.toString(inApp)));
-        }
-
-        /** The mode in words, for every result. */
-        public String mode() {
-            return capacity.emulated() ? capacity.describe() + " (the operations' " + serviceMillis + " ms)"
-                    : capacity.describe() + "; each operation sleeps " + serviceMillis + " ms in its transaction";
-        }
-    }
-
-    /** Told about each point as it starts and while it runs. */
-    public interface Listener {
-        default void point(int index, int of, String system, int localPercent, int clients) {}
-        default void running(double elapsed, double total, long completed) {}
-        default void measured(Measured m) {}
-    }
+    /** The paper's operation time (Section VII-B). */
+    public static final int SERVICE_MS = 5;
 
     private LocalRatioScenario() {}
 
+    /** Under 3 minutes on a 2-core machine: 3 shares, 3 client counts, 3 systems, short runs. */
+    public static Scenario quick(boolean emulateCapacity, Backend backend) {
+        return define(List.of(0, 50, 90), List.of(4, 16, 48), Systems.NAMES, 3,
+                emulateCapacity ? Capacity.of(2, SERVICE_MS) : Capacity.PLAIN, Duration.ofSeconds(1),
+                Duration.ofSeconds(3), 42, backend, true);
+    }
+
+    /** The figure: 0% to 90% in steps of 10, a client sweep up to saturation. */
+    public static Scenario full(boolean emulateCapacity, Backend backend) {
+        return define(List.of(0, 10, 20, 30, 40, 50, 60, 70, 80, 90), List.of(2, 4, 8, 16, 32, 64), Systems.NAMES, 3,
+                emulateCapacity ? Capacity.of(2, SERVICE_MS) : Capacity.PLAIN, Duration.ofSeconds(5),
+                Duration.ofSeconds(15), 42, backend, false);
+    }
+
     /**
-     * Runs every point, each on a freshly deployed system under {@code work} (wiped point by point).
-     *
-     * @return every point, in the order run
+     * @param localPercents shares of local operations, one setting each
+     * @param clients       the client sweep at every share
+     * @param systems       systems under test; the first is compared against the others
+     * @param instances     database instances of the scaled-out systems (the paper: servers at three sites)
+     * @param capacity      per database instance; {@link Capacity#PLAIN} for the plain mode
      */
-    public static List<Measured> run(Config config, Path work, Listener listener) throws Exception {
+    public static Scenario define(List<Integer> localPercents, List<Integer> clients, List<String> systems,
+                                  int instances, Capacity capacity, Duration warmup, Duration duration, long seed,
+                                  Backend backend, boolean quick) {
         Micro app = new Micro();
-        List<Measured> points = new ArrayList<>();
-        int index = 0;
-        for (int share : config.localPercents()) {
-            Workload workload = app.workload(1, config.options(share));
-            for (int clients : config.clients()) {
-                for (String name : config.systems()) {
-                    SystemUnderTest system = Systems.byName(name);
-                    listener.point(++index, config.points(), name, share, clients);
-                    Path dir = work.resolve(name + "-" + share + "-" + clients);
-                    deleteTree(dir);
-                    Map<String, Object> params = new LinkedHashMap<>();
-                    params.put("localPercent", share);
-                    params.put("clients", clients);
-                    params.put("instances", name.equals("centralized") ? 1 : config.instances());
-                    params.put("serviceMs", config.serviceMillis());
-                    Measured m = measure(system, app, workload, dir, config, clients, params, listener);
-                    points.add(m);
-                    listener.measured(m);
-                    deleteTree(dir);
-                }
-            }
-        }
-        return points;
-    }
-
-    private static Measured measure(SystemUnderTest system, Micro app, Workload workload, Path dir, Config config,
-                                    int clients, Map<String, Object> params, Listener listener) throws Exception {
-        try (SystemUnderTest.Deployment d = system.deploy(new SystemUnderTest.Setup(app, dir,
-                config.instances(), 1, config.seed(), config.capacity(), config.backend()))) {
-            WorkloadRunner.Result r = WorkloadRunner.run(workload, d.target(),
-                    new WorkloadRunner.Settings(clients, config.duration(), config.seed(), config.warmup()),
-                    listener::running);
-            List<String> problems = new ArrayList<>();
-            if (r.failed() > 0) problems.add(r.failed() + " requests failed (first: " + r.failures().get(0) + ")");
-            if (r.completed() == 0) problems.add("no request completed");
-            // Correctness goes with speed (issue 6): a point whose replicas or audit fail is not a result.
-            problems.addAll(d.settleAndCheck());
-            return Measured.of(system.name(), NAME, params, config.mode(), r, problems);
-        }
-    }
-
-    /**
-     * Per system and share, the peak: the valid point of highest throughput whose mean latency is under the bound.
-     *
-     * @return system to share to the peak point (absent when no point qualifies)
-     */
-    public static Map<String, Map<Integer, Measured>> peaks(List<Measured> points, double boundMs) {
-        Map<String, Map<Integer, Measured>> out = new LinkedHashMap<>();
-        for (Measured m : points) {
-            if (!m.valid() || m.all().meanMs() > boundMs) continue;
-            int share = (Integer) m.parameter("localPercent");
-            out.computeIfAbsent(m.system(), k -> new java.util.TreeMap<>()).merge(share, m,
-                    (a, b) -> Comparator.comparingDouble(Measured::throughput).compare(a, b) >= 0 ? a : b);
-        }
-        return out;
-    }
-
-    static void deleteTree(Path dir) throws java.io.IOException {
-        if (!Files.exists(dir)) return;
-        try (var paths = Files.walk(dir)) {
-            for (Path p : paths.sorted(Comparator.reverseOrder()).toList()) Files.delete(p);
-        }
+        // with emulation the emulated server takes the operation's 5 ms; without, the transaction sleeps them
+        int inApp = capacity.emulated() ? 0 : SERVICE_MS;
+        String mode = capacity.emulated() ? capacity.describe() + " (the operations' " + SERVICE_MS + " ms)"
+                : capacity.describe() + "; each operation sleeps " + SERVICE_MS + " ms in its transaction";
+        List<Scenario.Setting> settings = new ArrayList<>();
+        for (int share : localPercents)
+            settings.add(new Scenario.Setting("local-" + share, null, Map.of("localPercent", share,
+                    "serviceMs", SERVICE_MS), app, 1, WorkloadOptions.of(Map.of("local", Integer.toString(share),
+                    "service-ms", Integer.toString(inApp))), instances, backend, capacity, mode, Network.LAN, List.of()));
+        int lowest = localPercents.contains(30) ? 30 : localPercents.get(0);
+        int highest = localPercents.get(localPercents.size() - 1);
+        List<Scenario.PaperRatio> paper = List.of(new Scenario.PaperRatio(
+                "Figure 4: Gyro's peak at " + highest + "% local / at " + lowest + "% (paper: 5477 ops/s at 90% / 600 at 30%)",
+                Map.of("localPercent", highest), systems.get(0), systems.get(0), Map.of("localPercent", lowest),
+                Scenario.Metric.PEAK_THROUGHPUT, 9.1));
+        List<String> notes = List.of(
+                instances + " database instances for gyro and read-only, 1 for centralized; closed-loop clients, no think time",
+                "paper setup: WAN, Gyro servers at 3 sites, clients at 5; operations void, 5 ms execution time each; "
+                        + "this run: loopback LAN on one machine, operations that send their SQL (not void)",
+                "paper, Figure 3a: unsaturated, global requests' latency is more than 3x local ones'; Gyro minimizes "
+                        + "latency when 70% or more of the requests are local",
+                "paper, Figure 3b: saturated, global requests saturate the system above 30% of the workload; local "
+                        + "requests' latency grows too",
+                "paper, Figure 4: saturation at about 600 ops/s with 30% local operations, about 5477 ops/s with 90%");
+        return new Scenario(NAME, "Gyro vs baselines by share of local operations (micro-benchmark)",
+                "Section VII-B, Figures 3 and 4", settings, systems, Scenario.Load.closed(clients), warmup, duration,
+                Scenario.Bound.LAN, seed, quick, new Scenario.Figure("localPercent", "local operations (%)", "operations"),
+                paper, notes);
     }
 }

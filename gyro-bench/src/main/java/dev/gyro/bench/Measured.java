@@ -2,55 +2,127 @@ package dev.gyro.bench;
 
 import org.HdrHistogram.Histogram;
 
+import java.util.ArrayList;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
 /**
- * One measured point of a scenario: a system at one setting of the parameters, with its throughput, latency and the
- * verdict of the checks that followed the run (DESIGN.md "Benchmark method"; issue 6, item 4).
+ * One point of a scenario: a system at one setting of the parameters and one load, with its throughput, latency
+ * (overall, per class, per transaction), throughput over time, and the verdict of the checks that followed the run
+ * (DESIGN.md "Benchmark method"; issue 6, items 1 and 4). A point that could not run (its system is not on the class
+ * path, or refused the backend) says why in {@link #notRun} and has no figures.
  *
- * @param system     the {@link SystemUnderTest}'s name
- * @param scenario   e.g. {@code local-ratio}
- * @param parameters what varies between points (e.g. {@code localPercent}, {@code clients}), in order
- * @param mode       the capacity mode, in words ({@link dev.gyro.runtime.Capacity#describe()})
- * @param seconds    how long load was measured (warm-up excluded)
- * @param requests   calls completed in the measured period
- * @param throughput requests per second
- * @param all        latency of all calls
- * @param byClass    latency per class (local, global: how the system ran the call)
- * @param valid      whether the run passed replica convergence and the application's audit and failed no call
- * @param problems   why it is not valid
+ * @param system        the {@link SystemUnderTest}'s name
+ * @param scenario      e.g. {@code local-ratio}
+ * @param setting       which setting of the scenario (points of one setting and one load compare side by side)
+ * @param parameters    the setting's parameters and the load (e.g. {@code localPercent}, {@code clients}), in order
+ * @param mode          the capacity mode, in words ({@link dev.gyro.runtime.Capacity#describe()})
+ * @param seconds       how long load was measured (warm-up excluded)
+ * @param requests      calls completed in the measured period
+ * @param throughput    requests per second
+ * @param all           latency of all calls
+ * @param byClass       latency per class (local, global: how the system ran the call)
+ * @param byTransaction counts and latency per transaction
+ * @param timeline      throughput and mean latency per interval of the measured period
+ * @param openLoop      what an open loop offered and achieved; null for a closed loop
+ * @param valid         whether the run passed replica convergence and the application's audit and failed no call
+ * @param problems      why it is not valid
+ * @param notRun        why the point was not run, or null when it was
  */
-public record Measured(String system, String scenario, Map<String, Object> parameters, String mode, double seconds,
-                       long requests, double throughput, Latency all, Map<String, Latency> byClass, boolean valid,
-                       List<String> problems) {
+public record Measured(String system, String scenario, String setting, Map<String, Object> parameters, String mode,
+                       double seconds, long requests, double throughput, Latency all, Map<String, Latency> byClass,
+                       Map<String, Transaction> byTransaction, Series timeline, OpenLoop openLoop, boolean valid,
+                       List<String> problems, String notRun) {
 
     /** Mean and percentiles in milliseconds. */
     public record Latency(long count, double meanMs, double p50Ms, double p95Ms, double p99Ms, double maxMs) {
+        public static final Latency NONE = new Latency(0, 0, 0, 0, 0, 0);
+
         public static Latency of(Histogram h) {
-            if (h.getTotalCount() == 0) return new Latency(0, 0, 0, 0, 0, 0);
+            if (h.getTotalCount() == 0) return NONE;
             return new Latency(h.getTotalCount(), h.getMean() / 1000.0, h.getValueAtPercentile(50) / 1000.0,
                     h.getValueAtPercentile(95) / 1000.0, h.getValueAtPercentile(99) / 1000.0, h.getMaxValue() / 1000.0);
         }
     }
 
+    /** One transaction's calls: how they ended, and their latency. */
+    public record Transaction(long ok, long aborted, long failed, Latency latency) {}
+
+    /** Throughput (calls/s) and mean latency (ms) per interval of the measured period, in order. */
+    public record Series(double intervalSeconds, List<Double> throughput, List<Double> meanLatencyMs) {
+        static final Series NONE = new Series(0, List.of(), List.of());
+    }
+
+    /**
+     * An open loop's schedule and what came of it over the measured period.
+     *
+     * @param targetRate   arrivals per second asked for
+     * @param offeredRate  arrivals per second that were due in the measured period
+     * @param achievedRate calls per second completed
+     * @param dropped      arrivals dropped because the queue for a free session was full
+     * @param unfinished   arrivals still waiting or running at the end (not in the latencies)
+     * @param queueWait    from the intended arrival to the call being sent
+     */
+    public record OpenLoop(double targetRate, String arrivals, int maxQueued, long offered, double offeredRate,
+                           double achievedRate, long dropped, long unfinished, int mostQueued, Latency queueWait) {}
+
     public Object parameter(String name) {
         return parameters.get(name);
     }
 
-    /** From a runner's result: totals over all classes, and per class. */
-    public static Measured of(String system, String scenario, Map<String, Object> parameters, String mode,
-                              WorkloadRunner.Result r, List<String> problems) {
+    public boolean ran() {
+        return notRun == null;
+    }
+
+    /** From a runner's result: totals over all classes, per class, per transaction, over time. */
+    public static Measured of(String system, String scenario, String setting, Map<String, Object> parameters,
+                              String mode, WorkloadRunner.Result r, List<String> problems) {
         Histogram total = new Histogram(3);
         Map<String, Latency> byClass = new LinkedHashMap<>();
         for (Map.Entry<String, Histogram> e : r.latencyMicros().entrySet()) {
             total.add(e.getValue());
             byClass.put(e.getKey().isEmpty() ? "-" : e.getKey(), Latency.of(e.getValue()));
         }
+        Map<String, Transaction> byTransaction = new LinkedHashMap<>();
+        r.byTransaction().forEach((name, c) -> {
+            Histogram h = r.latencyByTransaction().get(name);
+            byTransaction.put(name, new Transaction(c.ok(), c.aborted(), c.failed(), h == null ? Latency.NONE : Latency.of(h)));
+        });
+        WorkloadRunner.Timeline t = r.timeline();
+        Series series = t == null ? Series.NONE : new Series(t.intervalSeconds(), boxed(t.throughput()), boxed(t.meanLatencyMs()));
         long requests = r.completed();
-        return new Measured(system, scenario, java.util.Collections.unmodifiableMap(new LinkedHashMap<>(parameters)), mode, r.seconds(), requests,
-                r.seconds() > 0 ? requests / r.seconds() : 0, Latency.of(total), byClass, problems.isEmpty(),
-                List.copyOf(problems));
+        double throughput = r.seconds() > 0 ? requests / r.seconds() : 0;
+        OpenLoop open = null;
+        if (r.openLoop() != null) {
+            WorkloadRunner.OpenLoopResult o = r.openLoop();
+            open = new OpenLoop(o.schedule().ratePerSecond(), o.schedule().arrivals().label(), o.schedule().maxQueued(),
+                    o.offered(), r.seconds() > 0 ? o.offered() / r.seconds() : 0, throughput, o.dropped(),
+                    o.unfinished(), o.mostQueued(), Latency.of(o.queueWait()));
+        }
+        return new Measured(system, scenario, setting, Collections.unmodifiableMap(new LinkedHashMap<>(parameters)),
+                mode, r.seconds(), requests, throughput, Latency.of(total), byClass, byTransaction, series, open,
+                problems.isEmpty(), List.copyOf(problems), null);
+    }
+
+    /** A point that was not run, and why (one line). */
+    public static Measured notRun(String system, String scenario, String setting, Map<String, Object> parameters,
+                                  String mode, String reason) {
+        return new Measured(system, scenario, setting, Collections.unmodifiableMap(new LinkedHashMap<>(parameters)),
+                mode, 0, 0, 0, Latency.NONE, Map.of(), Map.of(), Series.NONE, null, false, List.of(), reason);
+    }
+
+    /** A point that was deployed but produced nothing to believe (the run or the clean-up failed). */
+    public static Measured failed(String system, String scenario, String setting, Map<String, Object> parameters,
+                                  String mode, String problem) {
+        return new Measured(system, scenario, setting, Collections.unmodifiableMap(new LinkedHashMap<>(parameters)),
+                mode, 0, 0, 0, Latency.NONE, Map.of(), Map.of(), Series.NONE, null, false, List.of(problem), null);
+    }
+
+    private static List<Double> boxed(double[] xs) {
+        List<Double> out = new ArrayList<>(xs.length);
+        for (double x : xs) out.add(x);
+        return out;
     }
 }

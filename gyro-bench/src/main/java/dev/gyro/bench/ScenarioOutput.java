@@ -7,54 +7,47 @@ import org.knowm.xchart.XYChart;
 import org.knowm.xchart.XYChartBuilder;
 import org.knowm.xchart.style.markers.SeriesMarkers;
 
+import java.awt.BasicStroke;
+import java.awt.Color;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.TreeSet;
+import java.util.Objects;
+import java.util.Set;
 
 /**
- * Writes a local-ratio run to its output directory (issue 6, item 4): {@code results.json} (every measured point,
- * with its ratios against each other system at the same parameters, and the peaks), PNG plots in the shape of the
- * paper's Figures 3 and 4, and {@code summary.md} (ratios, machine, mode, command, and the paper's numbers).
- *
- * <p>Ratios are side by side in one run, never bare absolutes (DESIGN.md "Benchmark method"):
- * {@code throughput} = this system's throughput / the other's; {@code meanLatency} = the other's mean latency /
- * this system's (above 1: this system is faster).
+ * Writes a scenario's run to its output directory (issue 6, item 4):
+ * <ul>
+ *   <li>{@code results.json}: the run (machine, command, settings, mode, load, bound), every point (system,
+ *       parameters, throughput, latency overall / per class / per transaction, throughput over time, open-loop
+ *       figures, validity or why it did not run, ratios against every other system at the same setting and load),
+ *       the peaks per system and setting with their ratios, and the paper's numbers beside ours;</li>
+ *   <li>PNG plots: per group, peak throughput and latency at light (and heavy) load against the figure's x (the
+ *       shape of the paper's figure); per setting, mean latency against throughput over the load sweep, and
+ *       throughput over time at each system's peak point;</li>
+ *   <li>{@code summary.md}: machine, mode, command, the table of ratios next to the paper's figures, every point.</li>
+ * </ul>
+ * Ratios are as {@link ScenarioAnalysis} computes them.
  */
 public final class ScenarioOutput {
-
-    /** The paper's numbers for Figures 3 and 4 (Section VII-B), for the summary. */
-    public static final Map<String, String> PAPER = paper();
-
-    private static Map<String, String> paper() {
-        Map<String, String> m = new LinkedHashMap<>();
-        m.put("setup", "WAN, Gyro servers at 3 sites, clients at 5; operations void, 5 ms execution time each");
-        m.put("fig4-saturation-30pct-local-ops-per-s", "600");
-        m.put("fig4-saturation-90pct-local-ops-per-s", "5477");
-        m.put("fig4-ratio-90pct-vs-30pct", "9.1");
-        m.put("fig3a", "unsaturated: global requests' latency more than 3x local ones'; Gyro minimizes latency when "
-                + "70% or more of the requests are local");
-        m.put("fig3b", "saturated: global requests saturate the system above 30% of the workload; local requests' "
-                + "latency grows too");
-        return m;
-    }
 
     private ScenarioOutput() {}
 
     /** Everything about the run that is not a point. */
-    public record Run(String scenario, String command, LocalRatioScenario.Config config, double wallSeconds) {}
+    public record Run(Scenario scenario, String command, double wallSeconds) {}
 
     public static void write(Path out, Run run, List<Measured> points) throws IOException {
         Files.createDirectories(out);
-        Map<String, Map<Integer, Measured>> peaks = LocalRatioScenario.peaks(points, run.config().latencyBoundMs());
-        writeJson(out.resolve("results.json"), run, points, peaks);
-        List<String> plots = plots(out, run, points, peaks);
-        Files.writeString(out.resolve("summary.md"), summary(run, points, peaks, plots));
+        ScenarioAnalysis a = new ScenarioAnalysis(run.scenario(), points);
+        writeJson(out.resolve("results.json"), run, a);
+        List<String> plots = plots(out, run.scenario(), a);
+        Files.writeString(out.resolve("summary.md"), summary(run, a, plots));
     }
 
     // ------------------------------------------------------------------------------------------- results.json
@@ -66,29 +59,6 @@ public final class ScenarioOutput {
                 + System.getProperty("os.arch"));
         m.put("java", System.getProperty("java.vm.name") + " " + System.getProperty("java.version"));
         return m;
-    }
-
-    /** This point's ratios against every other system measured at the same parameters. */
-    static Map<String, Map<String, Double>> ratios(Measured m, List<Measured> points) {
-        Map<String, Map<String, Double>> out = new LinkedHashMap<>();
-        for (Measured other : points) {
-            if (other.system().equals(m.system()) || !sameSetting(m, other)) continue;
-            out.put(other.system(), ratio(m, other));
-        }
-        return out;
-    }
-
-    private static boolean sameSetting(Measured a, Measured b) {
-        return a.parameter("localPercent").equals(b.parameter("localPercent"))
-                && a.parameter("clients").equals(b.parameter("clients"));
-    }
-
-    static Map<String, Double> ratio(Measured m, Measured other) {
-        Map<String, Double> r = new LinkedHashMap<>();
-        r.put("throughput", other.throughput() > 0 ? m.throughput() / other.throughput() : null);
-        r.put("meanLatency", m.all().meanMs() > 0 ? other.all().meanMs() / m.all().meanMs() : null);
-        r.put("p99Latency", m.all().p99Ms() > 0 ? other.all().p99Ms() / m.all().p99Ms() : null);
-        return r;
     }
 
     private static Map<String, Object> latency(Measured.Latency l) {
@@ -106,131 +76,306 @@ public final class ScenarioOutput {
         return Math.round(x * 1000) / 1000.0;
     }
 
-    private static void writeJson(Path file, Run run, List<Measured> points, Map<String, Map<Integer, Measured>> peaks)
-            throws IOException {
-        LocalRatioScenario.Config c = run.config();
+    private static List<Double> round(List<Double> xs) {
+        return xs.stream().map(ScenarioOutput::round).toList();
+    }
+
+    /** The distinct modes of the settings, in order, joined: one line when every setting has the same. */
+    public static String modes(Scenario s) {
+        Set<String> modes = new LinkedHashSet<>();
+        for (Scenario.Setting setting : s.settings()) modes.add(setting.mode());
+        return String.join("; ", modes);
+    }
+
+    private static void writeJson(Path file, Run run, ScenarioAnalysis a) throws IOException {
+        Scenario s = run.scenario();
         Map<String, Object> root = new LinkedHashMap<>();
-        root.put("scenario", run.scenario());
+        root.put("scenario", s.name());
+        root.put("title", s.title());
+        root.put("paperReference", s.paperRef());
         root.put("command", run.command());
+        root.put("quick", s.quick());
         root.put("machine", machine());
-        root.put("mode", c.mode());
-        Map<String, Object> capacity = new LinkedHashMap<>();
-        capacity.put("emulated", c.capacity().emulated());
-        capacity.put("concurrencyPerInstance", c.capacity().emulated() ? c.capacity().concurrency() : null);
-        capacity.put("serviceMsPerTransaction", c.capacity().emulated() ? c.capacity().serviceMillis() : null);
-        root.put("capacity", capacity);
-        root.put("backend", c.backend().label());
-        root.put("instances", c.instances());
-        root.put("warmupSeconds", c.warmup().toMillis() / 1000.0);
-        root.put("measureSeconds", c.duration().toMillis() / 1000.0);
-        root.put("latencyBoundMs", c.latencyBoundMs());
-        root.put("wallSeconds", round(run.wallSeconds()));
-        root.put("valid", points.stream().allMatch(Measured::valid));
-        List<Map<String, Object>> ps = new ArrayList<>();
-        for (Measured m : points) {
-            Map<String, Object> p = new LinkedHashMap<>();
-            p.put("system", m.system());
-            p.put("scenario", m.scenario());
-            p.put("parameters", m.parameters());
-            p.put("mode", m.mode());
-            p.put("valid", m.valid());
-            p.put("problems", m.problems());
-            p.put("seconds", round(m.seconds()));
-            p.put("requests", m.requests());
-            p.put("throughput", round(m.throughput()));
-            p.put("latencyMs", latency(m.all()));
-            Map<String, Object> byClass = new LinkedHashMap<>();
-            m.byClass().forEach((k, v) -> byClass.put(k, latency(v)));
-            p.put("latencyMsByClass", byClass);
-            p.put("ratios", ratios(m, points));
-            ps.add(p);
+        root.put("mode", modes(s));
+        root.put("systems", s.allSystems());
+        List<Map<String, Object>> settings = new ArrayList<>();
+        for (Scenario.Setting st : s.settings()) {
+            Map<String, Object> m = new LinkedHashMap<>();
+            m.put("id", st.id());
+            m.put("group", st.group());
+            m.put("parameters", st.parameters());
+            m.put("app", st.app().name());
+            m.put("scale", st.scale());
+            m.put("scaleInRows", st.app().describeScale(st.scale()));
+            m.put("workloadOptions", st.options().asMap());
+            m.put("instances", st.instances());
+            m.put("backend", st.backend().label());
+            Map<String, Object> capacity = new LinkedHashMap<>();
+            capacity.put("emulated", st.capacity().emulated());
+            capacity.put("concurrencyPerInstance", st.capacity().emulated() ? st.capacity().concurrency() : null);
+            capacity.put("serviceMsPerTransaction", st.capacity().emulated() ? st.capacity().serviceMillis() : null);
+            m.put("capacity", capacity);
+            m.put("mode", st.mode());
+            m.put("network", st.network().describe());
+            m.put("systems", s.systemsAt(st));
+            settings.add(m);
         }
+        root.put("settings", settings);
+        Map<String, Object> load = new LinkedHashMap<>();
+        load.put("closedLoop", s.load().closedLoop());
+        load.put("describe", s.load().describe());
+        if (s.load().closedLoop()) load.put("clients", s.load().clients());
+        else {
+            load.put("rates", s.load().rates());
+            load.put("sessions", s.load().openSessions());
+            load.put("arrivals", s.load().arrivals().label());
+            load.put("maxQueued", s.load().maxQueued());
+        }
+        root.put("load", load);
+        root.put("warmupSeconds", s.warmup().toMillis() / 1000.0);
+        root.put("measureSeconds", s.duration().toMillis() / 1000.0);
+        root.put("latencyBoundMs", s.bound().meanMs());
+        root.put("latencyBound", s.bound().describe());
+        root.put("wallSeconds", round(run.wallSeconds()));
+        List<Measured> ran = a.ran();
+        root.put("valid", !ran.isEmpty() && ran.stream().allMatch(Measured::valid));
+        root.put("pointsRun", ran.size());
+        root.put("pointsNotRun", a.points().size() - ran.size());
+        List<Map<String, Object>> ps = new ArrayList<>();
+        for (Measured m : a.points()) ps.add(point(m, a));
         root.put("points", ps);
         List<Map<String, Object>> pk = new ArrayList<>();
-        peaks.forEach((system, byShare) -> byShare.forEach((share, m) -> {
-            Map<String, Object> p = new LinkedHashMap<>();
-            p.put("system", system);
-            p.put("localPercent", share);
-            p.put("clients", m.parameter("clients"));
-            p.put("throughput", round(m.throughput()));
-            p.put("meanLatencyMs", round(m.all().meanMs()));
-            Map<String, Object> r = new LinkedHashMap<>();
-            peaks.forEach((other, otherByShare) -> {
-                Measured o = otherByShare.get(share);
-                if (!other.equals(system) && o != null && o.throughput() > 0)
-                    r.put(other, Map.of("throughput", m.throughput() / o.throughput()));
-            });
-            p.put("ratios", r);
-            pk.add(p);
-        }));
+        for (Scenario.Setting st : s.settings()) {
+            for (String system : s.systemsAt(st)) {
+                Measured m = a.peak(st.id(), system);
+                if (m == null) continue;
+                Map<String, Object> p = new LinkedHashMap<>();
+                p.put("system", system);
+                p.put("setting", st.id());
+                p.put("parameters", m.parameters());
+                p.put(s.load().parameter(), a.load(m));
+                p.put("throughput", round(m.throughput()));
+                p.put("meanLatencyMs", round(m.all().meanMs()));
+                Map<String, Object> r = new LinkedHashMap<>();
+                for (String other : s.allSystems()) {
+                    if (other.equals(system)) continue;
+                    Measured o = a.peakOrReference(st.id(), other);
+                    if (o == null || o.throughput() <= 0) continue;
+                    Map<String, Object> ratio = new LinkedHashMap<>();
+                    ratio.put("throughput", m.throughput() / o.throughput());
+                    if (!o.setting().equals(st.id())) ratio.put("setting", o.setting());
+                    r.put(other, ratio);
+                }
+                p.put("ratios", r);
+                pk.add(p);
+            }
+        }
         root.put("peaks", pk);
-        root.put("paper", PAPER);
+        List<Map<String, Object>> paper = new ArrayList<>();
+        for (ScenarioAnalysis.PaperValue v : a.paperValues()) {
+            Map<String, Object> m = new LinkedHashMap<>();
+            m.put("what", v.ratio().label());
+            m.put("metric", v.ratio().metric().name());
+            m.put("system", v.ratio().system());
+            m.put("baseline", v.ratio().baseline());
+            m.put("paper", v.ratio().paper());
+            m.put("thisRun", v.ours());
+            m.put("at", v.at());
+            paper.add(m);
+        }
+        root.put("paper", paper);
+        root.put("notes", s.notes());
         new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT).writeValue(file.toFile(), root);
+    }
+
+    private static Map<String, Object> point(Measured m, ScenarioAnalysis a) {
+        Map<String, Object> p = new LinkedHashMap<>();
+        p.put("system", m.system());
+        p.put("scenario", m.scenario());
+        p.put("setting", m.setting());
+        p.put("parameters", m.parameters());
+        p.put("mode", m.mode());
+        p.put("ran", m.ran());
+        if (!m.ran()) {
+            p.put("notRun", m.notRun());
+            return p;
+        }
+        p.put("valid", m.valid());
+        p.put("problems", m.problems());
+        p.put("seconds", round(m.seconds()));
+        p.put("requests", m.requests());
+        p.put("throughput", round(m.throughput()));
+        p.put("latencyMs", latency(m.all()));
+        Map<String, Object> byClass = new LinkedHashMap<>();
+        m.byClass().forEach((k, v) -> byClass.put(k, latency(v)));
+        p.put("latencyMsByClass", byClass);
+        Map<String, Object> byTx = new LinkedHashMap<>();
+        m.byTransaction().forEach((k, v) -> {
+            Map<String, Object> t = new LinkedHashMap<>();
+            t.put("ok", v.ok());
+            t.put("aborted", v.aborted());
+            t.put("failed", v.failed());
+            t.putAll(latency(v.latency()));
+            byTx.put(k, t);
+        });
+        p.put("latencyMsByTransaction", byTx);
+        Map<String, Object> series = new LinkedHashMap<>();
+        series.put("intervalSeconds", round(m.timeline().intervalSeconds()));
+        series.put("throughput", round(m.timeline().throughput()));
+        series.put("meanLatencyMs", round(m.timeline().meanLatencyMs()));
+        p.put("throughputOverTime", series);
+        if (m.openLoop() != null) {
+            Measured.OpenLoop o = m.openLoop();
+            Map<String, Object> ol = new LinkedHashMap<>();
+            ol.put("targetRate", o.targetRate());
+            ol.put("arrivals", o.arrivals());
+            ol.put("maxQueued", o.maxQueued());
+            ol.put("offered", o.offered());
+            ol.put("offeredRate", round(o.offeredRate()));
+            ol.put("achievedRate", round(o.achievedRate()));
+            ol.put("dropped", o.dropped());
+            ol.put("unfinished", o.unfinished());
+            ol.put("mostQueued", o.mostQueued());
+            ol.put("queueWaitMs", latency(o.queueWait()));
+            p.put("openLoop", ol);
+        }
+        p.put("ratios", a.ratios(m));
+        return p;
     }
 
     // ------------------------------------------------------------------------------------------- plots
 
-    private static List<String> plots(Path out, Run run, List<Measured> points, Map<String, Map<Integer, Measured>> peaks)
-            throws IOException {
+    /** One colour per system in every plot, so that plots read together. */
+    private static final Map<String, Color> COLORS = Map.of(
+            "gyro", new Color(0x1f77b4), "gyro local", new Color(0x17becf), "gyro global", new Color(0x9467bd),
+            "read-only", new Color(0xff7f0e), "centralized", new Color(0x2ca02c), "2pc", new Color(0xd62728),
+            "peer", new Color(0x8c564b));
+
+    private static String suffix(String group, List<String> groups) {
+        return groups.size() <= 1 || group == null ? "" : "-" + group.replaceAll("[^A-Za-z0-9._-]", "_");
+    }
+
+    private static List<String> plots(Path out, Scenario s, ScenarioAnalysis a) throws IOException {
         System.setProperty("java.awt.headless", "true");
         List<String> files = new ArrayList<>();
-        String mode = run.config().capacity().emulated() ? "capacity emulation" : "plain";
-        // Figure 4: peak throughput against the share of local operations
-        XYChart tp = chart("Peak throughput (mean latency < " + (long) run.config().latencyBoundMs() + " ms), " + mode,
-                "local operations (%)", "operations / s");
-        peaks.forEach((system, byShare) -> series(tp, system, new ArrayList<>(byShare.keySet()),
-                byShare.values().stream().map(Measured::throughput).toList()));
-        files.add(save(tp, out, "throughput.png"));
-        // Figure 3a and 3b: latency at the lightest and heaviest load of the sweep, per system and per class
-        List<Integer> clients = run.config().clients();
-        files.add(latencyPlot(out, points, clients.get(0), "latency-light.png",
-                "Latency, " + clients.get(0) + " clients (light load), " + mode));
-        if (clients.size() > 1)
-            files.add(latencyPlot(out, points, clients.get(clients.size() - 1), "latency-heavy.png",
-                    "Latency, " + clients.get(clients.size() - 1) + " clients (heavy load), " + mode));
+        List<String> groups = a.groups();
+        String unit = s.figure().yUnit();
+        for (String group : groups) {
+            List<Scenario.Setting> settings = s.settings().stream().filter(st -> Objects.equals(st.group(), group)).toList();
+            String in = group == null ? "" : group + ", ";
+            String mode = settings.get(0).capacity().emulated() ? "capacity emulation" : "plain";
+            // the scenario's figure: peak throughput against x
+            XYChart tp = chart("Peak throughput (" + s.bound().describe() + "), " + in + mode, s.figure().xLabel(),
+                    unit + " / s");
+            List<Number> xs = new ArrayList<>();
+            for (Scenario.Setting st : settings) xs.add(x(st, s));
+            for (String system : s.allSystems()) {
+                List<Number> x = new ArrayList<>();
+                List<Double> y = new ArrayList<>();
+                for (Scenario.Setting st : settings) {
+                    Measured m = a.peak(st.id(), system);
+                    if (m == null) continue;
+                    x.add(x(st, s));
+                    y.add(m.throughput());
+                }
+                if (x.size() == 1 && xs.size() > 1) { // a reference: one setting, drawn across the figure
+                    series(tp, system + " (reference)", List.of(min(xs), max(xs)), List.of(y.get(0), y.get(0)), true);
+                } else series(tp, system, x, y, false);
+            }
+            files.add(save(tp, out, "throughput" + suffix(group, groups) + ".png"));
+            files.add(latencyPlot(out, s, a, settings, 0, "latency-light" + suffix(group, groups) + ".png",
+                    "Mean latency at light load (" + s.load().describe(0) + "), " + in + mode));
+            int last = s.load().levels() - 1;
+            if (last > 0)
+                files.add(latencyPlot(out, s, a, settings, last, "latency-heavy" + suffix(group, groups) + ".png",
+                        "Mean latency at heavy load (" + s.load().describe(last) + "), " + in + mode));
+        }
+        for (Scenario.Setting st : s.settings()) {
+            // throughput against latency over the load sweep (the shape of Figure 6)
+            XYChart curve = chart("Latency vs throughput, " + st.id() + " (" + s.load().describe() + ")",
+                    unit + " / s", "mean latency (ms)");
+            for (String system : s.systemsAt(st)) {
+                List<Measured> mine = a.ran().stream().filter(m -> m.setting().equals(st.id())
+                        && m.system().equals(system) && m.valid()).toList();
+                series(curve, system, mine.stream().map(m -> (Number) m.throughput()).toList(),
+                        mine.stream().map(m -> m.all().meanMs()).toList(), false);
+            }
+            files.add(save(curve, out, "curve-" + st.id() + ".png"));
+            // throughput over time at each system's peak point
+            XYChart time = chart("Throughput over time at each system's peak, " + st.id(), "seconds into the "
+                    + "measured period", unit + " / s");
+            for (String system : s.systemsAt(st)) {
+                Measured m = a.peak(st.id(), system);
+                if (m == null || m.timeline().throughput().isEmpty()) continue;
+                double w = m.timeline().intervalSeconds();
+                List<Number> x = new ArrayList<>();
+                for (int i = 0; i < m.timeline().throughput().size(); i++) x.add((i + 1) * w);
+                series(time, system + " (" + a.load(m) + " " + s.load().parameter() + ")", x,
+                        m.timeline().throughput(), false);
+            }
+            files.add(save(time, out, "timeline-" + st.id() + ".png"));
+        }
         return files;
     }
 
-    private static String latencyPlot(Path out, List<Measured> points, int clients, String file, String title)
-            throws IOException {
-        XYChart chart = chart(title, "local operations (%)", "mean latency (ms)");
-        for (String system : new TreeSet<>(points.stream().map(Measured::system).toList())) {
-            List<Measured> mine = points.stream().filter(m -> m.system().equals(system) && m.valid()
-                    && m.parameter("clients").equals(clients)).toList();
-            series(chart, system + " (all)", shares(mine), mine.stream().map(m -> m.all().meanMs()).toList());
-            if (!system.equals("gyro")) continue; // per class where the system decides the class: Gyro
-            for (String cls : List.of("local", "global")) {
-                List<Measured> with = mine.stream().filter(m -> m.byClass().containsKey(cls)).toList();
-                series(chart, system + " " + cls, shares(with), with.stream().map(m -> m.byClass().get(cls).meanMs()).toList());
+    private static String latencyPlot(Path out, Scenario s, ScenarioAnalysis a, List<Scenario.Setting> settings,
+                                      int level, String file, String title) throws IOException {
+        XYChart chart = chart(title, s.figure().xLabel(), "mean latency (ms)");
+        Object load = s.load().parameters(level).get(s.load().parameter());
+        String first = s.systems().get(0);
+        for (String system : s.allSystems()) {
+            List<Number> x = new ArrayList<>();
+            List<Double> y = new ArrayList<>();
+            Map<String, List<Number>> cx = new LinkedHashMap<>();
+            Map<String, List<Double>> cy = new LinkedHashMap<>();
+            for (Scenario.Setting st : settings) {
+                Measured m = a.at(st.id(), system, load);
+                if (m == null || !m.valid()) continue;
+                x.add(x(st, s));
+                y.add(m.all().meanMs());
+                // per class where the system decides the class (Gyro's local and global requests: Figure 3)
+                if (system.equals(first))
+                    for (String cls : List.of("local", "global")) {
+                        Measured.Latency l = m.byClass().get(cls);
+                        if (l == null) continue;
+                        cx.computeIfAbsent(cls, k -> new ArrayList<>()).add(x(st, s));
+                        cy.computeIfAbsent(cls, k -> new ArrayList<>()).add(l.meanMs());
+                    }
             }
+            series(chart, system, x, y, false);
+            for (String cls : cx.keySet()) series(chart, system + " " + cls, cx.get(cls), cy.get(cls), false);
         }
         return save(chart, out, file);
     }
 
-    private static List<Integer> shares(List<Measured> ms) {
-        return ms.stream().map(m -> (Integer) m.parameter("localPercent")).toList();
+    /** The setting's value on the figure's x axis (its position in the scenario when it has none). */
+    private static Number x(Scenario.Setting st, Scenario s) {
+        Object v = st.parameters().get(s.figure().x());
+        return v instanceof Number n ? n : s.settings().indexOf(st);
+    }
+
+    private static Number min(List<Number> xs) {
+        return xs.stream().mapToDouble(Number::doubleValue).min().orElse(0);
+    }
+
+    private static Number max(List<Number> xs) {
+        return xs.stream().mapToDouble(Number::doubleValue).max().orElse(0);
     }
 
     private static XYChart chart(String title, String x, String y) {
         XYChart chart = new XYChartBuilder().width(900).height(560).title(title).xAxisTitle(x).yAxisTitle(y).build();
-        chart.getStyler().setChartBackgroundColor(java.awt.Color.WHITE);
-        chart.getStyler().setXAxisMin(0.0);
-        chart.getStyler().setXAxisMax(100.0);
+        chart.getStyler().setChartBackgroundColor(Color.WHITE);
         chart.getStyler().setYAxisMin(0.0);
         return chart;
     }
 
-    /** One colour per system in every plot, so that plots read together. */
-    private static final Map<String, java.awt.Color> COLORS = Map.of(
-            "gyro", new java.awt.Color(0x1f77b4), "gyro local", new java.awt.Color(0x17becf),
-            "gyro global", new java.awt.Color(0x9467bd), "read-only", new java.awt.Color(0xff7f0e),
-            "centralized", new java.awt.Color(0x2ca02c));
-
-    private static void series(XYChart chart, String name, List<Integer> x, List<Double> y) {
+    private static void series(XYChart chart, String name, List<Number> x, List<Double> y, boolean dashed) {
         if (x.isEmpty()) return; // xchart refuses an empty series
         var series = chart.addSeries(name, x, y);
-        series.setMarker(SeriesMarkers.CIRCLE);
-        java.awt.Color color = COLORS.get(name.replace(" (all)", ""));
+        series.setMarker(dashed ? SeriesMarkers.NONE : SeriesMarkers.CIRCLE);
+        if (dashed) series.setLineStyle(new BasicStroke(2f, BasicStroke.CAP_BUTT, BasicStroke.JOIN_MITER, 10f,
+                new float[]{6f, 4f}, 0f));
+        Color color = COLORS.get(name.replaceAll(" \\(.*\\)$", ""));
         if (color != null) {
             series.setLineColor(color);
             series.setMarkerColor(color);
@@ -244,85 +389,145 @@ public final class ScenarioOutput {
 
     // ------------------------------------------------------------------------------------------- summary.md
 
-    private static String summary(Run run, List<Measured> points, Map<String, Map<Integer, Measured>> peaks,
-                                  List<String> plots) {
-        LocalRatioScenario.Config c = run.config();
-        StringBuilder s = new StringBuilder();
-        s.append("# ").append(run.scenario()).append(": Gyro vs baselines by share of local operations\n\n");
-        s.append("Paper Section VII-B, Figures 3 and 4 (micro-benchmark).\n\n");
-        s.append("- command: `").append(run.command()).append("`\n");
+    private static String summary(Run run, ScenarioAnalysis a, List<String> plots) {
+        Scenario s = run.scenario();
+        StringBuilder out = new StringBuilder();
+        out.append("# ").append(s.name()).append(": ").append(s.title()).append("\n\n");
+        out.append("Paper: ").append(s.paperRef()).append(".").append(s.quick() ? " Quick run (`--quick`): fewer and "
+                + "shorter points than the full one; compare shapes and ratios." : "").append("\n\n");
+        out.append("- command: `").append(run.command()).append("`\n");
         Map<String, Object> mach = machine();
-        s.append("- machine: ").append(mach.get("cores")).append(" cores, ").append(mach.get("os")).append(", ")
+        out.append("- machine: ").append(mach.get("cores")).append(" cores, ").append(mach.get("os")).append(", ")
                 .append(mach.get("java")).append('\n');
-        s.append("- mode: **").append(c.mode()).append("**\n");
-        s.append("- ").append(c.instances()).append(" ").append(c.backend()).append(" instances for gyro and read-only, "
-                + "1 for centralized; closed-loop clients, no think time; warm-up ")
-                .append(c.warmup().toMillis() / 1000.0).append(" s excluded, measured ")
-                .append(c.duration().toMillis() / 1000.0).append(" s per point; run took ")
+        out.append("- mode: **").append(modes(s)).append("**\n");
+        Set<String> backends = new LinkedHashSet<>(), networks = new LinkedHashSet<>();
+        for (Scenario.Setting st : s.settings()) {
+            backends.add(st.backend().label());
+            networks.add(st.network().describe());
+        }
+        out.append("- databases: ").append(String.join(", ", backends)).append("; network: ")
+                .append(String.join(" / ", networks)).append('\n');
+        out.append("- load: ").append(s.load().describe()).append("; warm-up ").append(s.warmup().toMillis() / 1000.0)
+                .append(" s excluded, measured ").append(s.duration().toMillis() / 1000.0)
+                .append(" s per point; each point on a freshly deployed system; run took ")
                 .append(String.format(Locale.ROOT, "%.0f s", run.wallSeconds())).append('\n');
-        s.append("- peak throughput: the highest throughput of the client sweep ").append(c.clients())
-                .append(" whose mean latency stays under ").append((long) c.latencyBoundMs()).append(" ms (the paper's LAN bound)\n");
-        long invalid = points.stream().filter(m -> !m.valid()).count();
-        s.append("- checks: ").append(invalid == 0 ? "every point passed replica convergence and the micro-benchmark's audit"
-                : invalid + " point(s) INVALID (see results.json)").append("\n\n");
+        out.append("- peak throughput: the highest throughput of the sweep with ").append(s.bound().describe()).append('\n');
+        List<Measured> ran = a.ran();
+        long invalid = ran.stream().filter(m -> !m.valid()).count();
+        out.append("- checks: ").append(invalid == 0 ? "every point that ran passed replica convergence and the "
+                + "application's audit" : invalid + " point(s) INVALID (see below and results.json)").append('\n');
+        long notRun = a.points().size() - ran.size();
+        if (notRun > 0) out.append("- ").append(notRun).append(" point(s) not run (see \"Not run\")\n");
+        for (String n : s.notes()) out.append("- ").append(n).append('\n');
 
-        List<String> systems = new ArrayList<>(peaks.keySet());
-        String first = c.systems().get(0);
-        s.append("## Peak throughput (operations/s) and ratios\n\n| local % |");
-        for (String sys : systems) s.append(' ').append(sys).append(" |");
-        for (String sys : systems) if (!sys.equals(first)) s.append(' ').append(first).append(" / ").append(sys).append(" |");
-        s.append("\n|---|");
-        s.append("---|".repeat(systems.size() * 2 - (systems.contains(first) ? 1 : 0)));
-        s.append('\n');
-        for (int share : c.localPercents()) {
-            s.append("| ").append(share).append(" |");
-            for (String sys : systems) {
-                Measured m = peaks.get(sys).get(share);
-                s.append(m == null ? " - |" : String.format(Locale.ROOT, " %.0f (%s clients) |", m.throughput(),
-                        m.parameter("clients")));
-            }
-            Measured g = peaks.getOrDefault(first, Map.of()).get(share);
-            for (String sys : systems) {
-                if (sys.equals(first)) continue;
-                Measured b = peaks.get(sys).get(share);
-                s.append(g == null || b == null || b.throughput() == 0 ? " - |"
-                        : String.format(Locale.ROOT, " %.2fx |", g.throughput() / b.throughput()));
-            }
-            s.append('\n');
-        }
-        Map<Integer, Measured> mine = peaks.getOrDefault(first, Map.of());
-        if (mine.size() >= 2) {
-            int lo = c.localPercents().get(0), hi = c.localPercents().get(c.localPercents().size() - 1);
-            if (mine.containsKey(lo) && mine.containsKey(hi) && mine.get(lo).throughput() > 0)
-                s.append(String.format(Locale.ROOT, "%n%s peak at %d%% local / at %d%% local: **%.2fx** "
-                        + "(paper, Figure 4: 5477 ops/s at 90%% / 600 ops/s at 30%% = 9.1x)%n", first, hi, lo,
-                        mine.get(hi).throughput() / mine.get(lo).throughput()));
+        if (!s.paper().isEmpty()) {
+            out.append("\n## The paper's figures beside this run\n\n| figure | paper | this run | where (this run) |\n"
+                    + "|---|---|---|---|\n");
+            for (ScenarioAnalysis.PaperValue v : a.paperValues())
+                out.append("| ").append(v.ratio().label()).append(" | ")
+                        .append(String.format(Locale.ROOT, "%.1fx", v.ratio().paper())).append(" | ")
+                        .append(v.oursText()).append(" | ").append(v.at() == null ? "-" : v.at()).append(" |\n");
         }
 
-        s.append("\n## Every point (latency in ms)\n\n");
-        s.append("| system | local % | clients | ops/s | mean | p50 | p95 | p99 | local mean | global mean | valid |\n");
-        s.append("|---|---|---|---|---|---|---|---|---|---|---|\n");
-        for (Measured m : points) {
+        String first = s.systems().get(0);
+        List<String> systems = s.allSystems();
+        for (String group : a.groups()) {
+            List<Scenario.Setting> settings = s.settings().stream().filter(st -> Objects.equals(st.group(), group)).toList();
+            out.append("\n## Peak throughput (").append(s.figure().yUnit()).append("/s)")
+                    .append(group == null ? "" : ", " + group).append(", and ratios\n\n| setting |");
+            for (String sys : systems) out.append(' ').append(sys).append(" |");
+            for (String sys : systems) if (!sys.equals(first)) out.append(' ').append(first).append(" / ").append(sys).append(" |");
+            out.append("\n|---|").append("---|".repeat(systems.size() * 2 - 1)).append('\n');
+            for (Scenario.Setting st : settings) {
+                out.append("| ").append(label(st, s)).append(" |");
+                for (String sys : systems) {
+                    Measured m = a.peak(st.id(), sys);
+                    out.append(m == null ? " - |" : String.format(Locale.ROOT, " %.0f (%s) |", m.throughput(), a.load(m)));
+                }
+                Measured g = a.peak(st.id(), first);
+                for (String sys : systems) {
+                    if (sys.equals(first)) continue;
+                    Measured b = a.peakOrReference(st.id(), sys);
+                    out.append(g == null || b == null || b.throughput() == 0 ? " - |"
+                            : String.format(Locale.ROOT, " %.2fx%s |", g.throughput() / b.throughput(),
+                            b.setting().equals(st.id()) ? "" : " (vs " + b.setting() + ")"));
+                }
+                out.append('\n');
+            }
+            out.append("\n(in brackets: the ").append(s.load().parameter()).append(" of the peak; \"vs SETTING\": the "
+                    + "system ran only there, the group's reference)\n");
+
+            out.append("\n## Mean latency (ms) at light load, ").append(s.load().describe(0))
+                    .append(group == null ? "" : ", " + group).append("\n\n| setting |");
+            for (String sys : systems) out.append(' ').append(sys).append(" |");
+            for (String sys : systems) if (!sys.equals(first)) out.append(' ').append(sys).append(" / ").append(first).append(" |");
+            out.append("\n|---|").append("---|".repeat(systems.size() * 2 - 1)).append('\n');
+            Object light = s.load().parameters(0).get(s.load().parameter());
+            for (Scenario.Setting st : settings) {
+                out.append("| ").append(label(st, s)).append(" |");
+                for (String sys : systems) {
+                    Measured m = a.at(st.id(), sys, light);
+                    out.append(m == null || !m.valid() ? " - |" : String.format(Locale.ROOT, " %.2f |", m.all().meanMs()));
+                }
+                Measured g = a.at(st.id(), first, light);
+                for (String sys : systems) {
+                    if (sys.equals(first)) continue;
+                    Measured b = g == null ? null : a.counterpart(g, sys);
+                    out.append(g == null || b == null || !g.valid() || !b.valid() || g.all().meanMs() == 0 ? " - |"
+                            : String.format(Locale.ROOT, " %.2fx |", b.all().meanMs() / g.all().meanMs()));
+                }
+                out.append('\n');
+            }
+        }
+
+        out.append("\n## Every point (latency in ms)\n\n");
+        out.append("| system | setting | ").append(s.load().parameter())
+                .append(" | ").append(s.figure().yUnit()).append("/s | mean | p50 | p95 | p99 | local mean | global mean | valid |\n");
+        out.append("|---|---|---|---|---|---|---|---|---|---|---|\n");
+        for (Measured m : ran) {
             Measured.Latency l = m.all();
-            s.append(String.format(Locale.ROOT, "| %s | %s | %s | %.0f | %.2f | %.2f | %.2f | %.2f | %s | %s | %s |%n",
-                    m.system(), m.parameter("localPercent"), m.parameter("clients"), m.throughput(), l.meanMs(),
-                    l.p50Ms(), l.p95Ms(), l.p99Ms(), classMean(m, "local"), classMean(m, "global"),
+            out.append(String.format(Locale.ROOT, "| %s | %s | %s | %.0f | %.2f | %.2f | %.2f | %.2f | %s | %s | %s |%n",
+                    m.system(), m.setting(), a.load(m), m.throughput(), l.meanMs(), l.p50Ms(), l.p95Ms(), l.p99Ms(),
+                    classMean(m, "local"), classMean(m, "global"),
                     m.valid() ? "yes" : "NO: " + String.join("; ", m.problems())));
         }
-        s.append("\nClasses: how the system ran the call (gyro, read-only), or the class the application's "
-                + "classification gives the transaction (centralized, which runs everything alike).\n");
+        out.append("\nClasses: how the system ran the call (gyro, read-only), or the class the application's "
+                + "classification gives the transaction (systems that run everything alike). Per-transaction "
+                + "latencies and throughput over time are in results.json.\n");
+        if (s.load().closedLoop() == false) {
+            out.append("\n## Open loop: offered vs achieved\n\n| system | setting | target /s | offered /s | achieved /s "
+                    + "| dropped | unfinished | most queued | queue wait p99 ms |\n|---|---|---|---|---|---|---|---|---|\n");
+            for (Measured m : ran) {
+                Measured.OpenLoop o = m.openLoop();
+                if (o == null) continue;
+                out.append(String.format(Locale.ROOT, "| %s | %s | %.0f | %.1f | %.1f | %d | %d | %d | %.2f |%n",
+                        m.system(), m.setting(), o.targetRate(), o.offeredRate(), o.achievedRate(), o.dropped(),
+                        o.unfinished(), o.mostQueued(), o.queueWait().p99Ms()));
+            }
+            out.append("\nLatency is measured from each arrival's intended time, so time spent waiting for a free "
+                    + "session counts (no coordinated omission).\n");
+        }
+        if (ran.size() < a.points().size()) {
+            out.append("\n## Not run\n\n");
+            Set<String> said = new LinkedHashSet<>();
+            for (Measured m : a.points())
+                if (!m.ran() && said.add(m.system() + " at " + m.setting() + ": " + m.notRun()))
+                    out.append("- ").append(m.system()).append(" at ").append(m.setting()).append(": ")
+                            .append(m.notRun()).append('\n');
+        }
+        out.append("\n## Plots\n\n");
+        for (String p : plots) out.append("- ").append(p).append('\n');
+        return out.toString();
+    }
 
-        s.append("\n## The paper's numbers (Section VII-B)\n\n");
-        s.append("- setup: ").append(PAPER.get("setup")).append('\n');
-        s.append("- Figure 4: saturation at about 600 ops/s with 30% local operations, about 5477 ops/s with 90% (9.1x)\n");
-        s.append("- Figure 3a: ").append(PAPER.get("fig3a")).append('\n');
-        s.append("- Figure 3b: ").append(PAPER.get("fig3b")).append('\n');
-        s.append("\nDifferences of this run: loopback LAN on one machine (no WAN emulation yet), ")
-                .append(c.backend()).append(" databases, operations that send their SQL (not void). Compare shapes and "
-                + "ratios, not absolute figures.\n");
-        s.append("\n## Plots\n\n");
-        for (String p : plots) s.append("- ").append(p).append('\n');
-        return s.toString();
+    /** A setting in a table: its parameters other than those shared by every setting. */
+    private static String label(Scenario.Setting st, Scenario s) {
+        List<String> parts = new ArrayList<>();
+        st.parameters().forEach((k, v) -> {
+            boolean shared = s.settings().stream().allMatch(o -> Objects.equals(o.parameters().get(k), v));
+            if (!shared) parts.add(k + " " + v);
+        });
+        return parts.isEmpty() ? st.id() : String.join(", ", parts);
     }
 
     private static String classMean(Measured m, String cls) {

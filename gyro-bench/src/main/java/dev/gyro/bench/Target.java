@@ -21,6 +21,11 @@ public interface Target extends AutoCloseable {
         Result execute(Call call);
     }
 
+    /**
+     * A new client session's channel. The harness ({@link WorkloadRunner}) opens one per session, in session order
+     * 0..n-1, from one thread, before any session sends, so an implementation may place the i-th channel it opens
+     * (e.g. at a WAN site).
+     */
     Channel open();
 
     @Override

@@ -26,11 +26,11 @@ class LocalRatioScenarioTest {
 
     @Test
     void aSmallLocalRatioRunWritesValidResults(@TempDir Path dir) throws Exception {
-        LocalRatioScenario.Config config = new LocalRatioScenario.Config(List.of(0, 90), List.of(4), Systems.NAMES,
-                3, Capacity.of(2, 5), 5, Duration.ofMillis(300), Duration.ofSeconds(1), 2000, 11, Backend.SQLITE);
-        List<Measured> points = LocalRatioScenario.run(config, dir.resolve("work"), new LocalRatioScenario.Listener() {});
+        Scenario scenario = LocalRatioScenario.define(List.of(0, 90), List.of(4), Systems.NAMES, 3, Capacity.of(2, 5),
+                Duration.ofSeconds(1), Duration.ofMillis(1500), 11, Backend.SQLITE, true);
+        List<Measured> points = ScenarioRunner.run(scenario, dir.resolve("work"), new ScenarioRunner.Listener() {});
         Path out = dir.resolve("out");
-        ScenarioOutput.write(out, new ScenarioOutput.Run(LocalRatioScenario.NAME, "test", config, 1), points);
+        ScenarioOutput.write(out, new ScenarioOutput.Run(scenario, "test", 1), points);
 
         JsonNode root = new ObjectMapper().readTree(out.resolve("results.json").toFile());
         assertThat(root.get("scenario").asText()).isEqualTo("local-ratio");

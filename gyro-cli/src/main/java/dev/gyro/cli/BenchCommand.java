@@ -1,8 +1,13 @@
 package dev.gyro.cli;
 
-import dev.gyro.bench.LocalRatioScenario;
 import dev.gyro.bench.Measured;
+import dev.gyro.bench.Scenario;
+import dev.gyro.bench.ScenarioAnalysis;
 import dev.gyro.bench.ScenarioOutput;
+import dev.gyro.bench.ScenarioRunner;
+import dev.gyro.bench.Scenarios;
+import dev.gyro.bench.WorkloadRunner;
+import dev.gyro.runtime.Backend;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
@@ -10,111 +15,165 @@ import picocli.CommandLine.Parameters;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
+import java.util.Set;
 import java.util.concurrent.Callable;
 
 @Command(name = "bench", mixinStandardHelpOptions = true,
-        description = "Reproduce one of the paper's experiments side by side: Gyro against its baselines (centralized: "
-                + "one database, no Gyro; read-only: only read-only transactions local) in one run, each point "
-                + "followed by replica convergence and the application's audit. Writes DIR/results.json, PNG plots "
-                + "and DIR/summary.md. Scenarios: local-ratio (micro-benchmark, paper Figures 3 and 4). The last "
-                + "line starts with 'bench: OK' or 'bench: FAILED'.")
+        description = "Reproduce one of the paper's experiments side by side: Gyro against its baselines in one run, "
+                + "each point on a freshly deployed system and followed by replica convergence and the application's "
+                + "audit. Writes DIR/results.json, PNG plots and DIR/summary.md. Scenarios: local-ratio "
+                + "(micro-benchmark, Figures 3 and 4), scale-lan (TPC-W and RUBiS vs 2PC and ShardingSphere, "
+                + "Figure 5), wan-latency (Table III), wan-scale (Figure 6), tpcc (TPC-C vs 2PC). The last line "
+                + "starts with 'bench: OK' or 'bench: FAILED'.")
 final class BenchCommand implements Callable<Integer> {
 
-    static final List<String> SCENARIOS = List.of(LocalRatioScenario.NAME);
-
-    @Parameters(index = "0", paramLabel = "SCENARIO", description = "local-ratio")
+    @Parameters(index = "0", paramLabel = "SCENARIO", description = "local-ratio, scale-lan, wan-latency, wan-scale or tpcc")
     String scenario;
 
     @Option(names = "--quick", description = "a reduced run that finishes in under 3 minutes on 2 cores "
-            + "(3 shares, 3 client counts, short points)")
+            + "(fewer settings and loads, short points)")
     boolean quick;
 
     @Option(names = "--out", paramLabel = "DIR", description = "where results go (default: bench-results/SCENARIO)")
     Path out;
 
+    @Option(names = "--backend", paramLabel = "DB", description = "sqlite, postgres or mariadb for every instance "
+            + "(default: postgres where 2pc or the peer take part, which refuse SQLite; sqlite otherwise)")
+    String backend;
+
     @Option(names = "--plain", description = "no capacity emulation: all instances share this machine's cores "
-            + "(default: each database instance emulates a small server, 2 transactions at a time, 5 ms each)")
+            + "(default: each database instance emulates a small server; the mode is in every result)")
     boolean plain;
+
+    @Option(names = "--think-ms", paramLabel = "MS", description = "the emulated users' mean think time "
+            + "(TPC-W, RUBiS, TPC-C; closed loop)")
+    Long thinkMs;
+
+    @Option(names = "--rates", paramLabel = "R1,R2,..", split = ",", description = "open loop instead of the client "
+            + "sweep: arrivals per second across all sessions, one point per rate; latency from each arrival's "
+            + "intended time")
+    List<Double> rates;
+
+    @Option(names = "--sessions", paramLabel = "N", description = "open loop: the sessions that serve arrivals (default 64)")
+    int sessions = 64;
+
+    @Option(names = "--arrivals", paramLabel = "KIND", description = "open loop: fixed or poisson (default)")
+    String arrivals = "poisson";
 
     @Override
     public Integer call() throws Exception {
-        if (!SCENARIOS.contains(scenario)) {
-            System.out.println("bench: FAILED: unknown scenario '" + scenario + "' (known: " + String.join(", ", SCENARIOS)
-                    + "; scale-lan, wan-latency, wan-scale and tpcc are not built yet)");
+        Scenario s;
+        try {
+            Backend db = backend == null ? null : Backend.parse(backend);
+            Scenario.Load load = rates == null || rates.isEmpty() ? null
+                    : Scenario.Load.open(rates, sessions, WorkloadRunner.Arrivals.parse(arrivals));
+            s = Scenarios.define(scenario, new Scenarios.Options(quick, db, plain, thinkMs, load));
+        } catch (IllegalArgumentException e) {
+            System.out.println("bench: FAILED: " + e.getMessage());
             return 2;
         }
         Path dir = out != null ? out : Path.of("bench-results", scenario);
-        LocalRatioScenario.Config config = quick ? LocalRatioScenario.Config.quick(!plain)
-                : LocalRatioScenario.Config.full(!plain);
         String command = "./gyro bench " + scenario + (quick ? " --quick" : "") + (plain ? " --plain" : "")
-                + (out != null ? " --out " + out : "");
-        System.out.printf("Gyro bench %s: %d points (%s x local %s%% x clients %s), %s s + %s s warm-up each%n",
-                scenario, config.points(), config.systems(), config.localPercents(), config.clients(),
-                config.duration().toSeconds(), config.warmup().toSeconds());
-        System.out.println("mode: " + config.mode());
+                + (backend != null ? " --backend " + backend : "") + (thinkMs != null ? " --think-ms " + thinkMs : "")
+                + (rates != null && !rates.isEmpty() ? " --rates " + String.join(",", rates.stream()
+                .map(r -> String.format(Locale.ROOT, "%.0f", r)).toList()) + " --sessions " + sessions + " --arrivals "
+                + arrivals : "") + (out != null ? " --out " + out : "");
+        Set<String> dbs = new LinkedHashSet<>();
+        s.settings().forEach(st -> dbs.add(st.backend().label()));
+        System.out.printf(Locale.ROOT, "Gyro bench %s: %d points (%d settings x systems %s x %s), %s s + %s s warm-up "
+                        + "each, on %s%n", s.name(), s.points(), s.settings().size(), s.allSystems(), s.load().describe(),
+                s.duration().toSeconds(), s.warmup().toSeconds(), String.join(", ", dbs));
+        System.out.println("mode: " + ScenarioOutput.modes(s));
         long started = System.nanoTime();
         Path work = dir.resolve(".work");
         ProgressBar[] bar = new ProgressBar[1];
-        List<Measured> points = LocalRatioScenario.run(config, work, new LocalRatioScenario.Listener() {
-            int index, of;
-            String label;
+        List<Measured> points;
+        try {
+            points = ScenarioRunner.run(s, work, new ScenarioRunner.Listener() {
+                String label;
 
-            public void point(int i, int n, String system, int localPercent, int clients) {
-                index = i;
-                of = n;
-                label = String.format(Locale.ROOT, "%-11s local %2d%% clients %3d", system, localPercent, clients);
-                bar[0] = new ProgressBar(System.out, String.format(Locale.ROOT, "[%2d/%d]", i, n));
-            }
+                public void point(int i, int n, String what) {
+                    label = what;
+                    double elapsed = (System.nanoTime() - started) / 1e9;
+                    bar[0] = new ProgressBar(System.out, String.format(Locale.ROOT, "[%2d/%d %4.0fs]", i, n, elapsed));
+                }
 
-            public void running(double elapsed, double total, long completed) {
-                bar[0].update(Math.min(0.99, elapsed / total), label); // 100% is for measured()
-            }
+                public void running(double elapsed, double total, long completed) {
+                    bar[0].update(Math.min(0.99, elapsed / total), label); // 100% is for measured()
+                }
 
-            public void measured(Measured m) {
-                bar[0].done(String.format(Locale.ROOT, "%s  %7.0f ops/s  mean %7.2f ms  p99 %7.2f ms%s", label,
-                        m.throughput(), m.all().meanMs(), m.all().p99Ms(),
-                        m.valid() ? "" : "  INVALID: " + String.join("; ", m.problems())));
-            }
-        });
+                public void measured(Measured m) {
+                    bar[0].done(!m.ran() ? label + "  not run: " + m.notRun()
+                            : String.format(Locale.ROOT, "%s  %7.0f /s  mean %7.2f ms  p99 %7.2f ms%s", label,
+                            m.throughput(), m.all().meanMs(), m.all().p99Ms(),
+                            m.valid() ? "" : "  INVALID: " + String.join("; ", m.problems())));
+                }
+            });
+        } catch (IllegalArgumentException e) {
+            System.out.println("bench: FAILED: " + e.getMessage());
+            return 2;
+        }
         double wall = (System.nanoTime() - started) / 1e9;
         deleteTree(work);
-        ScenarioOutput.write(dir, new ScenarioOutput.Run(scenario, command, config, wall), points);
+        ScenarioOutput.write(dir, new ScenarioOutput.Run(s, command, wall), points);
         System.out.println();
-        System.out.print(peakLines(config, points));
+        System.out.print(peakLines(s, new ScenarioAnalysis(s, points)));
         System.out.printf(Locale.ROOT, "%nwrote %s, %s, %s (%.0f s)%n", dir.resolve("results.json"),
                 dir.resolve("summary.md"), dir.resolve("*.png"), wall);
         List<String> invalid = new ArrayList<>();
-        for (Measured m : points)
-            if (!m.valid()) invalid.add(m.system() + " " + m.parameters() + ": " + String.join("; ", m.problems()));
+        Set<String> notRun = new LinkedHashSet<>();
+        int ran = 0;
+        for (Measured m : points) {
+            if (!m.ran()) notRun.add(m.system() + ": " + m.notRun());
+            else {
+                ran++;
+                if (!m.valid()) invalid.add(m.system() + " " + m.parameters() + ": " + String.join("; ", m.problems()));
+            }
+        }
+        String skipped = notRun.isEmpty() ? "" : "; " + (points.size() - ran) + " point(s) not run: "
+                + String.join(" | ", notRun);
+        if (ran == 0) {
+            System.out.println("bench: FAILED: no point could run" + skipped);
+            return 1;
+        }
         if (invalid.isEmpty()) {
-            System.out.printf("bench: OK (%s, %d points, every point's replicas equal and audit holds)%n", scenario,
-                    points.size());
+            System.out.printf("bench: OK (%s, %d points run, every one's replicas equal and audit holds%s)%n",
+                    s.name(), ran, skipped);
             return 0;
         }
-        System.out.println("bench: FAILED: " + invalid.size() + " invalid point(s): " + String.join(" | ", invalid));
+        System.out.println("bench: FAILED: " + invalid.size() + " invalid point(s): " + String.join(" | ", invalid)
+                + skipped);
         return 1;
     }
 
-    private static String peakLines(LocalRatioScenario.Config config, List<Measured> points) {
-        var peaks = LocalRatioScenario.peaks(points, config.latencyBoundMs());
-        StringBuilder s = new StringBuilder(String.format(Locale.ROOT,
-                "peak throughput (ops/s, mean latency < %.0f ms)%n  %-8s", config.latencyBoundMs(), "local %"));
-        for (String sys : peaks.keySet()) s.append(String.format(Locale.ROOT, " %12s", sys));
-        s.append(String.format(Locale.ROOT, " %20s%n", "gyro / centralized"));
-        for (int share : config.localPercents()) {
-            s.append(String.format(Locale.ROOT, "  %-8d", share));
-            for (String sys : peaks.keySet()) {
-                Measured m = peaks.get(sys).get(share);
-                s.append(m == null ? String.format("%12s", "-") : String.format(Locale.ROOT, " %12.0f", m.throughput()));
+    /** Per setting, each system's peak throughput and the first system's ratio against the others. */
+    private static String peakLines(Scenario s, ScenarioAnalysis a) {
+        List<String> systems = s.allSystems();
+        String first = s.systems().get(0);
+        StringBuilder out = new StringBuilder(String.format(Locale.ROOT, "peak throughput (/s, %s)%n  %-16s",
+                s.bound().describe(), "setting"));
+        for (String sys : systems) out.append(String.format(Locale.ROOT, " %12s", sys));
+        for (String sys : systems) if (!sys.equals(first)) out.append(String.format(Locale.ROOT, " %16s", first + "/" + sys));
+        out.append('\n');
+        for (Scenario.Setting st : s.settings()) {
+            out.append(String.format(Locale.ROOT, "  %-16s", st.id()));
+            for (String sys : systems) {
+                Measured m = a.peak(st.id(), sys);
+                out.append(m == null ? String.format("%13s", "-") : String.format(Locale.ROOT, " %12.0f", m.throughput()));
             }
-            Measured g = peaks.getOrDefault("gyro", java.util.Map.of()).get(share);
-            Measured c = peaks.getOrDefault("centralized", java.util.Map.of()).get(share);
-            s.append(g == null || c == null ? "" : String.format(Locale.ROOT, " %19.2fx", g.throughput() / c.throughput()));
-            s.append('\n');
+            Measured g = a.peak(st.id(), first);
+            for (String sys : systems) {
+                if (sys.equals(first)) continue;
+                Measured b = a.peakOrReference(st.id(), sys);
+                out.append(g == null || b == null || b.throughput() == 0 ? String.format("%17s", "-")
+                        : String.format(Locale.ROOT, " %15.2fx", g.throughput() / b.throughput()));
+            }
+            out.append('\n');
         }
-        return s.toString();
+        return out.toString();
     }
 
     private static void deleteTree(Path dir) throws java.io.IOException {

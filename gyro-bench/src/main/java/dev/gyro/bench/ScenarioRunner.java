@@ -1,0 +1,168 @@
+package dev.gyro.bench;
+
+import dev.gyro.app.Workload;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.function.Function;
+
+/**
+ * Runs a {@link Scenario}: for each setting, each load level, each system, deploys the system fresh
+ * ({@link SystemUnderTest#deploy}), drives the load, then lets it settle and checks it (replica convergence and the
+ * application's audit); a point that fails a check is kept, marked invalid. Systems of one setting and load run one
+ * after the other, so that they meet the machine in the same state as nearly as possible.
+ *
+ * <p>A point that cannot run does not end the scenario: a system that is not on the class path, refuses the
+ * backend, or cannot be deployed, or a setting whose network this build cannot emulate, gives a point that says why
+ * ({@link Measured#notRun}). After a system's mean latency exceeded the bound at one load, its heavier loads of the
+ * same setting are skipped (peak throughput is below the bound by definition), and said so.
+ */
+public final class ScenarioRunner {
+
+    private static final Logger log = LoggerFactory.getLogger(ScenarioRunner.class);
+
+    /** Told about each point as it starts, while it runs, and when it is done. */
+    public interface Listener {
+        default void point(int index, int of, String label) {}
+        default void running(double elapsed, double total, long completed) {}
+        default void measured(Measured m) {}
+    }
+
+    private ScenarioRunner() {}
+
+    /**
+     * Runs every point, each under its own directory of {@code work} (removed after the point).
+     *
+     * @return every point, in the order run, those not run included
+     * @throws IllegalArgumentException when a setting's workload options are wrong (before anything runs)
+     */
+    public static List<Measured> run(Scenario scenario, Path work, Listener listener) throws Exception {
+        return run(scenario, work, listener, Systems::byName);
+    }
+
+    /**
+     * As {@link #run(Scenario, Path, Listener)}, finding systems with {@code systems} (which throws
+     * IllegalArgumentException, with the known names, for a system it does not have).
+     */
+    public static List<Measured> run(Scenario scenario, Path work, Listener listener,
+                                     Function<String, SystemUnderTest> systems) throws Exception {
+        // Every setting's workload first: a misspelt option fails now, not after an hour of other points.
+        Map<String, Workload> workloads = new HashMap<>();
+        for (Scenario.Setting s : scenario.settings()) workloads.put(s.id(), s.app().workload(s.scale(), s.options()));
+        Map<String, String> cannotRun = new HashMap<>(); // setting/system -> why
+        List<Measured> points = new ArrayList<>();
+        Scenario.Load load = scenario.load();
+        int index = 0;
+        for (Scenario.Setting setting : scenario.settings()) {
+            for (int level = 0; level < load.levels(); level++) {
+                for (String system : scenario.systemsAt(setting)) {
+                    String key = setting.id() + "/" + system;
+                    Map<String, Object> params = parameters(setting, system, load, level);
+                    String label = String.format(Locale.ROOT, "%-11s %-14s %s", system, setting.id(), load.describe(level));
+                    listener.point(++index, scenario.points(), label);
+                    Measured m;
+                    String why = cannotRun.get(key);
+                    if (why == null) why = setting.network().unavailableReason();
+                    if (why != null) {
+                        m = Measured.notRun(system, scenario.name(), setting.id(), params, setting.mode(), why);
+                    } else {
+                        Path dir = work.resolve(setting.id()).resolve(system + "-" + level);
+                        deleteTree(dir);
+                        m = measure(scenario, setting, system, systems, workloads.get(setting.id()), level, dir, params, listener);
+                        deleteTree(dir);
+                        if (!m.ran()) cannotRun.put(key, m.notRun()); // the same refusal at every load: ask once
+                        else if (m.all().meanMs() > scenario.bound().meanMs())
+                            cannotRun.put(key, String.format(Locale.ROOT, "skipped: mean latency %.0f ms at %s was "
+                                    + "already above the %.0f ms bound", m.all().meanMs(), load.describe(level),
+                                    scenario.bound().meanMs()));
+                    }
+                    points.add(m);
+                    listener.measured(m);
+                }
+            }
+        }
+        return points;
+    }
+
+    /** The point's parameters: the setting's, the instances this system uses, and the load level's. */
+    static Map<String, Object> parameters(Scenario.Setting setting, String system, Scenario.Load load, int level) {
+        Map<String, Object> p = new LinkedHashMap<>(setting.parameters());
+        // a centralized system runs on one database whatever the setting gives the scaled-out ones
+        p.put("instances", system.equals("centralized") ? 1 : setting.instances());
+        p.putAll(load.parameters(level));
+        return p;
+    }
+
+    private static Measured measure(Scenario scenario, Scenario.Setting setting, String name,
+                                    Function<String, SystemUnderTest> systems, Workload workload, int level, Path dir,
+                                    Map<String, Object> params, Listener listener) {
+        String mode = setting.mode();
+        SystemUnderTest system;
+        try {
+            system = systems.apply(name);
+        } catch (IllegalArgumentException e) {
+            return Measured.notRun(name, scenario.name(), setting.id(), params, mode, oneLine(e));
+        }
+        SystemUnderTest.Deployment d;
+        try {
+            d = system.deploy(new SystemUnderTest.Setup(setting.app(), dir, setting.instances(), setting.scale(),
+                    scenario.seed(), setting.capacity(), setting.backend()));
+        } catch (Exception | LinkageError e) {
+            log.debug("{} not deployed at {}", name, setting.id(), e);
+            return Measured.notRun(name, scenario.name(), setting.id(), params, mode, oneLine(e));
+        }
+        try (d) {
+            WorkloadRunner.Result r;
+            try {
+                r = WorkloadRunner.run(workload, d.target(), new WorkloadRunner.Settings(
+                        scenario.load().sessions(level), scenario.duration(), scenario.seed(), scenario.warmup(),
+                        scenario.load().openLoop(level), null), listener::running);
+            } catch (RuntimeException e) {
+                log.warn("{} at {} ({}) failed while running", name, setting.id(), scenario.load().describe(level), e);
+                return Measured.failed(name, scenario.name(), setting.id(), params, mode, "the run failed: " + oneLine(e));
+            }
+            List<String> problems = new ArrayList<>();
+            if (r.failed() > 0) problems.add(r.failed() + " requests failed (first: " + r.failures().get(0) + ")");
+            if (r.completed() == 0) problems.add("no request completed");
+            // Correctness goes with speed (issue 6): a point whose replicas or audit fail is not a result.
+            try {
+                problems.addAll(d.settleAndCheck());
+            } catch (Exception e) {
+                problems.add("the checks could not run: " + oneLine(e));
+            }
+            return Measured.of(name, scenario.name(), setting.id(), params, mode, r, problems);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while measuring " + name + " at " + setting.id(), e);
+        } catch (Exception e) {
+            // closing failed: the machine may not be clean for the next point, so this one is not trusted either
+            log.warn("closing {} at {} failed", name, setting.id(), e);
+            return Measured.failed(name, scenario.name(), setting.id(), params, mode,
+                    "closing the deployment failed: " + oneLine(e));
+        }
+    }
+
+    /** An exception as one line: its message, or its type when it has none. */
+    static String oneLine(Throwable e) {
+        String m = e.getMessage();
+        if (m == null || m.isBlank()) m = e.getClass().getSimpleName();
+        int nl = m.indexOf('\n');
+        return nl < 0 ? m : m.substring(0, nl);
+    }
+
+    static void deleteTree(Path dir) throws java.io.IOException {
+        if (!Files.exists(dir)) return;
+        try (var paths = Files.walk(dir)) {
+            for (Path p : paths.sorted(Comparator.reverseOrder()).toList()) Files.delete(p);
+        }
+    }
+}

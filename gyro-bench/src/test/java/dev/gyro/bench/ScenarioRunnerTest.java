@@ -1,0 +1,224 @@
+package dev.gyro.bench;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.gyro.app.WorkloadOptions;
+import dev.gyro.apps.micro.Micro;
+import dev.gyro.runtime.Backend;
+import dev.gyro.runtime.Capacity;
+import dev.gyro.runtime.LocalCluster;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
+
+/**
+ * A tiny scenario runs end to end through the generic engine, as a quick scenario runs in CI, and its results.json
+ * validates: every point's fields, latency per class and per transaction adding up to the point's requests,
+ * throughput over time adding up to them too, ratios equal to the points' own numbers (against the group's
+ * reference where the other system ran only there), an invalid point marked with its checker's words, and points
+ * that could not run (a system this class path lacks, 2PC on SQLite, a WAN this build cannot emulate) recorded with
+ * the reason instead of ending the run.
+ */
+class ScenarioRunnerTest {
+
+    /**
+     * The centralized system whose database is damaged after the run, before its real checks: the micro-benchmark's
+     * audit must find it and the point must come out invalid.
+     */
+    static SystemUnderTest tampered() {
+        SystemUnderTest real = Systems.centralized();
+        return new SystemUnderTest() {
+            public String name() {
+                return "tampered";
+            }
+
+            public String describe() {
+                return "centralized, with MICRO_SHARED's total changed behind its back after the run";
+            }
+
+            public Deployment deploy(Setup setup) throws Exception {
+                Deployment d = real.deploy(setup);
+                return new Deployment() {
+                    public Target target() {
+                        return d.target();
+                    }
+
+                    public int databases() {
+                        return d.databases();
+                    }
+
+                    public List<String> settleAndCheck() throws Exception {
+                        try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + LocalCluster.databaseFile(setup.dir(), 0));
+                             Statement s = c.createStatement()) {
+                            s.executeUpdate("UPDATE MICRO_SHARED SET MS_VALUE = MS_VALUE + 1 WHERE MS_KEY = 0");
+                        }
+                        return d.settleAndCheck();
+                    }
+
+                    public List<Long> served() {
+                        return d.served();
+                    }
+
+                    public void close() throws Exception {
+                        d.close();
+                    }
+                };
+            }
+        };
+    }
+
+    static SystemUnderTest systems(String name) {
+        return name.equals("tampered") ? tampered() : Systems.byName(name);
+    }
+
+    static Scenario tiny() {
+        Micro app = new Micro();
+        Capacity capacity = Capacity.of(2, 2);
+        WorkloadOptions options = WorkloadOptions.of(Map.of("local", "90", "service-ms", "0"));
+        List<Scenario.Setting> settings = List.of(
+                new Scenario.Setting("n1", "micro", Map.of("instances", 1), app, 1, options, 1, Backend.SQLITE,
+                        capacity, null, Network.LAN, List.of("centralized")),
+                new Scenario.Setting("n3", "micro", Map.of("instances", 3), app, 1, options, 3, Backend.SQLITE,
+                        capacity, null, Network.LAN, List.of()),
+                new Scenario.Setting("wan", "micro", Map.of("instances", 2), app, 1, options, 2, Backend.SQLITE,
+                        capacity, null, Network.wan(2), List.of("gyro")));
+        return new Scenario("tiny", "engine test", "none", settings, List.of("gyro", "2pc", "nope", "tampered"),
+                Scenario.Load.closed(List.of(2, 6)), Duration.ofMillis(500), Duration.ofMillis(1500),
+                Scenario.Bound.LAN, 5, true, new Scenario.Figure("instances", "instances", "operations"),
+                List.of(Scenario.PaperRatio.of("gyro vs centralized", Map.of("instances", 3), "gyro", "centralized",
+                        Scenario.Metric.PEAK_THROUGHPUT, 2.0)), List.of("a note"));
+    }
+
+    @Test
+    void aTinyScenarioWritesResultsThatValidate(@TempDir Path dir) throws Exception {
+        Scenario scenario = tiny();
+        List<String> started = new ArrayList<>();
+        List<Measured> points = ScenarioRunner.run(scenario, dir.resolve("work"), new ScenarioRunner.Listener() {
+            public void point(int index, int of, String label) {
+                started.add(index + "/" + of);
+            }
+        }, ScenarioRunnerTest::systems);
+        assertThat(started).hasSize(scenario.points()).startsWith("1/12").endsWith("12/12");
+        Path out = dir.resolve("out");
+        ScenarioOutput.write(out, new ScenarioOutput.Run(scenario, "./gyro bench tiny", 3), points);
+
+        JsonNode root = new ObjectMapper().readTree(out.resolve("results.json").toFile());
+        assertThat(root.get("scenario").asText()).isEqualTo("tiny");
+        assertThat(root.get("command").asText()).isEqualTo("./gyro bench tiny");
+        assertThat(root.get("machine").get("cores").asInt()).isPositive();
+        assertThat(root.get("mode").asText()).contains("capacity emulation", "2 transaction(s) at a time", "2 ms");
+        assertThat(root.get("settings")).hasSize(3);
+        assertThat(root.get("settings").get(2).get("network").asText()).startsWith("WAN");
+        assertThat(root.get("load").get("clients").toString()).isEqualTo("[2,6]");
+        assertThat(root.get("latencyBoundMs").asDouble()).isEqualTo(2000);
+        assertThat(root.get("valid").asBoolean()).as("the tampered points are invalid").isFalse();
+        assertThat(root.get("pointsRun").asInt()).isEqualTo(6); // centralized 2, gyro 2, tampered 2
+        assertThat(root.get("pointsNotRun").asInt()).isEqualTo(6); // 2pc 2, nope 2, gyro on the WAN 2
+
+        Map<String, JsonNode> byKey = new HashMap<>();
+        for (JsonNode p : root.get("points")) {
+            String key = p.get("system").asText() + "/" + p.get("setting").asText() + "/"
+                    + p.get("parameters").get("clients").asInt();
+            byKey.put(key, p);
+            if (!p.get("ran").asBoolean()) {
+                assertThat(p.get("notRun").asText()).as(key).isNotBlank();
+                assertThat(p.has("throughput")).isFalse();
+                continue;
+            }
+            assertThat(p.get("requests").asLong()).as(key).isPositive();
+            assertThat(p.get("throughput").asDouble()).isCloseTo(p.get("requests").asLong() / p.get("seconds").asDouble(),
+                    within(0.01));
+            JsonNode l = p.get("latencyMs");
+            for (String f : List.of("mean", "p50", "p95", "p99", "max")) assertThat(l.get(f).asDouble()).as(key + " " + f).isPositive();
+            assertThat(l.get("p50").asDouble()).isLessThanOrEqualTo(l.get("p95").asDouble());
+            assertThat(l.get("p95").asDouble()).isLessThanOrEqualTo(l.get("p99").asDouble());
+            assertThat(l.get("p99").asDouble()).isLessThanOrEqualTo(l.get("max").asDouble());
+            long requests = p.get("requests").asLong();
+            // per class and per transaction, every request once
+            long byClass = 0;
+            for (JsonNode c : p.get("latencyMsByClass")) byClass += c.get("count").asLong();
+            assertThat(byClass).as(key).isEqualTo(requests);
+            long byTx = 0;
+            for (var e : iterable(p.get("latencyMsByTransaction"))) {
+                JsonNode t = e.getValue();
+                assertThat(e.getKey()).isIn("localOp", "globalOp");
+                assertThat(t.get("count").asLong()).isEqualTo(t.get("ok").asLong() + t.get("aborted").asLong()
+                        + t.get("failed").asLong());
+                assertThat(t.get("mean").asDouble()).isPositive();
+                assertThat(t.get("p50").asDouble()).isLessThanOrEqualTo(t.get("p99").asDouble());
+                byTx += t.get("count").asLong();
+            }
+            assertThat(byTx).as(key).isEqualTo(requests);
+            assertThat(p.get("latencyMsByTransaction").has("localOp")).as(key + ": 90% local").isTrue();
+            // throughput over time: 20 intervals of 75 ms over the 1.5 s measured, adding up to the requests
+            JsonNode series = p.get("throughputOverTime");
+            double interval = series.get("intervalSeconds").asDouble();
+            assertThat(interval).isEqualTo(0.075);
+            assertThat(series.get("throughput")).hasSize(20);
+            assertThat(series.get("meanLatencyMs")).hasSize(20);
+            double sum = 0;
+            for (JsonNode x : series.get("throughput")) sum += x.asDouble() * interval;
+            assertThat(sum).as(key).isCloseTo(requests, within(0.5));
+        }
+        // gyro runs local requests locally; the centralized baseline labels them by the classification
+        assertThat(byKey.get("gyro/n3/6").get("latencyMsByClass").has("local")).isTrue();
+        // points that could not run say why, and the run went on
+        assertThat(byKey.get("nope/n3/2").get("notRun").asText()).contains("unknown system 'nope'", "gyro", "centralized");
+        assertThat(byKey.get("2pc/n3/6").get("ran").asBoolean()).isFalse();
+        assertThat(byKey.get("gyro/wan/2").get("notRun").asText()).contains("WAN emulation");
+        // the damaged database fails the real audit: marked invalid with the checker's words, kept out of ratios
+        JsonNode bad = byKey.get("tampered/n3/2");
+        assertThat(bad.get("valid").asBoolean()).isFalse();
+        assertThat(bad.get("problems").toString()).contains("MICRO_SHARED row 0");
+        for (int clients : List.of(2, 6)) {
+            JsonNode g = byKey.get("gyro/n3/" + clients), c = byKey.get("centralized/n1/" + clients);
+            assertThat(g.get("valid").asBoolean()).as(g.toPrettyString()).isTrue();
+            assertThat(c.get("valid").asBoolean()).as(c.toPrettyString()).isTrue();
+            // centralized ran only at n1: the group's reference, at the same client count
+            JsonNode r = g.get("ratios").get("centralized");
+            assertThat(r.get("setting").asText()).isEqualTo("n1");
+            assertThat(r.get("throughput").asDouble()).isCloseTo(
+                    g.get("throughput").asDouble() / c.get("throughput").asDouble(), within(0.01));
+            assertThat(r.get("meanLatency").asDouble()).isCloseTo(
+                    c.get("latencyMs").get("mean").asDouble() / g.get("latencyMs").get("mean").asDouble(), within(0.01));
+            assertThat(g.get("ratios").has("tampered")).isFalse();
+            assertThat(g.get("ratios").has("2pc")).isFalse();
+        }
+        // peaks: the best valid point per system and setting, with its ratios
+        Map<String, JsonNode> peaks = new HashMap<>();
+        for (JsonNode p : root.get("peaks")) peaks.put(p.get("system").asText() + "/" + p.get("setting").asText(), p);
+        assertThat(peaks).containsOnlyKeys("gyro/n3", "centralized/n1");
+        JsonNode gp = peaks.get("gyro/n3"), cp = peaks.get("centralized/n1");
+        double best = Math.max(byKey.get("gyro/n3/2").get("throughput").asDouble(), byKey.get("gyro/n3/6").get("throughput").asDouble());
+        assertThat(gp.get("throughput").asDouble()).isEqualTo(best);
+        assertThat(gp.get("ratios").get("centralized").get("throughput").asDouble()).isCloseTo(
+                best / cp.get("throughput").asDouble(), within(0.01));
+        JsonNode paper = root.get("paper").get(0);
+        assertThat(paper.get("paper").asDouble()).isEqualTo(2.0);
+        assertThat(paper.get("thisRun").asDouble()).isCloseTo(best / cp.get("throughput").asDouble(), within(0.01));
+
+        for (String png : List.of("throughput.png", "latency-light.png", "latency-heavy.png", "curve-n3.png",
+                "timeline-n3.png", "timeline-n1.png"))
+            assertThat(Files.size(out.resolve(png))).as(png).isGreaterThan(1000);
+        String summary = Files.readString(out.resolve("summary.md"));
+        assertThat(summary).contains("`./gyro bench tiny`", "cores", "capacity emulation", "## Not run",
+                "unknown system 'nope'", "WAN emulation", "INVALID", "| gyro vs centralized | 2.0x |", "a note");
+    }
+
+    private static Iterable<Map.Entry<String, JsonNode>> iterable(JsonNode object) {
+        return object::fields;
+    }
+}
