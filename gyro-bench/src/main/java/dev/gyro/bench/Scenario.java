@@ -214,8 +214,8 @@ public record Scenario(String name, String title, String paperRef, List<Setting>
      * @param why e.g. "the paper's LAN bound"
      */
     public record Bound(double meanMs, String why) {
-        public static final Bound LAN = new Bound(2000, "the paper's LAN bound (Section VII-C)");
-        public static final Bound WAN = new Bound(5000, "the paper's WAN bound (Section VII-D)");
+        public static final Bound LAN = new Bound(2000, "the paper's LAN bound, Section VII-C");
+        public static final Bound WAN = new Bound(5000, "the paper's WAN bound, Section VII-D");
 
         public String describe() {
             return String.format(java.util.Locale.ROOT, "mean latency under %.0f ms (%s)", meanMs, why);
