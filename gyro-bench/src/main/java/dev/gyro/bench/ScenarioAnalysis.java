@@ -68,10 +68,15 @@ public final class ScenarioAnalysis {
         return null;
     }
 
-    /** Where {@code system} ran in {@code settingId}'s group when not at that setting: its first setting there. */
+    /**
+     * Where to find {@code system}'s points to compare with {@code settingId}'s: that setting when the system is
+     * measured there (null if none of its points ran); otherwise the first setting of the group where it ran, its
+     * reference. A system that was meant to run at a setting and could not is never replaced by its reference.
+     */
     public String referenceSetting(String settingId, String system) {
-        if (points.stream().anyMatch(m -> m.setting().equals(settingId) && m.system().equals(system) && m.ran()))
-            return settingId;
+        if (scenario.systemsAt(scenario.setting(settingId)).contains(system))
+            return points.stream().anyMatch(m -> m.setting().equals(settingId) && m.system().equals(system) && m.ran())
+                    ? settingId : null;
         for (Scenario.Setting s : groupOf(settingId))
             if (points.stream().anyMatch(m -> m.setting().equals(s.id()) && m.system().equals(system) && m.ran()))
                 return s.id();

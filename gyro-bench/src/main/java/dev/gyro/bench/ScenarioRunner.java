@@ -113,6 +113,7 @@ public final class ScenarioRunner {
             return Measured.notRun(name, scenario.name(), setting.id(), params, mode, oneLine(e));
         }
         SystemUnderTest.Deployment d;
+        long t0 = System.nanoTime();
         try {
             d = system.deploy(new SystemUnderTest.Setup(setting.app(), dir, setting.instances(), setting.scale(),
                     scenario.seed(), setting.capacity(), setting.backend()));
@@ -120,6 +121,7 @@ public final class ScenarioRunner {
             log.debug("{} not deployed at {}", name, setting.id(), e);
             return Measured.notRun(name, scenario.name(), setting.id(), params, mode, oneLine(e));
         }
+        log.debug("{} deployed at {} in {} ms", name, setting.id(), (System.nanoTime() - t0) / 1_000_000);
         try (d) {
             WorkloadRunner.Result r;
             try {
@@ -134,8 +136,10 @@ public final class ScenarioRunner {
             if (r.failed() > 0) problems.add(r.failed() + " requests failed (first: " + r.failures().get(0) + ")");
             if (r.completed() == 0) problems.add("no request completed");
             // Correctness goes with speed (issue 6): a point whose replicas or audit fail is not a result.
+            long t1 = System.nanoTime();
             try {
                 problems.addAll(d.settleAndCheck());
+                log.debug("{} settled and checked in {} ms", name, (System.nanoTime() - t1) / 1_000_000);
             } catch (Exception e) {
                 problems.add("the checks could not run: " + oneLine(e));
             }
