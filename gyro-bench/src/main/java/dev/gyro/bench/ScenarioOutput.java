@@ -439,7 +439,7 @@ public final class ScenarioOutput {
             for (String sys : systems) if (!sys.equals(first)) out.append(' ').append(first).append(" / ").append(sys).append(" |");
             out.append("\n|---|").append("---|".repeat(systems.size() * 2 - 1)).append('\n');
             for (Scenario.Setting st : settings) {
-                out.append("| ").append(label(st, s)).append(" |");
+                out.append("| ").append(label(st, settings)).append(" |");
                 for (String sys : systems) {
                     Measured m = a.peak(st.id(), sys);
                     out.append(m == null ? " - |" : String.format(Locale.ROOT, " %.0f (%s) |", m.throughput(), a.load(m)));
@@ -464,7 +464,7 @@ public final class ScenarioOutput {
             out.append("\n|---|").append("---|".repeat(systems.size() * 2 - 1)).append('\n');
             Object light = s.load().parameters(0).get(s.load().parameter());
             for (Scenario.Setting st : settings) {
-                out.append("| ").append(label(st, s)).append(" |");
+                out.append("| ").append(label(st, settings)).append(" |");
                 for (String sys : systems) {
                     Measured m = a.at(st.id(), sys, light);
                     out.append(m == null || !m.valid() ? " - |" : String.format(Locale.ROOT, " %.2f |", m.all().meanMs()));
@@ -520,11 +520,11 @@ public final class ScenarioOutput {
         return out.toString();
     }
 
-    /** A setting in a table: its parameters other than those shared by every setting. */
-    private static String label(Scenario.Setting st, Scenario s) {
+    /** A setting in a table: its parameters other than those shared by every setting of its table. */
+    private static String label(Scenario.Setting st, List<Scenario.Setting> table) {
         List<String> parts = new ArrayList<>();
         st.parameters().forEach((k, v) -> {
-            boolean shared = s.settings().stream().allMatch(o -> Objects.equals(o.parameters().get(k), v));
+            boolean shared = table.size() > 1 && table.stream().allMatch(o -> Objects.equals(o.parameters().get(k), v));
             if (!shared) parts.add(k + " " + v);
         });
         return parts.isEmpty() ? st.id() : String.join(", ", parts);
