@@ -6,8 +6,6 @@ import dev.gyro.app.Classification;
 import dev.gyro.app.Kind;
 import dev.gyro.app.Outcome;
 import dev.gyro.app.TransactionCatalog;
-import dev.gyro.app.TxContext;
-import dev.gyro.app.UserAbort;
 import dev.gyro.protocol.PartitionMap;
 import dev.gyro.protocol.Value;
 import dev.gyro.runtime.Backend;
@@ -19,9 +17,7 @@ import java.nio.file.Path;
 import java.sql.Connection;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.SplittableRandom;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.random.RandomGenerator;
 
 /** The systems under test of this slice of issue 6: gyro, read-only and centralized. */
 public final class Systems {
@@ -226,8 +222,7 @@ public final class Systems {
         }
 
         private Result execute(Call call) {
-            List<Value> params = new ArrayList<>();
-            for (Object p : call.parameters()) params.add(Value.of(p));
+            List<Value> params = Invocations.parameters(call);
             String kind;
             boolean readOnly;
             TransactionCatalog.Entry entry;
@@ -242,31 +237,12 @@ public final class Systems {
             long now = System.currentTimeMillis();
             long seed = requests.incrementAndGet();
             try (Capacity.Slot slot = capacity.enter()) {
-                Object result = db.inTransaction(readOnly, c -> entry.invoke(context(c, now, seed), params));
-                return new Result(Outcome.ok(values(result)), kind);
+                Object result = db.inTransaction(readOnly,
+                        c -> entry.invoke(Invocations.context(c, now, seed), params));
+                return new Result(Invocations.ok(result), kind);
             } catch (Exception e) {
-                Throwable cause = e;
-                while (cause != null && !(cause instanceof UserAbort)) cause = cause.getCause();
-                if (cause != null) return new Result(new Outcome(Outcome.Status.ABORTED, List.of(), cause.getMessage()), kind);
-                return new Result(new Outcome(Outcome.Status.FAILED, List.of(), call.transaction() + " failed: " + e), kind);
+                return new Result(Invocations.failed(call, e), kind);
             }
-        }
-
-        private static TxContext context(Connection c, long now, long seed) {
-            SplittableRandom random = new SplittableRandom(seed);
-            return new TxContext() {
-                public Connection connection() { return c; }
-                public long now() { return now; }
-                public RandomGenerator random() { return random; }
-            };
-        }
-
-        private static List<Value> values(Object result) {
-            if (result == null) return List.of();
-            List<Value> out = new ArrayList<>();
-            if (result instanceof List<?> list) for (Object o : list) out.add(Value.of(o));
-            else out.add(Value.of(result));
-            return out;
         }
 
         @Override
