@@ -221,6 +221,11 @@ public final class GyroInstance implements AutoCloseable {
         return db;
     }
 
+    /** What this instance's links to its peers cost ({@link LinkDelay#NONE} unless WAN emulation is on). */
+    LinkDelay linkDelay() {
+        return peers.delay();
+    }
+
     /** True when this instance runs each round's global requests concurrently (its DBMS has commit ordering). */
     public boolean parallelGlobals() {
         return globalThreads != null;

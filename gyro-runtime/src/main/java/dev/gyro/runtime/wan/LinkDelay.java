@@ -3,6 +3,9 @@ package dev.gyro.runtime.wan;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Delayed;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
@@ -144,9 +147,16 @@ public abstract class LinkDelay implements AutoCloseable {
         @Override
         public void close() {
             // What is still under way runs now, once the links are closed (PeerLinks closes its channels first):
-            // sends then fail at once, and a reply awaited from a peer becomes an error reply instead of never
-            // coming, so no caller of the stopping instance waits forever.
-            for (Runnable pending : scheduler.shutdownNow()) pending.run();
+            // sends fail at once, and a reply a caller awaits from a peer is handed on now (or fails), so no caller
+            // of a stopping instance waits forever. After shutdown() new hand-overs are refused, so later() runs
+            // them at once; the tasks taken off the queue still run when asked (the default policy keeps delayed
+            // tasks runnable after shutdown). drainTo would take only the tasks already due, hence remove().
+            scheduler.shutdown();
+            List<Runnable> pending = new ArrayList<>();
+            for (Runnable task : scheduler.getQueue().toArray(new Runnable[0]))
+                if (scheduler.getQueue().remove(task)) pending.add(task);
+            pending.sort((a, b) -> ((Delayed) a).compareTo((Delayed) b)); // by due time, then hand-over order
+            for (Runnable task : pending) task.run();
         }
     }
 }
