@@ -12,11 +12,14 @@ import dev.gyro.runtime.Backend;
 import dev.gyro.runtime.Capacity;
 import dev.gyro.runtime.LocalCluster;
 import dev.gyro.runtime.db.Database;
+import dev.gyro.runtime.wan.Site;
+import dev.gyro.runtime.wan.Wan;
 
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
 /** The systems under test of this slice of issue 6: gyro, read-only and centralized. */
@@ -101,8 +104,10 @@ public final class Systems {
             Capacity capacity = setup.capacity();
             try {
                 if (readOnlyBaseline) cluster.withClassification(readOnlyClassification(app.classification()));
+                // Instances at the paper's sites in order (G, J, US, ...): Section VII-A
+                cluster.withWan(setup.wan().place(cluster.size()));
                 cluster.withCapacity(capacity).startAll();
-                GyroTarget target = new GyroTarget(cluster.addresses());
+                GyroTarget target = new GyroTarget(cluster.addresses(), cluster.wan());
                 return new Deployment() {
                     public Target target() {
                         return target;
@@ -160,7 +165,9 @@ public final class Systems {
             LocalCluster one = LocalCluster.create(backend, setup.dir(), app, 1, scale, seed, n -> {});
             try {
                 Database db = Database.open(backend.dialect(), one.jdbcUrl(0), backend.dialect().instanceOptions());
-                CentralizedTarget target = new CentralizedTarget(app, db, capacity.copy());
+                // Under WAN emulation the one database is at the first site, Germany: the paper's LAN site, and its
+                // one-location configuration (locations are added G, J, US, B, A; Section VII-A).
+                CentralizedTarget target = new CentralizedTarget(app, db, capacity.copy(), setup.wan().place(1));
                 return new Deployment() {
                     public Target target() {
                         return target;
@@ -209,16 +216,26 @@ public final class Systems {
         final Capacity capacity;
         private final AtomicLong requests = new AtomicLong();
 
-        CentralizedTarget(Application app, Database db, Capacity capacity) {
+        private final Wan.Placement wan;
+        private final AtomicInteger opened = new AtomicInteger();
+
+        CentralizedTarget(Application app, Database db, Capacity capacity, Wan.Placement wan) {
             this.catalog = new TransactionCatalog(app.transactions());
             this.classification = app.classification();
             this.db = db;
             this.capacity = capacity;
+            this.wan = wan;
         }
 
+        /**
+         * Under WAN emulation the k-th channel is a client at {@link Wan.Placement#clientSite}(k) that pays its
+         * site's one-way delay to the database's site each way (no Gyro, so no nearer instance to go to).
+         */
         @Override
         public Channel open() {
-            return this::execute;
+            if (!wan.emulated()) return this::execute;
+            Site site = Wan.Placement.clientSite(opened.getAndIncrement());
+            return new WanChannel(site, wan.clientOneWay(site, 0), this::execute);
         }
 
         private Result execute(Call call) {

@@ -2,6 +2,10 @@ package dev.gyro.bench;
 
 import dev.gyro.app.Call;
 import dev.gyro.app.Outcome;
+import dev.gyro.runtime.wan.Site;
+import dev.gyro.runtime.wan.Wan;
+
+import java.util.Optional;
 
 /**
  * The system a workload runs against: a Gyro cluster here; a single plain database or a baseline protocol in the
@@ -19,8 +23,21 @@ public interface Target extends AutoCloseable {
     /** One client session's connection: its calls run one at a time, in order. */
     interface Channel {
         Result execute(Call call);
+
+        /**
+         * The site this session's client machine is at under WAN emulation ({@link Wan}), or empty when the target
+         * emulates no WAN.
+         */
+        default Optional<Site> site() {
+            return Optional.empty();
+        }
     }
 
+    /**
+     * A new client session's connection. Under WAN emulation the sessions are spread over the paper's five client
+     * sites in the order they are opened (the k-th opened is at {@link Wan.Placement#clientSite}(k): G, J, US, B, A,
+     * G, ...), so opening n channels puts n/5 client threads at each site, as the paper does (Section VII-A).
+     */
     Channel open();
 
     @Override

@@ -63,6 +63,9 @@ public final class TwoPhaseCommitSystem implements SystemUnderTest {
         if (setup.backend() == Backend.SQLITE)
             throw new UnsupportedOperationException("SQLite has no prepared transactions (no XA), so the 2pc baseline "
                     + "cannot commit across SQLite databases: run it with --backend postgres or mariadb");
+        if (setup.wan().emulated())
+            throw new UnsupportedOperationException("the 2pc baseline runs on a LAN only, as the paper measures it "
+                    + "(Section VII-C): its coordinator does not emulate WAN delays");
         ShardedDatabases dbs = ShardedDatabases.create(setup, n -> {});
         List<XaShard> shards = new ArrayList<>();
         try {
