@@ -1,33 +1,68 @@
 package dev.gyro.bench;
 
-import dev.gyro.app.Call;
 import dev.gyro.app.Outcome;
 import dev.gyro.client.GyroClient;
 import dev.gyro.client.Reply;
 import dev.gyro.client.Request;
+import dev.gyro.runtime.wan.Site;
+import dev.gyro.runtime.wan.Wan;
 
 import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * A Gyro cluster reached through the routing client. Every channel is a client {@link GyroClient.Session}, so one
  * emulated user reads its own writes wherever its requests run (DESIGN.md decision 9).
+ *
+ * <p>Under WAN emulation ({@link #GyroTarget(List, Wan.Placement)}) the k-th channel opened is a client at site
+ * {@link Wan.Placement#clientSite}(k) that sends every request to its nearest instance
+ * ({@link Wan.Placement#entryInstance}(k)), which runs it or forwards it to its owner over the emulated WAN, as
+ * the paper's clients do (Section VII-A); the client pays its site's one-way delay to that instance each way.
  */
 public final class GyroTarget implements Target {
 
     private final GyroClient client;
+    private final Wan.Placement wan;
+    private final AtomicInteger opened = new AtomicInteger();
 
+    /** Clients next to the cluster: each request goes straight to its owner, nothing is delayed. */
     public GyroTarget(List<String> addresses) {
+        this(addresses, Wan.OFF.place(addresses.size()));
+    }
+
+    /**
+     * Clients at the paper's five sites, around a cluster whose instances sit as {@code wan} says (the cluster's own
+     * placement: {@code LocalCluster.wan()}).
+     */
+    public GyroTarget(List<String> addresses, Wan.Placement wan) {
+        if (wan.instances() != addresses.size())
+            throw new IllegalArgumentException("the WAN placement places " + wan.instances()
+                    + " instances but the cluster has " + addresses.size());
         this.client = GyroClient.connect(addresses);
+        this.wan = wan;
     }
 
     public GyroClient client() {
         return client;
     }
 
+    /** Where the instances and clients sit ({@link Wan#OFF}'s placement when nothing is emulated). */
+    public Wan.Placement wan() {
+        return wan;
+    }
+
     @Override
     public Channel open() {
-        GyroClient.Session session = client.session();
-        return call -> toResult(session.call(Request.of(call.transaction(), call.parameterArray())));
+        if (!wan.emulated()) {
+            GyroClient.Session session = client.session();
+            return call -> toResult(session.call(Request.of(call.transaction(), call.parameterArray())));
+        }
+        int k = opened.getAndIncrement();
+        Site site = Wan.Placement.clientSite(k);
+        int entry = wan.entryInstance(k);
+        GyroClient.Session session = client.session(entry);
+        return new WanChannel(site, wan.clientOneWay(site, entry),
+                call -> toResult(session.call(Request.of(call.transaction(), call.parameterArray()))));
     }
 
     static Result toResult(Reply r) {

@@ -3,6 +3,7 @@ package dev.gyro.bench;
 import dev.gyro.app.Application;
 import dev.gyro.runtime.Backend;
 import dev.gyro.runtime.Capacity;
+import dev.gyro.runtime.wan.Wan;
 
 import java.nio.file.Path;
 import java.util.List;
@@ -26,14 +27,31 @@ public interface SystemUnderTest {
      *
      * @param instances how many database instances the scaled-out systems use (a centralized system uses one)
      * @param capacity  the emulated capacity of one database instance; every instance gets its own copy
+     * @param wan       the emulated WAN ({@link Wan#OFF}, the default, for none): a system places its instances with
+     *                  {@link Wan#place} (a centralized system's one database at the first site, Germany) and its
+     *                  clients at the five sites ({@link Target#open}); a system that cannot emulate it refuses a
+     *                  setup whose WAN is {@link Wan#emulated()}
      */
-    record Setup(Application app, Path dir, int instances, int scale, long seed, Capacity capacity, Backend backend) {
+    record Setup(Application app, Path dir, int instances, int scale, long seed, Capacity capacity, Backend backend,
+                 Wan wan) {
         public Setup {
             if (instances < 1) throw new IllegalArgumentException("instances must be at least 1, not " + instances);
+            if (wan == null) wan = Wan.OFF;
+        }
+
+        /** No WAN emulation. */
+        public Setup(Application app, Path dir, int instances, int scale, long seed, Capacity capacity,
+                     Backend backend) {
+            this(app, dir, instances, scale, seed, capacity, backend, Wan.OFF);
         }
 
         public Setup withDir(Path d) {
-            return new Setup(app, d, instances, scale, seed, capacity, backend);
+            return new Setup(app, d, instances, scale, seed, capacity, backend, wan);
+        }
+
+        /** This setup on an emulated WAN ({@link Wan#paper()}), or on none ({@link Wan#OFF}). */
+        public Setup withWan(Wan w) {
+            return new Setup(app, dir, instances, scale, seed, capacity, backend, w);
         }
     }
 

@@ -6,22 +6,21 @@ import dev.gyro.app.Classification;
 import dev.gyro.app.Kind;
 import dev.gyro.app.Outcome;
 import dev.gyro.app.TransactionCatalog;
-import dev.gyro.app.TxContext;
-import dev.gyro.app.UserAbort;
 import dev.gyro.protocol.PartitionMap;
 import dev.gyro.protocol.Value;
 import dev.gyro.runtime.Backend;
 import dev.gyro.runtime.Capacity;
 import dev.gyro.runtime.LocalCluster;
 import dev.gyro.runtime.db.Database;
+import dev.gyro.runtime.wan.Site;
+import dev.gyro.runtime.wan.Wan;
 
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.SplittableRandom;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.random.RandomGenerator;
 
 /** The systems under test of this slice of issue 6: gyro, read-only and centralized. */
 public final class Systems {
@@ -105,8 +104,10 @@ public final class Systems {
             Capacity capacity = setup.capacity();
             try {
                 if (readOnlyBaseline) cluster.withClassification(readOnlyClassification(app.classification()));
+                // Instances at the paper's sites in order (G, J, US, ...): Section VII-A
+                cluster.withWan(setup.wan().place(cluster.size()));
                 cluster.withCapacity(capacity).startAll();
-                GyroTarget target = new GyroTarget(cluster.addresses());
+                GyroTarget target = new GyroTarget(cluster.addresses(), cluster.wan());
                 return new Deployment() {
                     public Target target() {
                         return target;
@@ -164,7 +165,9 @@ public final class Systems {
             LocalCluster one = LocalCluster.create(backend, setup.dir(), app, 1, scale, seed, n -> {});
             try {
                 Database db = Database.open(backend.dialect(), one.jdbcUrl(0), backend.dialect().instanceOptions());
-                CentralizedTarget target = new CentralizedTarget(app, db, capacity.copy());
+                // Under WAN emulation the one database is at the first site, Germany: the paper's LAN site, and its
+                // one-location configuration (locations are added G, J, US, B, A; Section VII-A).
+                CentralizedTarget target = new CentralizedTarget(app, db, capacity.copy(), setup.wan().place(1));
                 return new Deployment() {
                     public Target target() {
                         return target;
@@ -213,21 +216,30 @@ public final class Systems {
         final Capacity capacity;
         private final AtomicLong requests = new AtomicLong();
 
-        CentralizedTarget(Application app, Database db, Capacity capacity) {
+        private final Wan.Placement wan;
+        private final AtomicInteger opened = new AtomicInteger();
+
+        CentralizedTarget(Application app, Database db, Capacity capacity, Wan.Placement wan) {
             this.catalog = new TransactionCatalog(app.transactions());
             this.classification = app.classification();
             this.db = db;
             this.capacity = capacity;
+            this.wan = wan;
         }
 
+        /**
+         * Under WAN emulation the k-th channel is a client at {@link Wan.Placement#clientSite}(k) that pays its
+         * site's one-way delay to the database's site each way (no Gyro, so no nearer instance to go to).
+         */
         @Override
         public Channel open() {
-            return this::execute;
+            if (!wan.emulated()) return this::execute;
+            Site site = Wan.Placement.clientSite(opened.getAndIncrement());
+            return new WanChannel(site, wan.clientOneWay(site, 0), this::execute);
         }
 
         private Result execute(Call call) {
-            List<Value> params = new ArrayList<>();
-            for (Object p : call.parameters()) params.add(Value.of(p));
+            List<Value> params = Invocations.parameters(call);
             String kind;
             boolean readOnly;
             TransactionCatalog.Entry entry;
@@ -242,31 +254,12 @@ public final class Systems {
             long now = System.currentTimeMillis();
             long seed = requests.incrementAndGet();
             try (Capacity.Slot slot = capacity.enter()) {
-                Object result = db.inTransaction(readOnly, c -> entry.invoke(context(c, now, seed), params));
-                return new Result(Outcome.ok(values(result)), kind);
+                Object result = db.inTransaction(readOnly,
+                        c -> entry.invoke(Invocations.context(c, now, seed), params));
+                return new Result(Invocations.ok(result), kind);
             } catch (Exception e) {
-                Throwable cause = e;
-                while (cause != null && !(cause instanceof UserAbort)) cause = cause.getCause();
-                if (cause != null) return new Result(new Outcome(Outcome.Status.ABORTED, List.of(), cause.getMessage()), kind);
-                return new Result(new Outcome(Outcome.Status.FAILED, List.of(), call.transaction() + " failed: " + e), kind);
+                return new Result(Invocations.failed(call, e), kind);
             }
-        }
-
-        private static TxContext context(Connection c, long now, long seed) {
-            SplittableRandom random = new SplittableRandom(seed);
-            return new TxContext() {
-                public Connection connection() { return c; }
-                public long now() { return now; }
-                public RandomGenerator random() { return random; }
-            };
-        }
-
-        private static List<Value> values(Object result) {
-            if (result == null) return List.of();
-            List<Value> out = new ArrayList<>();
-            if (result instanceof List<?> list) for (Object o : list) out.add(Value.of(o));
-            else out.add(Value.of(result));
-            return out;
         }
 
         @Override

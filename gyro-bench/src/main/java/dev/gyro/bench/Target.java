@@ -2,6 +2,10 @@ package dev.gyro.bench;
 
 import dev.gyro.app.Call;
 import dev.gyro.app.Outcome;
+import dev.gyro.runtime.wan.Site;
+import dev.gyro.runtime.wan.Wan;
+
+import java.util.Optional;
 
 /**
  * The system a workload runs against: a Gyro cluster here; a single plain database or a baseline protocol in the
@@ -19,12 +23,22 @@ public interface Target extends AutoCloseable {
     /** One client session's connection: its calls run one at a time, in order. */
     interface Channel {
         Result execute(Call call);
+
+        /**
+         * The site this session's client machine is at under WAN emulation ({@link Wan}), or empty when the target
+         * emulates no WAN.
+         */
+        default Optional<Site> site() {
+            return Optional.empty();
+        }
     }
 
     /**
-     * A new client session's channel. The harness ({@link WorkloadRunner}) opens one per session, in session order
-     * 0..n-1, from one thread, before any session sends, so an implementation may place the i-th channel it opens
-     * (e.g. at a WAN site).
+     * A new client session's connection. Under WAN emulation the sessions are spread over the paper's five client
+     * sites in the order they are opened (the k-th opened is at {@link Wan.Placement#clientSite}(k): G, J, US, B, A,
+     * G, ...), so opening n channels puts n/5 client threads at each site, as the paper does (Section VII-A).
+     * The harness ({@link WorkloadRunner}) opens one per session, in session order 0..n-1, from one thread, before
+     * any session sends.
      */
     Channel open();
 

@@ -8,8 +8,6 @@ import dev.gyro.apps.tpcc.Tpcc;
 import dev.gyro.apps.tpcw.Tpcw;
 import dev.gyro.runtime.Backend;
 import dev.gyro.servers.ThrowawayServers;
-import org.junit.jupiter.api.Assertions;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
@@ -28,11 +26,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 class BackendWorkloadsTest {
 
     static void require(Backend backend) {
-        String reason = backend.unavailableReason();
-        if (reason == null) return;
-        if ("true".equalsIgnoreCase(System.getenv("CI")))
-            Assertions.fail("CI=true and the " + backend + " backend cannot be tested: " + reason);
-        Assumptions.abort("skipped: " + reason + " (with CI=true this fails)");
+        RequireBackend.require(backend);
     }
 
     static void run(Backend backend, String name, Application app, int scale, int sessions, WorkloadOptions options)

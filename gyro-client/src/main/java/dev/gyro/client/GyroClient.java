@@ -89,12 +89,29 @@ public final class GyroClient implements AutoCloseable {
 
     /** A new session: read-your-writes and monotonic reads across instances for one user's requests. */
     public Session session() {
-        return new Session();
+        return new Session(-1);
+    }
+
+    /**
+     * A new session whose requests all enter the cluster through instance {@code entry}, which runs those it owns
+     * and forwards the others to their owner, instead of going to each request's owner directly: the paper's
+     * clients "direct requests to the closest Gyro instance" (Section VII-A), which the WAN emulation reproduces.
+     */
+    public Session session(int entry) {
+        if (entry < 0 || entry >= channels.size())
+            throw new IllegalArgumentException("instance " + entry + " is not one of the " + channels.size()
+                    + " instances of the cluster");
+        return new Session(entry);
     }
 
     /** One user's sequence of requests. Thread-safe, but meant for one user at a time. */
     public final class Session {
         private final AtomicLong seenGsn = new AtomicLong();
+        private final int entry; // -1: each request to its owner
+
+        private Session(int entry) {
+            this.entry = entry;
+        }
 
         public Reply call(String transaction, Object... parameters) {
             return call(Request.of(transaction, parameters));
@@ -104,7 +121,7 @@ public final class GyroClient implements AutoCloseable {
             long after = seenGsn.get();
             if (after > request.afterGsn())
                 request = new Request(request.transaction(), request.parameters(), request.forwarded(), after);
-            Reply reply = GyroClient.this.call(request);
+            Reply reply = entry < 0 ? GyroClient.this.call(request) : send(entry, request);
             if (reply.gsn() > 0) seenGsn.accumulateAndGet(reply.gsn(), Math::max);
             return reply;
         }

@@ -24,6 +24,7 @@ import dev.gyro.runtime.db.Database;
 import dev.gyro.runtime.db.MetadataStore;
 import dev.gyro.runtime.db.Dialect;
 import dev.gyro.runtime.db.UpdateApplier;
+import dev.gyro.runtime.wan.LinkDelay;
 import io.grpc.CallOptions;
 import io.grpc.Grpc;
 import io.grpc.InsecureServerCredentials;
@@ -161,7 +162,12 @@ public final class GyroInstance implements AutoCloseable {
                         named("gyro-" + self + "-global"));
             belt = new ConveyorBelt(config.beltConfig().withParallelGlobals(dialect.parallelGlobals()), state,
                     System.currentTimeMillis());
-            peers = new PeerLinks(self, config.addresses());
+            // WAN emulation (benchmarks) delays every message to a peer; off, LinkDelay.NONE costs nothing.
+            LinkDelay delay = LinkDelay.of(self, config.wan());
+            if (delay.emulated())
+                log.info("instance {} at {} ({}): WAN emulation on, {}", self, config.wan().siteOf(self).displayName(),
+                        config.wan().siteOf(self).abbreviation(), config.wan());
+            peers = new PeerLinks(self, config.addresses(), delay);
             server = Grpc.newServerBuilderForPort(config.port(), InsecureServerCredentials.create())
                     .executor(requestThreads)
                     .maxInboundMessageSize(Wire.MAX_MESSAGE_BYTES)
@@ -213,6 +219,11 @@ public final class GyroInstance implements AutoCloseable {
 
     public Database database() {
         return db;
+    }
+
+    /** What this instance's links to its peers cost ({@link LinkDelay#NONE} unless WAN emulation is on). */
+    LinkDelay linkDelay() {
+        return peers.delay();
     }
 
     /** True when this instance runs each round's global requests concurrently (its DBMS has commit ordering). */
@@ -282,28 +293,35 @@ public final class GyroInstance implements AutoCloseable {
     /** An instance that receives a request for another forwards it (issue 2, item 6). */
     private void forward(int owner, Request request, java.util.function.Consumer<Reply> out) {
         forwardedCount.incrementAndGet();
-        var call = peers.channel(owner).newCall(Wire.EXECUTE, CallOptions.DEFAULT.withDeadlineAfter(60, TimeUnit.SECONDS));
-        ClientCalls.asyncUnaryCall(call, request.asForwarded().encode(), new StreamObserver<>() {
-            @Override
-            public void onNext(byte[] value) {
-                try {
-                    out.accept(Reply.decode(value));
-                } catch (MalformedMessageException e) {
-                    out.accept(Reply.error(Reply.Status.FAILED, "instance " + owner + " sent a malformed reply: "
-                            + e.getMessage(), self));
+        LinkDelay delay = peers.delay(); // WAN emulation: the request and its reply each cross the link once
+        byte[] body = request.asForwarded().encode();
+        delay.send(owner, () -> {
+            var call = peers.channel(owner).newCall(Wire.EXECUTE,
+                    CallOptions.DEFAULT.withDeadlineAfter(60, TimeUnit.SECONDS));
+            ClientCalls.asyncUnaryCall(call, body, new StreamObserver<>() {
+                @Override
+                public void onNext(byte[] value) {
+                    delay.receive(owner, () -> {
+                        try {
+                            out.accept(Reply.decode(value));
+                        } catch (MalformedMessageException e) {
+                            out.accept(Reply.error(Reply.Status.FAILED, "instance " + owner
+                                    + " sent a malformed reply: " + e.getMessage(), self));
+                        }
+                    });
                 }
-            }
 
-            @Override
-            public void onError(Throwable t) {
-                peers.channel(owner).resetConnectBackoff();
-                out.accept(Reply.error(Reply.Status.UNAVAILABLE, "instance " + owner + " at "
-                        + config.addresses().get(owner) + ", which owns " + request + ", is unreachable: "
-                        + Status.fromThrowable(t).getCode(), self));
-            }
+                @Override
+                public void onError(Throwable t) {
+                    peers.channel(owner).resetConnectBackoff();
+                    delay.receive(owner, () -> out.accept(Reply.error(Reply.Status.UNAVAILABLE, "instance " + owner
+                            + " at " + config.addresses().get(owner) + ", which owns " + request
+                            + ", is unreachable: " + Status.fromThrowable(t).getCode(), self)));
+                }
 
-            @Override
-            public void onCompleted() {}
+                @Override
+                public void onCompleted() {}
+            });
         });
     }
 
@@ -784,6 +802,10 @@ public final class GyroInstance implements AutoCloseable {
         s.put("tokenPasses", tokenPasses.get());
         s.put("parallelGlobals", parallelGlobals());
         s.put("mostGlobalsAtOnce", mostGlobalsAtOnce());
+        if (config.wan().emulated()) {
+            s.put("site", config.wan().siteOf(self).abbreviation());
+            s.put("wanDelayed", peers == null ? 0 : peers.delay().delayed());
+        }
         try {
             return JSON.writeValueAsBytes(s);
         } catch (IOException e) {

@@ -6,6 +6,8 @@ import dev.gyro.protocol.ConveyorBeltConfig;
 import dev.gyro.protocol.PartitionMap;
 
 import dev.gyro.runtime.db.Dialect;
+import dev.gyro.runtime.wan.LinkDelay;
+import dev.gyro.runtime.wan.Wan;
 
 import java.nio.file.Path;
 import java.util.List;
@@ -28,10 +30,14 @@ import java.util.List;
  *                       SQLite file; the URL picks the backend (issue 5)
  * @param capacity       the emulated server capacity every request's transaction passes through ({@link Capacity};
  *                       benchmarks only), {@link Capacity#PLAIN} when null
+ * @param wan            where the ring's instances sit, for benchmarks' WAN emulation: messages to peers are delayed
+ *                       by their link's one-way delay ({@link LinkDelay}); {@link Wan#OFF} (nothing delayed) when
+ *                       null
  */
 public record InstanceConfig(int self, List<String> addresses, Path database, Application application,
                              Classification classification, PartitionMap partitionMap, int maxQueuedGlobals,
-                             int requestThreads, long tickMillis, String jdbcUrl, Capacity capacity) {
+                             int requestThreads, long tickMillis, String jdbcUrl, Capacity capacity,
+                             Wan.Placement wan) {
 
     public InstanceConfig {
         addresses = List.copyOf(addresses);
@@ -55,10 +61,14 @@ public record InstanceConfig(int self, List<String> addresses, Path database, Ap
         if (tickMillis < 1) throw new IllegalArgumentException("tickMillis must be at least 1");
         if (maxQueuedGlobals < 1) throw new IllegalArgumentException("maxQueuedGlobals must be at least 1");
         if (capacity == null) capacity = Capacity.PLAIN;
+        if (wan == null) wan = Wan.OFF.place(addresses.size());
+        if (wan.instances() != addresses.size())
+            throw new IllegalArgumentException("the WAN placement places " + wan.instances()
+                    + " instances but the ring has " + addresses.size());
     }
 
     public static InstanceConfig of(int self, List<String> addresses, Path database, Application application) {
-        return new InstanceConfig(self, addresses, database, application, null, null, 10_000, 64, 10, null, null);
+        return new InstanceConfig(self, addresses, database, application, null, null, 10_000, 64, 10, null, null, null);
     }
 
     /**
@@ -67,18 +77,24 @@ public record InstanceConfig(int self, List<String> addresses, Path database, Ap
     public static InstanceConfig of(int self, List<String> addresses, String jdbcUrlOrFile, Application application) {
         boolean url = jdbcUrlOrFile != null && jdbcUrlOrFile.strip().startsWith("jdbc:");
         return new InstanceConfig(self, addresses, url ? null : Path.of(jdbcUrlOrFile), application, null, null,
-                10_000, 64, 10, url ? jdbcUrlOrFile.strip() : null, null);
+                10_000, 64, 10, url ? jdbcUrlOrFile.strip() : null, null, null);
     }
 
     public InstanceConfig withClassification(Classification c) {
         return new InstanceConfig(self, addresses, database, application, c, partitionMap, maxQueuedGlobals,
-                requestThreads, tickMillis, jdbcUrl, capacity);
+                requestThreads, tickMillis, jdbcUrl, capacity, wan);
     }
 
     /** This instance with an emulated server capacity (benchmarks: {@link Capacity}). */
     public InstanceConfig withCapacity(Capacity c) {
         return new InstanceConfig(self, addresses, database, application, classification, partitionMap,
-                maxQueuedGlobals, requestThreads, tickMillis, jdbcUrl, c);
+                maxQueuedGlobals, requestThreads, tickMillis, jdbcUrl, c, wan);
+    }
+
+    /** This instance with its ring placed on an emulated WAN (benchmarks: {@link Wan}); {@link Wan#OFF} for none. */
+    public InstanceConfig withWan(Wan.Placement w) {
+        return new InstanceConfig(self, addresses, database, application, classification, partitionMap,
+                maxQueuedGlobals, requestThreads, tickMillis, jdbcUrl, capacity, w);
     }
 
     /** What {@link dev.gyro.runtime.db.Database#open} opens: the JDBC URL, or the SQLite file. */
@@ -92,7 +108,17 @@ public record InstanceConfig(int self, List<String> addresses, Path database, Ap
     }
 
     public ConveyorBeltConfig beltConfig() {
-        return new ConveyorBeltConfig(self, addresses.size(), maxQueuedGlobals, 500, 200);
+        // On an emulated WAN a resend timer shorter than its link's round trip would always fire: an acknowledgement
+        // cannot come back sooner. Each timer is stretched by the round trip it waits for: the token's to the next
+        // instance, a Want's to the farthest one (the holder may be anywhere).
+        long next = roundTripMillis((self + 1) % addresses.size());
+        long farthest = 0;
+        for (int i = 0; i < addresses.size(); i++) farthest = Math.max(farthest, roundTripMillis(i));
+        return new ConveyorBeltConfig(self, addresses.size(), maxQueuedGlobals, 500 + next, 200 + farthest);
+    }
+
+    private long roundTripMillis(int peer) {
+        return wan.oneWay(self, peer).multipliedBy(2).toMillis();
     }
 
     public String address() {

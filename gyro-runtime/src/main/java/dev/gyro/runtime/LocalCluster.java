@@ -2,6 +2,7 @@ package dev.gyro.runtime;
 
 import dev.gyro.app.Application;
 import dev.gyro.runtime.db.Dialect;
+import dev.gyro.runtime.wan.Wan;
 import dev.gyro.servers.DatabaseServer;
 
 import java.io.IOException;
@@ -183,6 +184,28 @@ public final class LocalCluster implements AutoCloseable {
         return this;
     }
 
+    private Wan.Placement wan;
+
+    /**
+     * Places the instances started from now on on an emulated WAN (benchmarks; {@link Wan}): every message between
+     * two instances is delayed by its link's one-way delay. Call it before {@link #startAll()}. {@link Wan#OFF}'s
+     * placement, the default, delays nothing and creates no scheduler.
+     *
+     * @param placement where each instance sits: {@code Wan.paper().place(size())} for the paper's sites in order
+     */
+    public LocalCluster withWan(Wan.Placement placement) {
+        if (placement != null && placement.instances() != size())
+            throw new IllegalArgumentException("the WAN placement places " + placement.instances()
+                    + " instances but the cluster has " + size());
+        this.wan = placement;
+        return this;
+    }
+
+    /** Where the instances sit: the placement given to {@link #withWan}, or {@link Wan#OFF}'s. */
+    public Wan.Placement wan() {
+        return wan != null ? wan : Wan.OFF.place(size());
+    }
+
     public LocalCluster startAll() throws IOException {
         for (int i = 0; i < addresses.size(); i++) start(i);
         return this;
@@ -193,6 +216,7 @@ public final class LocalCluster implements AutoCloseable {
         InstanceConfig config = InstanceConfig.of(i, addresses, targets.get(i), app);
         if (classification != null) config = config.withClassification(classification);
         if (capacity.emulated()) config = config.withCapacity(capacity.copy());
+        if (wan != null) config = config.withWan(wan);
         GyroInstance g = new GyroInstance(config).start();
         instances.set(i, g);
         return g;
