@@ -4,6 +4,7 @@ import dev.gyro.app.WorkloadOptions;
 import dev.gyro.apps.micro.Micro;
 import dev.gyro.runtime.Backend;
 import dev.gyro.runtime.Capacity;
+import dev.gyro.runtime.wan.Wan;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -63,7 +64,7 @@ public final class LocalRatioScenario {
         for (int share : localPercents)
             settings.add(new Scenario.Setting("local-" + share, null, Map.of("localPercent", share,
                     "serviceMs", SERVICE_MS), app, 1, WorkloadOptions.of(Map.of("local", Integer.toString(share),
-                    "service-ms", Integer.toString(inApp))), instances, backend, capacity, mode, Network.LAN, List.of()));
+                    "service-ms", Integer.toString(inApp))), instances, backend, capacity, mode, Wan.OFF, List.of()));
         int lowest = localPercents.contains(30) ? 30 : localPercents.get(0);
         int highest = localPercents.get(localPercents.size() - 1);
         List<Scenario.PaperRatio> paper = List.of(new Scenario.PaperRatio(

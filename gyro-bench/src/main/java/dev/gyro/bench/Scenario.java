@@ -4,6 +4,7 @@ import dev.gyro.app.Application;
 import dev.gyro.app.WorkloadOptions;
 import dev.gyro.runtime.Backend;
 import dev.gyro.runtime.Capacity;
+import dev.gyro.runtime.wan.Wan;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -24,7 +25,7 @@ import java.util.Objects;
  * @param name      the command's argument, e.g. {@code scale-lan}
  * @param title     one line for the summary
  * @param paperRef  which figure or table of the paper, e.g. "Section VII-C, Figure 5"
- * @param settings  parameter sets (application, workload options, instances, backend, capacity, network)
+ * @param settings  parameter sets (application, workload options, instances, backend, capacity, WAN)
  * @param systems   the systems measured at every setting that does not name its own; the first is the one whose
  *                  ratios against the others the summary leads with
  * @param load      the client-count sweep, or the open-loop rates
@@ -103,11 +104,13 @@ public record Scenario(String name, String title, String paperRef, List<Setting>
      * @param scale      the application's scale (databases are loaded at it)
      * @param instances  database instances of the scaled-out systems
      * @param mode       the capacity mode in words, for every result
+     * @param wan        {@link Wan#OFF} for a LAN (this machine's loopback), or the paper's WAN ({@link Wan#paper()}):
+     *                   instances at the first sites of G, J, US, B, A, clients at all five (the systems place them)
      * @param systems    the systems measured here; empty for the scenario's
      */
     public record Setting(String id, String group, Map<String, Object> parameters, Application app, int scale,
                           WorkloadOptions options, int instances, Backend backend, Capacity capacity, String mode,
-                          Network network, List<String> systems) {
+                          Wan wan, List<String> systems) {
         public Setting {
             Objects.requireNonNull(app, "app");
             parameters = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(parameters));
@@ -115,20 +118,28 @@ public record Scenario(String name, String title, String paperRef, List<Setting>
             if (!id.matches("[A-Za-z0-9._-]+")) throw new IllegalArgumentException("setting id '" + id + "' must be a file name");
             if (instances < 1) throw new IllegalArgumentException("instances must be at least 1, not " + instances);
             if (capacity == null) capacity = Capacity.PLAIN;
-            if (network == null) network = Network.LAN;
+            if (wan == null) wan = Wan.OFF;
             if (mode == null) mode = capacity.describe();
         }
 
+        /** Where instances and clients are, in words. */
+        public String network() {
+            if (!wan.emulated()) return "LAN (loopback, one machine)";
+            List<String> sites = wan.place(instances).sites().stream().map(x -> x.abbreviation()).toList();
+            return "WAN (the paper's Table II): instances at " + String.join(", ", sites)
+                    + "; clients at G, J, US, B, A, each to its nearest instance";
+        }
+
         public Setting withBackend(Backend b) {
-            return new Setting(id, group, parameters, app, scale, options, instances, b, capacity, mode, network, systems);
+            return new Setting(id, group, parameters, app, scale, options, instances, b, capacity, mode, wan, systems);
         }
 
         public Setting withCapacity(Capacity c, String otherMode) {
-            return new Setting(id, group, parameters, app, scale, options, instances, backend, c, otherMode, network, systems);
+            return new Setting(id, group, parameters, app, scale, options, instances, backend, c, otherMode, wan, systems);
         }
 
         public Setting withOptions(WorkloadOptions o) {
-            return new Setting(id, group, parameters, app, scale, o, instances, backend, capacity, mode, network, systems);
+            return new Setting(id, group, parameters, app, scale, o, instances, backend, capacity, mode, wan, systems);
         }
     }
 

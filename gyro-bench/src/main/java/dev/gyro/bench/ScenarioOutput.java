@@ -116,7 +116,7 @@ public final class ScenarioOutput {
             capacity.put("serviceMsPerTransaction", st.capacity().emulated() ? st.capacity().serviceMillis() : null);
             m.put("capacity", capacity);
             m.put("mode", st.mode());
-            m.put("network", st.network().describe());
+            m.put("network", st.network());
             m.put("systems", s.systemsAt(st));
             settings.add(m);
         }
@@ -403,7 +403,7 @@ public final class ScenarioOutput {
         Set<String> backends = new LinkedHashSet<>(), networks = new LinkedHashSet<>();
         for (Scenario.Setting st : s.settings()) {
             backends.add(st.backend().label());
-            networks.add(st.network().describe());
+            networks.add(st.network());
         }
         out.append("- databases: ").append(String.join(", ", backends)).append("; network: ")
                 .append(String.join(" / ", networks)).append('\n');

@@ -22,7 +22,7 @@ import java.util.function.Function;
  * after the other, so that they meet the machine in the same state as nearly as possible.
  *
  * <p>A point that cannot run does not end the scenario: a system that is not on the class path, refuses the
- * backend, or cannot be deployed, or a setting whose network this build cannot emulate, gives a point that says why
+ * backend or the WAN, or cannot be deployed, gives a point that says why
  * ({@link Measured#notRun}). After a system's mean latency exceeded the bound at one load, its heavier loads of the
  * same setting are skipped (peak throughput is below the bound by definition), and said so.
  */
@@ -71,7 +71,6 @@ public final class ScenarioRunner {
                     listener.point(++index, scenario.points(), label);
                     Measured m;
                     String why = cannotRun.get(key);
-                    if (why == null) why = setting.network().unavailableReason();
                     if (why != null) {
                         m = Measured.notRun(system, scenario.name(), setting.id(), params, setting.mode(), why);
                     } else {
@@ -116,7 +115,7 @@ public final class ScenarioRunner {
         long t0 = System.nanoTime();
         try {
             d = system.deploy(new SystemUnderTest.Setup(setting.app(), dir, setting.instances(), setting.scale(),
-                    scenario.seed(), setting.capacity(), setting.backend()));
+                    scenario.seed(), setting.capacity(), setting.backend(), setting.wan()));
         } catch (Exception | LinkageError e) {
             log.debug("{} not deployed at {}", name, setting.id(), e);
             return Measured.notRun(name, scenario.name(), setting.id(), params, mode, oneLine(e));

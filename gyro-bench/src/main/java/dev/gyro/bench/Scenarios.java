@@ -7,6 +7,7 @@ import dev.gyro.apps.tpcc.Tpcc;
 import dev.gyro.apps.tpcw.Tpcw;
 import dev.gyro.runtime.Backend;
 import dev.gyro.runtime.Capacity;
+import dev.gyro.runtime.wan.Wan;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -128,7 +129,7 @@ public final class Scenarios {
                         : List.of();
                 settings.add(new Scenario.Setting(appName + "-n" + n, appName, params("app", appName, "mix", mix,
                         "instances", n), app, 1, WorkloadOptions.of(Map.of("mix", mix)), n, backend, capacity, null,
-                        Network.LAN, systems));
+                        Wan.OFF, systems));
             }
         }
         List<Scenario.PaperRatio> paper = new ArrayList<>();
@@ -183,7 +184,7 @@ public final class Scenarios {
             int warehouses = WAREHOUSES_PER_INSTANCE * n;
             settings.add(new Scenario.Setting("tpcc-n" + n, "tpcc", params("app", "tpcc", "instances", n,
                     "warehouses", warehouses), app, warehouses, WorkloadOptions.NONE, n, backend, capacity, null,
-                    Network.LAN, List.of()));
+                    Wan.OFF, List.of()));
         }
         Scenario.Load load = Scenario.Load.closed(q ? List.of(2, 16) : List.of(2, 8, 16, 32, 64, 128));
         List<String> notes = List.of(
@@ -203,7 +204,7 @@ public final class Scenarios {
     /**
      * {@code wan-latency} (Section VII-D, Table III): TPC-W and RUBiS at light load (one client per site), Gyro
      * and the read-only baseline with instances at 2, 3 and 5 sites, against one centralized database in Germany;
-     * clients at all five sites send to their nearest instance. Needs the WAN emulation ({@link Network}).
+     * clients at all five sites send to their nearest instance (WAN emulation: {@link Wan}).
      */
     static Scenario wanLatency(Options o) {
         boolean q = o.quick();
@@ -220,11 +221,11 @@ public final class Scenarios {
             String mix = appName.equals("tpcw") ? "shopping" : "bidding";
             WorkloadOptions options = WorkloadOptions.of(Map.of("mix", mix));
             settings.add(new Scenario.Setting(appName + "-central", appName, params("app", appName, "sites", 1),
-                    app, 1, options, 1, backend, capacity, null, new Network("wan", List.of("G"), Network.SITES),
+                    app, 1, options, 1, backend, capacity, null, Wan.paper(),
                     List.of("centralized")));
             for (int k : sites)
                 settings.add(new Scenario.Setting(appName + "-s" + k, appName, params("app", appName, "sites", k), app,
-                        1, options, k, backend, capacity, null, Network.wan(k), List.of()));
+                        1, options, k, backend, capacity, null, Wan.paper(), List.of()));
             for (String sys : List.of("gyro", "read-only"))
                 for (int i = 0; i < sites.size(); i++)
                     paper.add(Scenario.PaperRatio.of("Table III, " + (appName.equals("tpcw") ? "TPC-W" : "RUBiS") + ": "
@@ -242,8 +243,8 @@ public final class Scenarios {
 
     /**
      * {@code wan-scale} (Section VII-D, Figure 6): TPC-W and RUBiS, throughput against latency as clients grow until
-     * the mean latency reaches 5 s, Gyro and read-only at 1 to 5 sites, centralized in Germany. Needs the WAN
-     * emulation ({@link Network}).
+     * the mean latency reaches 5 s, Gyro and read-only at 2 to 5 sites, centralized in Germany (WAN emulation:
+     * {@link Wan}).
      */
     static Scenario wanScale(Options o) {
         boolean q = o.quick();
@@ -256,11 +257,11 @@ public final class Scenarios {
             String mix = appName.equals("tpcw") ? "shopping" : "bidding";
             WorkloadOptions options = WorkloadOptions.of(Map.of("mix", mix));
             settings.add(new Scenario.Setting(appName + "-central", appName, params("app", appName, "sites", 1),
-                    app, 1, options, 1, backend, capacity, null, new Network("wan", List.of("G"), Network.SITES),
+                    app, 1, options, 1, backend, capacity, null, Wan.paper(),
                     List.of("centralized")));
             for (int k : sites)
                 settings.add(new Scenario.Setting(appName + "-s" + k, appName, params("app", appName, "sites", k), app,
-                        1, options, k, backend, capacity, null, Network.wan(k), List.of()));
+                        1, options, k, backend, capacity, null, Wan.paper(), List.of()));
         }
         List<Scenario.PaperRatio> paper = List.of(
                 Scenario.PaperRatio.of("Figure 6a, TPC-W: Gyro's peak / read-only's at 5 sites (paper: +291%)",

@@ -7,6 +7,7 @@ import dev.gyro.apps.micro.Micro;
 import dev.gyro.runtime.Backend;
 import dev.gyro.runtime.Capacity;
 import dev.gyro.runtime.LocalCluster;
+import dev.gyro.runtime.wan.Wan;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -28,9 +29,9 @@ import static org.assertj.core.api.Assertions.within;
  * A tiny scenario runs end to end through the generic engine, as a quick scenario runs in CI, and its results.json
  * validates: every point's fields, latency per class and per transaction adding up to the point's requests,
  * throughput over time adding up to them too, ratios equal to the points' own numbers (against the group's
- * reference where the other system ran only there), an invalid point marked with its checker's words, and points
- * that could not run (a system this class path lacks, 2PC on SQLite, a WAN this build cannot emulate) recorded with
- * the reason instead of ending the run.
+ * reference where the other system ran only there), an invalid point marked with its checker's words, points
+ * that could not run (a system this class path lacks, 2PC on SQLite) recorded with the reason instead of ending the
+ * run, and a setting on the emulated WAN.
  */
 class ScenarioRunnerTest {
 
@@ -90,11 +91,11 @@ class ScenarioRunnerTest {
         WorkloadOptions options = WorkloadOptions.of(Map.of("local", "90", "service-ms", "0"));
         List<Scenario.Setting> settings = List.of(
                 new Scenario.Setting("n1", "micro", Map.of("instances", 1), app, 1, options, 1, Backend.SQLITE,
-                        capacity, null, Network.LAN, List.of("centralized")),
+                        capacity, null, Wan.OFF, List.of("centralized")),
                 new Scenario.Setting("n3", "micro", Map.of("instances", 3), app, 1, options, 3, Backend.SQLITE,
-                        capacity, null, Network.LAN, List.of()),
-                new Scenario.Setting("wan", "micro", Map.of("instances", 2), app, 1, options, 2, Backend.SQLITE,
-                        capacity, null, Network.wan(2), List.of("gyro")));
+                        capacity, null, Wan.OFF, List.of()),
+                new Scenario.Setting("wan", "wan", Map.of("instances", 1), app, 1, options, 1, Backend.SQLITE,
+                        capacity, null, Wan.paper(), List.of("centralized")));
         return new Scenario("tiny", "engine test", "none", settings, List.of("gyro", "2pc", "nope", "tampered"),
                 Scenario.Load.closed(List.of(2, 6)), Duration.ofMillis(500), Duration.ofMillis(1500),
                 Scenario.Bound.LAN, 5, true, new Scenario.Figure("instances", "instances", "operations"),
@@ -125,8 +126,8 @@ class ScenarioRunnerTest {
         assertThat(root.get("load").get("clients").toString()).isEqualTo("[2,6]");
         assertThat(root.get("latencyBoundMs").asDouble()).isEqualTo(2000);
         assertThat(root.get("valid").asBoolean()).as("the tampered points are invalid").isFalse();
-        assertThat(root.get("pointsRun").asInt()).isEqualTo(6); // centralized 2, gyro 2, tampered 2
-        assertThat(root.get("pointsNotRun").asInt()).isEqualTo(6); // 2pc 2, nope 2, gyro on the WAN 2
+        assertThat(root.get("pointsRun").asInt()).isEqualTo(8); // centralized 2 + 2 on the WAN, gyro 2, tampered 2
+        assertThat(root.get("pointsNotRun").asInt()).isEqualTo(4); // 2pc 2 (SQLite), nope 2
 
         Map<String, JsonNode> byKey = new HashMap<>();
         for (JsonNode p : root.get("points")) {
@@ -177,8 +178,13 @@ class ScenarioRunnerTest {
         assertThat(byKey.get("gyro/n3/6").get("latencyMsByClass").has("local")).isTrue();
         // points that could not run say why, and the run went on
         assertThat(byKey.get("nope/n3/2").get("notRun").asText()).contains("unknown system 'nope'", "gyro", "centralized");
-        assertThat(byKey.get("2pc/n3/6").get("ran").asBoolean()).isFalse();
-        assertThat(byKey.get("gyro/wan/2").get("notRun").asText()).contains("WAN emulation");
+        assertThat(byKey.get("2pc/n3/6").get("notRun").asText()).contains("SQLite");
+        // on the emulated WAN every client pays its site's round trip to the database in Germany: session 0 in
+        // Germany 20 ms, session 1 in Japan 253 ms (Table II), which the slowest calls show
+        JsonNode far = byKey.get("centralized/wan/2");
+        assertThat(far.get("valid").asBoolean()).isTrue();
+        assertThat(far.get("latencyMs").get("max").asDouble()).isGreaterThanOrEqualTo(253);
+        assertThat(far.get("latencyMs").get("p50").asDouble()).isGreaterThanOrEqualTo(20);
         // the damaged database fails the real audit: marked invalid with the checker's words, kept out of ratios
         JsonNode bad = byKey.get("tampered/n3/2");
         assertThat(bad.get("valid").asBoolean()).isFalse();
@@ -200,7 +206,7 @@ class ScenarioRunnerTest {
         // peaks: the best valid point per system and setting, with its ratios
         Map<String, JsonNode> peaks = new HashMap<>();
         for (JsonNode p : root.get("peaks")) peaks.put(p.get("system").asText() + "/" + p.get("setting").asText(), p);
-        assertThat(peaks).containsOnlyKeys("gyro/n3", "centralized/n1");
+        assertThat(peaks).containsOnlyKeys("gyro/n3", "centralized/n1", "centralized/wan");
         JsonNode gp = peaks.get("gyro/n3"), cp = peaks.get("centralized/n1");
         double best = Math.max(byKey.get("gyro/n3/2").get("throughput").asDouble(), byKey.get("gyro/n3/6").get("throughput").asDouble());
         assertThat(gp.get("throughput").asDouble()).isEqualTo(best);
@@ -210,12 +216,12 @@ class ScenarioRunnerTest {
         assertThat(paper.get("paper").asDouble()).isEqualTo(2.0);
         assertThat(paper.get("thisRun").asDouble()).isCloseTo(best / cp.get("throughput").asDouble(), within(0.01));
 
-        for (String png : List.of("throughput.png", "latency-light.png", "latency-heavy.png", "curve-n3.png",
-                "timeline-n3.png", "timeline-n1.png"))
+        for (String png : List.of("throughput-micro.png", "latency-light-micro.png", "latency-heavy-micro.png",
+                "throughput-wan.png", "curve-n3.png", "timeline-n3.png", "timeline-n1.png", "curve-wan.png"))
             assertThat(Files.size(out.resolve(png))).as(png).isGreaterThan(1000);
         String summary = Files.readString(out.resolve("summary.md"));
         assertThat(summary).contains("`./gyro bench tiny`", "cores", "capacity emulation", "## Not run",
-                "unknown system 'nope'", "WAN emulation", "INVALID", "| gyro vs centralized | 2.0x |", "a note");
+                "unknown system 'nope'", "SQLite has no prepared transactions", "INVALID", "WAN (the paper's Table II)", "| gyro vs centralized | 2.0x |", "a note");
     }
 
     private static Iterable<Map.Entry<String, JsonNode>> iterable(JsonNode object) {

@@ -1,6 +1,5 @@
 package dev.gyro.bench;
 
-import dev.gyro.app.Call;
 import dev.gyro.app.WorkloadOptions;
 import dev.gyro.apps.micro.Micro;
 import dev.gyro.runtime.Backend;
@@ -114,17 +113,6 @@ class WorkloadRunnerTest {
             assertThat(r.latencyByTransaction().keySet()).isEqualTo(r.byTransaction().keySet());
             // the emulated server's 20 ms are in every call
             for (var h : r.latencyByTransaction().values()) assertThat(h.getMinValue()).isGreaterThanOrEqualTo(20_000);
-        }
-    }
-
-    @Test
-    void thinkTimeComesFromTheWorkloadOptionTheScenarioSets() {
-        Scenario s = Scenarios.define(Scenarios.SCALE_LAN, new Scenarios.Options(true, Backend.SQLITE, false, 250L, null));
-        for (Scenario.Setting st : s.settings()) {
-            assertThat(st.options().asMap()).containsEntry("think-ms", "250");
-            Call first = st.app().workload(st.scale(), st.options()).newSession(0, WorkloadRunner.sessionRandom(1, 0)).next(null);
-            assertThat(first).isNotNull();
-            assertThat(st.app().workload(st.scale(), st.options()).describe()).contains("250");
         }
     }
 }

@@ -1,14 +1,11 @@
 package dev.gyro.cli;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -69,17 +66,5 @@ class BenchCommandTest {
         assertThat(r.exit()).isEqualTo(2);
         assertThat(r.out()).contains("bench: FAILED: workload option think-ms=-5 is outside");
         assertThat(dir.resolve("results.json")).doesNotExist();
-    }
-
-    @Test
-    void aScenarioThatNeedsTheWanRecordsEveryPointAsNotRun(@TempDir Path dir) throws Exception {
-        Run r = bench("wan-latency", "--quick", "--out", dir.toString());
-        assertThat(r.exit()).isEqualTo(1);
-        assertThat(r.out()).contains("bench: FAILED: no point could run").contains("WAN emulation");
-        JsonNode root = new ObjectMapper().readTree(dir.resolve("results.json").toFile());
-        assertThat(root.get("pointsRun").asInt()).isZero();
-        assertThat(root.get("points")).isNotEmpty();
-        for (JsonNode p : root.get("points")) assertThat(p.get("notRun").asText()).contains("WAN emulation");
-        assertThat(Files.readString(dir.resolve("summary.md"))).contains("Table III", "47.9x", "not measured");
     }
 }
