@@ -91,6 +91,8 @@ public final class ClusterBenchmark {
             if (result.failed() > 0)
                 problems.add(result.failed() + " requests failed (first: " + result.failures().get(0) + ")");
             if (result.completed() == 0) problems.add("no request completed");
+            if (result.stuckSessions() > 0)
+                problems.add(result.stuckSessions() + " client session(s) still waiting for a reply 30 s after the end");
             if (accesses != null) {
                 List<ReadFromChecker.Violation> violations = ReadFromChecker.check(accesses.all());
                 for (ReadFromChecker.Violation v : violations.subList(0, Math.min(5, violations.size())))

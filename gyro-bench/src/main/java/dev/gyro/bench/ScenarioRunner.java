@@ -134,6 +134,12 @@ public final class ScenarioRunner {
             List<String> problems = new ArrayList<>();
             if (r.failed() > 0) problems.add(r.failed() + " requests failed (first: " + r.failures().get(0) + ")");
             if (r.completed() == 0) problems.add("no request completed");
+            if (r.stuckSessions() > 0) {
+                // A stuck system cannot settle: checking it would wait for what never comes.
+                problems.add(r.stuckSessions() + " client session(s) still waiting for a reply 30 s after the end: "
+                        + "the system is stuck");
+                return Measured.of(name, scenario.name(), setting.id(), params, mode, r, problems);
+            }
             // Correctness goes with speed (issue 6): a point whose replicas or audit fail is not a result.
             long t1 = System.nanoTime();
             try {

@@ -175,10 +175,12 @@ public final class WorkloadRunner {
      * @param timeline              completed calls per interval of the measured window
      * @param openLoop              null for a closed loop
      * @param failures              the first few FAILED calls, in words
+     * @param stuckSessions         sessions still waiting for a reply 30 s after the end (then interrupted): the
+     *                              system is stuck, and the run is not a result
      */
     public record Result(double seconds, int sessions, Map<String, Counts> byTransaction,
                          Map<String, Histogram> latencyMicros, Map<String, Histogram> latencyByTransaction,
-                         Timeline timeline, OpenLoopResult openLoop, List<String> failures) {
+                         Timeline timeline, OpenLoopResult openLoop, List<String> failures, int stuckSessions) {
         public long completed() {
             return byTransaction.values().stream().mapToLong(Counts::total).sum();
         }
@@ -200,8 +202,11 @@ public final class WorkloadRunner {
     }
 
     private static final int KEPT_FAILURES = 10;
-    /** A call that has not returned this long after the end means a stuck target: the session gives up. */
-    private static final long STUCK_NANOS = 60_000_000_000L;
+    /**
+     * A session whose call has not returned this long after the end is stuck (a deadlocked system): the run stops
+     * waiting for it, interrupts it and reports it ({@link Result#stuckSessions}).
+     */
+    private static final long STUCK_NANOS = 30_000_000_000L;
 
     private WorkloadRunner() {}
 
@@ -237,15 +242,23 @@ public final class WorkloadRunner {
             }
         } finally {
             stop.set(true);
-            for (Thread t : threads) t.join();
+        }
+        int stuck = 0;
+        long deadline = System.nanoTime() + STUCK_NANOS;
+        for (Thread t : threads) {
+            t.join(Math.max(1, (deadline - System.nanoTime()) / 1_000_000));
+            if (!t.isAlive()) continue;
+            stuck++;
+            t.interrupt(); // a call blocked forever (e.g. on a lock or an emulated server's slot) may give up now
         }
         if (!crashed.isEmpty())
             throw new IllegalStateException("a client session crashed: " + crashed.get(0), crashed.get(0));
-        return rec.result(arrivals == null ? null : arrivals.result());
+        return rec.result(arrivals == null ? null : arrivals.result(), stuck);
     }
 
     private static Thread thread(Runnable r, String name, List<Throwable> crashed) {
         Thread t = new Thread(r, name);
+        t.setDaemon(true); // a session stuck in a call must not keep the JVM alive
         t.setUncaughtExceptionHandler((th, e) -> crashed.add(e));
         return t;
     }
@@ -322,7 +335,7 @@ public final class WorkloadRunner {
             return true;
         }
 
-        Result result(OpenLoopResult open) {
+        Result result(OpenLoopResult open, int stuck) {
             double seconds = (endNanos - warmupNanos) / 1e9;
             long[] tp = new long[perInterval.length()], lat = new long[perInterval.length()];
             for (int i = 0; i < tp.length; i++) {
@@ -330,7 +343,7 @@ public final class WorkloadRunner {
                 lat[i] = latencyPerInterval.get(i);
             }
             return new Result(seconds, sessions, new TreeMap<>(counts), new TreeMap<>(byClass),
-                    new TreeMap<>(byTransaction), new Timeline(interval, tp, lat), open, List.copyOf(failures));
+                    new TreeMap<>(byTransaction), new Timeline(interval, tp, lat), open, List.copyOf(failures), stuck);
         }
     }
 
