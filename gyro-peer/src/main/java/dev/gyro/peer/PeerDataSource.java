@@ -91,7 +91,8 @@ final class PeerDataSource implements AutoCloseable {
             Map<String, DataSource> byName = new LinkedHashMap<>();
             try {
                 for (int i = 0; i < dbs.size(); i++) {
-                    HikariDataSource pool = pool(dbs.jdbcUrl(i), "gyro-peer-" + id + "-" + PREFIX + i, poolSize);
+                    HikariDataSource pool = pool(dbs.backend(), dbs.jdbcUrl(i), "gyro-peer-" + id + "-" + PREFIX + i,
+                            poolSize);
                     pools.add(pool);
                     names.add(PREFIX + i);
                     byName.put(PREFIX + i, pool);
@@ -157,8 +158,17 @@ final class PeerDataSource implements AutoCloseable {
         System.setProperty("com.atomikos.icatch.max_actives", "-1");
     }
 
-    private static HikariDataSource pool(String jdbcUrl, String name, int size) {
+    /**
+     * How long a statement waits for a row lock before it fails (and the call runs again). No single server sees a
+     * deadlock between two XA transactions that lock rows on two shards in opposite orders; without a bound they
+     * wait out MariaDB's 50 s default, or forever on PostgreSQL. Every XA deployment sets one.
+     */
+    static final int LOCK_WAIT_SECONDS = 1;
+
+    private static HikariDataSource pool(Backend backend, String jdbcUrl, String name, int size) {
         HikariConfig config = new HikariConfig();
+        config.setConnectionInitSql(backend == Backend.POSTGRES ? "SET lock_timeout = '" + LOCK_WAIT_SECONDS + "s'"
+                : "SET SESSION innodb_lock_wait_timeout = " + LOCK_WAIT_SECONDS);
         config.setPoolName(name);
         config.setJdbcUrl(jdbcUrl);
         // ShardingSphere describes each storage unit by URL and user name, and builds its XA data source from them.

@@ -33,7 +33,7 @@ import java.util.random.RandomGenerator;
  * it. A transaction that lost a race (a serialization failure or deadlock, which serializable isolation produces
  * under contention) runs again from the start, up to {@link #MAX_ATTEMPTS} times, as any real application must; the
  * retries are counted. A call of a transaction the peer cannot run ({@link Unsupported}) fails at once, naming the
- * statement and why.
+ * statement and why, reported as {@value #UNSUPPORTED}.
  *
  * <p>Each call is reported under the class the application's classification gives it, so per-class latencies
  * compare with Gyro's.
@@ -41,7 +41,9 @@ import java.util.random.RandomGenerator;
 final class PeerTarget implements Target {
 
     private static final Logger log = LoggerFactory.getLogger(PeerTarget.class);
-    static final int MAX_ATTEMPTS = 10;
+    static final int MAX_ATTEMPTS = 20;
+    /** How a call of a transaction the peer cannot run is reported ({@link Target.Result#executedAs()}). */
+    static final String UNSUPPORTED = "unsupported";
 
     private final TransactionCatalog catalog;
     private final Classification classification;
@@ -100,7 +102,8 @@ final class PeerTarget implements Target {
             return new Result(failed(e.getMessage()), "");
         }
         Unsupported.Reason no = unsupported.get(call.transaction());
-        if (no != null) return new Result(failed(no.describe(call.transaction())), kind);
+        // Reported apart from the class, so that instant refusals do not pass for fast calls in its latencies.
+        if (no != null) return new Result(failed(no.describe(call.transaction())), UNSUPPORTED);
         // Fixed per call, not per attempt: a transaction sees the same clock and random draws on every retry.
         long now = System.currentTimeMillis();
         long seed = requests.incrementAndGet();
@@ -135,6 +138,10 @@ final class PeerTarget implements Target {
                     if (!pause(attempt)) return new Result(failed(call.transaction() + " interrupted"), kind);
                     continue;
                 }
+                if (attempt == MAX_ATTEMPTS)
+                    return new Result(failed(call.transaction() + " gave up after " + attempt + " attempts, each lost "
+                            + "a race (serialization failure or deadlock): " + e), kind);
+                log.debug("{} failed on the peer", call, e);
                 return new Result(failed(call.transaction() + " failed on the peer"
                         + (attempt > 1 ? " after " + attempt + " attempts" : "") + ": " + e), kind);
             } finally {
@@ -185,8 +192,9 @@ final class PeerTarget implements Target {
         return false;
     }
 
+    /** Jittered exponential backoff, 2 ms doubling to at most 500 ms, so that contending retries spread out. */
     private static boolean pause(int attempt) {
-        long max = Math.min(200, 2L << Math.min(10, attempt));
+        long max = Math.min(500, 2L << Math.min(10, attempt));
         try {
             Thread.sleep(1 + ThreadLocalRandom.current().nextLong(max));
             return true;

@@ -42,7 +42,7 @@ class PeerWorkloadsTest {
     @EnumSource(value = Backend.class, names = {"POSTGRES", "MARIADB"})
     void micro(Backend backend) throws Exception {
         PeerRuns.require(backend);
-        runs(backend, "micro", new Micro(), 1, WorkloadOptions.of(Map.of("local", "50", "service-ms", "1")));
+        runs(backend, "micro", new Micro(), 1, WorkloadOptions.of(Map.of("local", "90", "service-ms", "1")));
     }
 
     @ParameterizedTest
