@@ -128,7 +128,7 @@ final class PeerTarget implements Target {
                 Object result = runOnce(entry, params, now, seed);
                 committed.increment();
                 if (charges.touched().size() > 1) crossShard.increment();
-                return new Result(Outcome.ok(values(result)), kind);
+                return new Result(dev.gyro.bench.Invocations.ok(result), kind);
             } catch (Exception e) {
                 UserAbort abort = causeOf(e, UserAbort.class);
                 if (abort != null) return new Result(new Outcome(Outcome.Status.ABORTED, List.of(), abort.getMessage()), kind);
@@ -156,7 +156,7 @@ final class PeerTarget implements Target {
             c.setAutoCommit(false); // in XA mode this begins the global transaction
             boolean done = false;
             try {
-                Object result = entry.invoke(context(c, now, seed), params);
+                Object result = entry.invoke(dev.gyro.bench.Invocations.context(c, now, seed), params);
                 done = true; // a failed commit has already ended the transaction (Atomikos rolls it back)
                 c.commit();
                 return result;
@@ -215,21 +215,6 @@ final class PeerTarget implements Target {
     }
 
     /** The transaction's view of its environment: the XA connection, and a clock and random source fixed per call. */
-    private static TxContext context(Connection c, long now, long seed) {
-        RandomGenerator random = new SplittableRandom(seed);
-        return new TxContext() {
-            public Connection connection() { return c; }
-            public long now() { return now; }
-            public RandomGenerator random() { return random; }
-        };
-    }
-
-    private static List<Value> values(Object result) {
-        List<Value> out = new ArrayList<>();
-        if (result instanceof List<?> list) list.forEach(o -> out.add(Value.of(o)));
-        else if (result != null) out.add(Value.of(result));
-        return out;
-    }
 
     @Override
     public void close() {

@@ -55,6 +55,9 @@ public final class ShardingSphereSystem implements SystemUnderTest {
     @Override
     public Deployment deploy(Setup setup) throws Exception {
         if (setup.backend() == Backend.SQLITE) throw new IllegalArgumentException(NO_XA_ON_SQLITE);
+        if (setup.wan().emulated())
+            throw new UnsupportedOperationException("the ShardingSphere peer runs on a LAN only, as the paper measures "
+                    + "two-phase commit (Section VII-C): it does not emulate WAN delays");
         setup.app().sharding(); // an application without a sharding spec fails here, before any server starts
         ShardedDatabases dbs = ShardedDatabases.create(setup, n -> log.debug("peer: {} of {} databases loaded", n,
                 setup.instances()));
