@@ -20,4 +20,16 @@ public interface Workload {
      * @param random the session's own random source; derive it from the run's seed and {@code index}
      */
     ClientSession newSession(int index, SplittableRandom random);
+
+    /**
+     * A new emulated client that works on the partitions {@code homing} owns, where the transactions' semantics let
+     * it choose (see {@link Homing}): what a client at one site of a WAN deployment does with its nearest instance.
+     * Under {@link Homing#ANYWHERE} it sends exactly the calls of {@link #newSession(int, SplittableRandom)} for the
+     * same random source.
+     *
+     * <p>The default ignores {@code homing}: a workload that does not implement it draws its keys as before.
+     */
+    default ClientSession newSession(int index, SplittableRandom random, Homing homing) {
+        return newSession(index, random);
+    }
 }

@@ -18,6 +18,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * {@link Wan.Placement#clientSite}(k) that sends every request to its nearest instance
  * ({@link Wan.Placement#entryInstance}(k)), which runs it or forwards it to its owner over the emulated WAN, as
  * the paper's clients do (Section VII-A); the client pays its site's one-way delay to that instance each way.
+ * {@link #open(int)} opens session k's channel whatever the order of opening.
  */
 public final class GyroTarget implements Target {
 
@@ -53,11 +54,15 @@ public final class GyroTarget implements Target {
 
     @Override
     public Channel open() {
+        return open(wan.emulated() ? opened.getAndIncrement() : 0);
+    }
+
+    @Override
+    public Channel open(int k) {
         if (!wan.emulated()) {
             GyroClient.Session session = client.session();
             return call -> toResult(session.call(Request.of(call.transaction(), call.parameterArray())));
         }
-        int k = opened.getAndIncrement();
         Site site = Wan.Placement.clientSite(k);
         int entry = wan.entryInstance(k);
         GyroClient.Session session = client.session(entry);

@@ -233,8 +233,14 @@ public final class Systems {
          */
         @Override
         public Channel open() {
+            return open(wan.emulated() ? opened.getAndIncrement() : 0);
+        }
+
+        /** Session k's client at {@link Wan.Placement#clientSite}(k), as Gyro's session k is. */
+        @Override
+        public Channel open(int k) {
             if (!wan.emulated()) return this::execute;
-            Site site = Wan.Placement.clientSite(opened.getAndIncrement());
+            Site site = Wan.Placement.clientSite(k);
             return new WanChannel(site, wan.clientOneWay(site, 0), this::execute);
         }
 

@@ -42,6 +42,20 @@ public interface Target extends AutoCloseable {
      */
     Channel open();
 
+    /**
+     * The connection of client session number {@code session} (0, 1, 2, ...: the index its {@link
+     * dev.gyro.app.ClientSession} was created with), at the site that number gives under WAN emulation
+     * ({@link Wan.Placement#clientSite}(session), sending to {@link Wan.Placement#entryInstance}(session)), whatever
+     * order sessions open their channels in. A driver whose sessions are homed ({@link HomedWorkload}) must open
+     * their channels with this: the home of session k is the instance session k's requests enter at, and
+     * {@link #open()} numbers channels in the order their threads happen to open them.
+     *
+     * <p>The default is {@link #open()}: right for a target that places no clients at sites.
+     */
+    default Channel open(int session) {
+        return open();
+    }
+
     @Override
     void close();
 }

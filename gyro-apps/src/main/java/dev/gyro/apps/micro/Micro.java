@@ -5,6 +5,7 @@ import dev.gyro.app.Audit;
 import dev.gyro.app.Call;
 import dev.gyro.app.Classification;
 import dev.gyro.app.ClientSession;
+import dev.gyro.app.Homing;
 import dev.gyro.app.LoadProgress;
 import dev.gyro.app.Sharding;
 import dev.gyro.app.Transaction;
@@ -134,8 +135,13 @@ public final class Micro implements Application {
             }
 
             public ClientSession newSession(int index, SplittableRandom random) {
+                return newSession(index, random, Homing.ANYWHERE);
+            }
+
+            /** Every operation's partition is home: the client picks it, local and global alike. */
+            public ClientSession newSession(int index, SplittableRandom random, Homing homing) {
                 return previous -> {
-                    long partition = 1 + random.nextInt(partitions);
+                    long partition = homing.draw(() -> 1 + random.nextInt(partitions));
                     boolean local = random.nextDouble() < localShare;
                     Call call;
                     if (isVoid) call = local ? Call.of("voidLocal", partition, serviceMillis)

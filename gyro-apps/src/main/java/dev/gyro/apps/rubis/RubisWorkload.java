@@ -2,6 +2,7 @@ package dev.gyro.apps.rubis;
 
 import dev.gyro.app.Call;
 import dev.gyro.app.ClientSession;
+import dev.gyro.app.Homing;
 import dev.gyro.app.Outcome;
 import dev.gyro.app.Workload;
 import dev.gyro.app.WorkloadOptions;
@@ -22,6 +23,11 @@ import java.util.function.Supplier;
  * and its own page, the form before each store step (abandoned 30% of the time, as users do), the auction it last
  * saw in a search, the auctions it sells. The bidding mix (default) has about 15% of requests that write; the
  * browsing mix only reads.
+ *
+ * <p>Homed ({@link Homing}), a user is a home user, picks home auctions (a home one among those a search showed it
+ * when there is one), views and rates home users, and browses a home region. Ids the database assigns stay where
+ * their partition is: the auctions the user registered (the global registerItem allocates from IDS.ITEMS), and the
+ * user's own id after it registers anew (registerUser allocates from IDS.USERS); so do the store steps on them.
  *
  * <p>Options: {@code mix} (bidding, browsing), {@code think-ms} (mean of the negative-exponential think time; 0).
  */
@@ -57,12 +63,18 @@ final class RubisWorkload implements Workload {
 
     @Override
     public ClientSession newSession(int index, SplittableRandom random) {
-        return new User(index, random);
+        return new User(index, random, Homing.ANYWHERE);
+    }
+
+    @Override
+    public ClientSession newSession(int index, SplittableRandom random, Homing homing) {
+        return new User(index, random, homing);
     }
 
     final class User implements ClientSession {
         private final int index;
         private final SplittableRandom r;
+        private final Homing homing;
         private final Deque<Supplier<Call>> steps = new ArrayDeque<>();
         private long userId;
         private String nickname, password;
@@ -73,10 +85,11 @@ final class RubisWorkload implements Workload {
         private boolean hasBid;
         private Call inFlight;
 
-        User(int index, SplittableRandom r) {
+        User(int index, SplittableRandom r, Homing homing) {
             this.index = index;
             this.r = r;
-            userId = 1 + r.nextInt(size.users());
+            this.homing = homing;
+            userId = homing.draw(() -> 1 + r.nextInt(size.users()));
             nickname = Rubis.nickname(userId);
             password = Rubis.password(userId);
         }
@@ -125,21 +138,30 @@ final class RubisWorkload implements Workload {
             }
         }
 
+        /**
+         * Three times in four an auction the last search showed (a home one, when it showed one), else one of the
+         * loaded open auctions.
+         */
         private long anOpenItem() {
-            if (!seen.isEmpty() && r.nextInt(4) > 0) return seen.get(r.nextInt(seen.size()));
-            return size.oldItems() + 1 + r.nextInt(size.items());
+            if (!seen.isEmpty() && r.nextInt(4) > 0) {
+                List<Long> home = homing.homeOf(seen);
+                if (!home.isEmpty()) return home.get(r.nextInt(home.size()));
+            }
+            return homing.draw(() -> size.oldItems() + 1 + r.nextInt(size.items()));
         }
 
+        /** Another user to view or rate (viewUserInfo, storeComment are partitioned by that user). */
         private long aUser() {
-            return 1 + r.nextInt(size.users());
+            return homing.draw(() -> 1 + r.nextInt(size.users()));
         }
 
         private int aCategory() {
             return 1 + r.nextInt(RubisLoader.CATEGORIES.size());
         }
 
-        private int aRegion() {
-            return 1 + r.nextInt(RubisLoader.REGIONS);
+        /** A region; home for browseCategoriesInRegion, the one request partitioned by it. */
+        private int aRegion(Homing h) {
+            return (int) h.draw(() -> 1 + r.nextInt(RubisLoader.REGIONS));
         }
 
         private void step(Supplier<Call> s) {
@@ -156,13 +178,13 @@ final class RubisWorkload implements Workload {
             switch (in) {
                 case BROWSE_CATEGORIES -> step(() -> Call.of("browseCategories").during(page));
                 case BROWSE_REGIONS -> step(() -> Call.of("browseRegions").during(page));
-                case BROWSE_CATEGORIES_IN_REGION -> { int g = aRegion(); step(() -> Call.of("browseCategoriesInRegion", g).during(page)); }
+                case BROWSE_CATEGORIES_IN_REGION -> { int g = aRegion(homing); step(() -> Call.of("browseCategoriesInRegion", g).during(page)); }
                 case SEARCH_BY_CATEGORY -> {
                     int c = aCategory(), p = r.nextInt(3);
                     step(() -> Call.of("searchItemsByCategory", c, p, 20).during(page));
                 }
                 case SEARCH_BY_REGION -> {
-                    int g = aRegion(), c = aCategory();
+                    int g = aRegion(Homing.ANYWHERE), c = aCategory();
                     step(() -> Call.of("searchItemsByRegion", g, c, 0, 20).during(page));
                 }
                 case VIEW_ITEM -> { long i = anOpenItem(); step(() -> Call.of("viewItem", i).during(page)); }
@@ -215,7 +237,7 @@ final class RubisWorkload implements Workload {
                 case REGISTER -> {
                     String nick = "s" + index + "-" + r.nextLong(1_000_000_000_000L);
                     String first = Rubis.letters(r, 4, 20), last = Rubis.letters(r, 4, 20);
-                    int g = aRegion();
+                    int g = aRegion(Homing.ANYWHERE);
                     step(() -> Call.of("registerUser", first, last, nick, "pw-" + nick, nick + "@example.com", g).during(page));
                 }
                 case RETRACT -> {

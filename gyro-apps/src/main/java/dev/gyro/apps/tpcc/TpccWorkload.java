@@ -2,9 +2,12 @@ package dev.gyro.apps.tpcc;
 
 import dev.gyro.app.Call;
 import dev.gyro.app.ClientSession;
+import dev.gyro.app.Homing;
 import dev.gyro.app.Workload;
 import dev.gyro.app.WorkloadOptions;
 
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Set;
 import java.util.SplittableRandom;
 
@@ -14,6 +17,11 @@ import java.util.SplittableRandom;
  * with the specification's inputs: NURand customers and items, 5-15 lines, 1% of New-Orders with an unused item on
  * the last line (rolled back), 1% of lines supplied by another warehouse, 15% of payments by a customer of another
  * warehouse, 60% of customers chosen by last name.
+ *
+ * <p>Homed ({@link Homing}), a terminal is bound to a home warehouse: its own ({@code 1 + i % warehouses}) when that
+ * one is home, else one of the home warehouses drawn from its random source (or its own when none is home: more
+ * instances than warehouses). A terminal only ever sends requests of its warehouse, so that is all homing chooses;
+ * remote order lines and payments still go to another warehouse drawn uniformly, as the specification asks.
  *
  * <p>Options: {@code remote-lines} and {@code remote-payments} (percent; defaults 1 and 15), {@code think-ms} (mean
  * of a negative-exponential think time; default 0).
@@ -47,7 +55,12 @@ final class TpccWorkload implements Workload {
 
     @Override
     public ClientSession newSession(int index, SplittableRandom r) {
-        int home = 1 + index % warehouses;
+        return newSession(index, r, Homing.ANYWHERE);
+    }
+
+    @Override
+    public ClientSession newSession(int index, SplittableRandom r, Homing homing) {
+        int home = homeWarehouse(index, r, homing);
         return previous -> {
             int x = r.nextInt(100);
             Call call;
@@ -62,6 +75,15 @@ final class TpccWorkload implements Workload {
             return thinkMillis == 0 ? call
                     : call.afterThinking(Math.min(10 * thinkMillis, (long) (-thinkMillis * Math.log(1 - r.nextDouble()))));
         };
+    }
+
+    /** The terminal's warehouse; draws from {@code r} only when its own warehouse is not home. */
+    private int homeWarehouse(int index, SplittableRandom r, Homing homing) {
+        int own = 1 + index % warehouses;
+        if (homing.owns(own)) return own;
+        List<Integer> home = new ArrayList<>();
+        for (int w = 1; w <= warehouses; w++) if (homing.owns(w)) home.add(w);
+        return home.isEmpty() ? own : home.get(r.nextInt(home.size()));
     }
 
     private Call newOrder(SplittableRandom r, int home) {

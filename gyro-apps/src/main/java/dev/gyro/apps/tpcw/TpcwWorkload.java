@@ -2,6 +2,7 @@ package dev.gyro.apps.tpcw;
 
 import dev.gyro.app.Call;
 import dev.gyro.app.ClientSession;
+import dev.gyro.app.Homing;
 import dev.gyro.app.Outcome;
 import dev.gyro.app.Workload;
 import dev.gyro.app.WorkloadOptions;
@@ -23,6 +24,11 @@ import java.util.function.Supplier;
  * register at their first Buy Request), its shopping cart, the books it last saw. An interaction whose page cannot
  * be reached yet is replaced by the one that leads to it (Buy Confirm without a Buy Request runs the Buy Request),
  * which keeps each session's sequence plausible at a small cost in exact frequencies.
+ *
+ * <p>Homed ({@link Homing}), a browser is a returning customer whose id and user name are both home, and picks home
+ * books (a home one among those a page showed it when there is one). Its shopping cart's id and a new customer's id
+ * are assigned by the database (the global createEmptyCart and createNewCustomer take the next MAX + 1), so requests
+ * of its cart (doCart, getCart, doBuyConfirm) and of a customer it registered run wherever that id's partition is.
  *
  * <p>Options: {@code mix} (browsing, shopping, ordering), {@code think-ms} (mean of the negative-exponential think
  * time, capped at ten times the mean; default 0: closed loop at full speed).
@@ -59,7 +65,12 @@ final class TpcwWorkload implements Workload {
 
     @Override
     public ClientSession newSession(int index, SplittableRandom random) {
-        return new Browser(random);
+        return new Browser(random, Homing.ANYWHERE);
+    }
+
+    @Override
+    public ClientSession newSession(int index, SplittableRandom random, Homing homing) {
+        return new Browser(random, homing);
     }
 
     Interaction pick(SplittableRandom r) {
@@ -69,6 +80,7 @@ final class TpcwWorkload implements Workload {
     /** One emulated browser. */
     final class Browser implements ClientSession {
         private final SplittableRandom r;
+        private final Homing homing;
         private final Deque<Supplier<Call>> steps = new ArrayDeque<>();
         private long customerId;      // 0 until known
         private String uname;
@@ -79,10 +91,14 @@ final class TpcwWorkload implements Workload {
         private final List<Long> seen = new ArrayList<>(); // books on the last page
         private Call inFlight;
 
-        Browser(SplittableRandom r) {
+        Browser(SplittableRandom r, Homing homing) {
             this.r = r;
+            this.homing = homing;
             if (r.nextInt(100) < 80) {
-                customerId = 1 + r.nextInt(size.customers());
+                // A returning customer's requests are partitioned by its id (getName, refreshSession) or by its user
+                // name (getCustomer, getPassword, getMostRecentOrder): both must be home.
+                customerId = homing.drawWhere(() -> 1L + r.nextInt(size.customers()),
+                        c -> homing.owns(c) && homing.owns(TpcwData.userName(c)));
                 uname = TpcwData.userName(customerId);
             }
         }
@@ -138,12 +154,18 @@ final class TpcwWorkload implements Workload {
             }
         }
 
-        private long anyBook() {
-            return 1 + r.nextInt(size.items());
+        /** A book from the whole catalogue, home when {@code h} has a home. */
+        private long anyBook(Homing h) {
+            return h.draw(() -> 1 + r.nextInt(size.items()));
         }
 
-        private long aSeenBook() {
-            return seen.isEmpty() ? anyBook() : seen.get(r.nextInt(seen.size()));
+        /**
+         * A book the last page showed: a home one when the page had one, else one from the catalogue (as when no
+         * page was seen yet). {@link Homing#ANYWHERE} for a book that partitions no request (a cart line).
+         */
+        private long aSeenBook(Homing h) {
+            List<Long> home = h.homeOf(seen);
+            return home.isEmpty() ? anyBook(h) : home.get(r.nextInt(home.size()));
         }
 
         private String aSubject() {
@@ -159,13 +181,13 @@ final class TpcwWorkload implements Workload {
             switch (in) {
                 case HOME -> {
                     if (customerId > 0) { long c = customerId; step(() -> Call.of("getName", c).during(page)); }
-                    long book = anyBook();
+                    long book = anyBook(homing);
                     step(() -> Call.of("getRelated", book).during(page));
                 }
                 case NEW_PRODUCTS -> { String s = aSubject(); step(() -> Call.of("getNewProducts", s).during(page)); }
                 case BEST_SELLERS -> { String s = aSubject(); step(() -> Call.of("getBestSellers", s).during(page)); }
-                case PRODUCT_DETAIL -> { long b = aSeenBook(); step(() -> Call.of("getBook", b).during(page)); }
-                case SEARCH_REQUEST -> { long b = anyBook(); step(() -> Call.of("getRelated", b).during(page)); }
+                case PRODUCT_DETAIL -> { long b = aSeenBook(homing); step(() -> Call.of("getBook", b).during(page)); }
+                case SEARCH_REQUEST -> { long b = anyBook(homing); step(() -> Call.of("getRelated", b).during(page)); }
                 case SEARCH_RESULTS -> {
                     int kind = r.nextInt(3);
                     if (kind == 0) { String s = aSubject(); step(() -> Call.of("doSubjectSearch", s).during(page)); }
@@ -196,23 +218,24 @@ final class TpcwWorkload implements Workload {
                     }
                 }
                 case ORDER_INQUIRY -> {
-                    long c = customerId > 0 ? customerId : 1 + r.nextInt(size.customers());
+                    long c = customerId > 0 ? customerId : homing.draw(() -> 1 + r.nextInt(size.customers()));
                     step(() -> Call.of("getUserName", c).during(page));
                 }
                 case ORDER_DISPLAY -> {
-                    String u = uname != null ? uname : TpcwData.userName(1 + r.nextInt(size.customers()));
+                    String u = uname != null ? uname : TpcwData.userName(homing.drawWhere(
+                            () -> 1L + r.nextInt(size.customers()), c -> homing.owns(TpcwData.userName(c))));
                     step(() -> Call.of("getPassword", u).during(page));
                     step(() -> Call.of("getMostRecentOrder", u).during(page));
                 }
                 case ADMIN_REQUEST -> {
-                    long b = aSeenBook();
+                    long b = aSeenBook(homing);
                     adminRequested = true;
                     step(() -> Call.of("getBook", b).during(page));
                 }
                 case ADMIN_CONFIRM -> {
                     if (!adminRequested) { plan(Interaction.ADMIN_REQUEST); return; }
                     adminRequested = false;
-                    long b = aSeenBook(), cost = 100 + r.nextInt(9_900);
+                    long b = aSeenBook(homing), cost = 100 + r.nextInt(9_900); // global: queued at the instance owning b
                     step(() -> Call.of("adminUpdate", b, cost, "img/image_" + b + "_new.gif", "img/thumb_" + b + "_new.gif")
                             .during(page));
                 }
@@ -220,8 +243,9 @@ final class TpcwWorkload implements Workload {
         }
 
         private void planCart(String page) {
+            // The cart's id comes from the database (createEmptyCart); the book is no partitioning value of doCart.
             if (shoppingId == 0) step(() -> Call.of("createEmptyCart").during(page));
-            long book = aSeenBook();
+            long book = aSeenBook(Homing.ANYWHERE);
             int qty = 1 + r.nextInt(3);
             step(() -> shoppingId == 0 ? null : Call.of("doCart", shoppingId, book, qty).during(page));
         }

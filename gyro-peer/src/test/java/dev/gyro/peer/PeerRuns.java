@@ -1,0 +1,70 @@
+package dev.gyro.peer;
+
+import dev.gyro.app.Application;
+import dev.gyro.app.WorkloadOptions;
+import dev.gyro.bench.SystemUnderTest;
+import dev.gyro.bench.WorkloadRunner;
+import dev.gyro.runtime.Backend;
+import dev.gyro.runtime.Capacity;
+import dev.gyro.servers.ThrowawayServers;
+import org.HdrHistogram.Histogram;
+import org.junit.jupiter.api.Assertions;
+import org.junit.jupiter.api.Assumptions;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Map;
+
+/** What the peer's tests share: backends that may be missing, and one short workload run through the peer. */
+final class PeerRuns {
+
+    private PeerRuns() {}
+
+    /** Outside CI a missing server skips the test with the reason; with CI=true it fails. */
+    static void require(Backend backend) {
+        String reason = backend.unavailableReason();
+        if (reason == null) return;
+        if ("true".equalsIgnoreCase(System.getenv("CI")))
+            Assertions.fail("CI=true and the " + backend + " backend cannot be tested: " + reason);
+        Assumptions.abort("skipped: " + reason + " (with CI=true this fails)");
+    }
+
+    static SystemUnderTest.Setup setup(Application app, Backend backend, String name, int scale) {
+        Path dir = ThrowawayServers.base().resolve("peer-" + backend.label() + "-" + name);
+        return new SystemUnderTest.Setup(app, dir, 3, scale, 21, Capacity.PLAIN, backend);
+    }
+
+    /** What one run did, and what the checks found afterwards. */
+    record Run(WorkloadRunner.Result result, java.util.List<String> problems, long retries, long crossShard) {
+        long ok() {
+            return result.byTransaction().values().stream().mapToLong(WorkloadRunner.Counts::ok).sum();
+        }
+    }
+
+    static Run run(SystemUnderTest.Setup setup, int sessions, Duration duration, WorkloadOptions options)
+            throws Exception {
+        ShardingSphereSystem peer = new ShardingSphereSystem();
+        try (SystemUnderTest.Deployment d = peer.deploy(setup)) {
+            WorkloadRunner.Result r = WorkloadRunner.run(setup.app().workload(setup.scale(), options), d.target(),
+                    new WorkloadRunner.Settings(sessions, duration, 5, Duration.ofSeconds(3)), (e, t, n) -> {});
+            PeerTarget t = (PeerTarget) d.target();
+            Run run = new Run(r, d.settleAndCheck(), t.retries(), t.crossShard());
+            print(setup, run);
+            return run;
+        }
+    }
+
+    static void print(SystemUnderTest.Setup setup, Run run) {
+        WorkloadRunner.Result r = run.result();
+        System.out.printf("peer %s on %s: %d calls in %.1f s = %.0f/s, %d retries, %d cross-shard commits%n",
+                setup.app().name(), setup.backend(), r.completed(), r.seconds(), r.completed() / r.seconds(),
+                run.retries(), run.crossShard());
+        for (Map.Entry<String, Histogram> e : r.latencyMicros().entrySet())
+            System.out.printf("  %-16s %6d calls, mean %.2f ms, p50 %.2f ms%n", e.getKey().isEmpty() ? "(none)" : e.getKey(),
+                    e.getValue().getTotalCount(), e.getValue().getMean() / 1000, e.getValue().getValueAtPercentile(50) / 1000.0);
+        r.byTransaction().forEach((name, c) -> System.out.printf("  %-28s ok %5d aborted %4d failed %4d%n", name, c.ok(),
+                c.aborted(), c.failed()));
+        r.failures().forEach(f -> System.out.println("  FAILED " + f));
+        run.problems().forEach(p -> System.out.println("  PROBLEM " + p));
+    }
+}
