@@ -57,7 +57,12 @@ public final class ScenarioRunner {
                                      Function<String, SystemUnderTest> systems) throws Exception {
         // Every setting's workload first: a misspelt option fails now, not after an hour of other points.
         Map<String, Workload> workloads = new HashMap<>();
-        for (Scenario.Setting s : scenario.settings()) workloads.put(s.id(), s.app().workload(s.scale(), s.options()));
+        for (Scenario.Setting s : scenario.settings()) {
+            Workload w = s.app().workload(s.scale(), s.options());
+            // On the WAN, clients work on their nearest instance's partitions, as the paper's do (HomedWorkload);
+            // every system of the setting gets the same calls.
+            workloads.put(s.id(), s.wan().emulated() ? HomedWorkload.of(w, s.instances()) : w);
+        }
         Map<String, String> cannotRun = new HashMap<>(); // setting/system -> why
         List<Measured> points = new ArrayList<>();
         Scenario.Load load = scenario.load();

@@ -39,8 +39,9 @@ import java.util.concurrent.locks.LockSupport;
  * histograms per transaction and per class (how the target ran the call: local or global); and completed calls per
  * time interval across the measured window.
  *
- * <p>Channels: {@link Target#open()} is called once per session, in session order 0..n-1, from the calling thread,
- * before any session sends (a WAN placement relies on that order to put session i at its site).
+ * <p>Channels: session i's channel is {@link Target#open(int) open(i)}, called in session order 0..n-1 from the
+ * calling thread before any session sends (a WAN placement puts session i at its site, and a homed session's
+ * requests must enter at the instance it is homed at).
  */
 public final class WorkloadRunner {
 
@@ -219,7 +220,7 @@ public final class WorkloadRunner {
         List<Target.Channel> channels = new ArrayList<>(n);
         for (int i = 0; i < n; i++) {
             sessions.add(workload.newSession(i, sessionRandom(settings.seed(), i)));
-            channels.add(target.open());
+            channels.add(target.open(i));
         }
         AtomicBoolean stop = new AtomicBoolean();
         List<Throwable> crashed = Collections.synchronizedList(new ArrayList<>());
