@@ -47,8 +47,12 @@ public record Measured(String system, String scenario, String setting, Map<Strin
         }
     }
 
-    /** One transaction's calls: how they ended, and their latency. */
-    public record Transaction(long ok, long aborted, long failed, Latency latency) {}
+    /**
+     * One transaction's calls: how they ended, and their latency; {@code unsupported} calls the system could not run
+     * at all ({@code unsupportedWhy} says why), which are in no other figure.
+     */
+    public record Transaction(long ok, long aborted, long failed, Latency latency, long unsupported,
+                              String unsupportedWhy) {}
 
     /** Throughput (calls/s) and mean latency (ms) per interval of the measured period, in order. */
     public record Series(double intervalSeconds, List<Double> throughput, List<Double> meanLatencyMs) {
@@ -76,6 +80,16 @@ public record Measured(String system, String scenario, String setting, Map<Strin
         return notRun == null;
     }
 
+    /** Calls of transactions the system could not run (counted apart from every other figure). */
+    public long unsupported() {
+        return byTransaction.values().stream().mapToLong(Transaction::unsupported).sum();
+    }
+
+    /** Whether the system ran only part of the workload: some transactions it cannot run. */
+    public boolean partial() {
+        return unsupported() > 0;
+    }
+
     /** From a runner's result: totals over all classes, per class, per transaction, over time. */
     public static Measured of(String system, String scenario, String setting, Map<String, Object> parameters,
                               String mode, WorkloadRunner.Result r, List<String> problems) {
@@ -88,7 +102,8 @@ public record Measured(String system, String scenario, String setting, Map<Strin
         Map<String, Transaction> byTransaction = new LinkedHashMap<>();
         r.byTransaction().forEach((name, c) -> {
             Histogram h = r.latencyByTransaction().get(name);
-            byTransaction.put(name, new Transaction(c.ok(), c.aborted(), c.failed(), h == null ? Latency.NONE : Latency.of(h)));
+            byTransaction.put(name, new Transaction(c.ok(), c.aborted(), c.failed(),
+                    h == null ? Latency.NONE : Latency.of(h), c.unsupported(), c.unsupportedWhy()));
         });
         WorkloadRunner.Timeline t = r.timeline();
         Series series = t == null ? Series.NONE : new Series(t.intervalSeconds(), boxed(t.throughput()), boxed(t.meanLatencyMs()));

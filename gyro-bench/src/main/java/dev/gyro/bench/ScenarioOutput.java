@@ -202,6 +202,14 @@ public final class ScenarioOutput {
         }
         p.put("valid", m.valid());
         p.put("problems", m.problems());
+        p.put("partial", m.partial());
+        if (m.partial()) {
+            Map<String, Object> un = new LinkedHashMap<>();
+            m.byTransaction().forEach((k, v) -> {
+                if (v.unsupported() > 0) un.put(k, Map.of("calls", v.unsupported(), "why", String.valueOf(v.unsupportedWhy())));
+            });
+            p.put("unsupported", un);
+        }
         p.put("seconds", round(m.seconds()));
         p.put("requests", m.requests());
         p.put("throughput", round(m.throughput()));
@@ -215,6 +223,7 @@ public final class ScenarioOutput {
             t.put("ok", v.ok());
             t.put("aborted", v.aborted());
             t.put("failed", v.failed());
+            if (v.unsupported() > 0) t.put("unsupported", v.unsupported());
             t.putAll(latency(v.latency()));
             byTx.put(k, t);
         });
@@ -489,7 +498,8 @@ public final class ScenarioOutput {
             out.append(String.format(Locale.ROOT, "| %s | %s | %s | %.0f | %.2f | %.2f | %.2f | %.2f | %s | %s | %s |%n",
                     m.system(), m.setting(), a.load(m), m.throughput(), l.meanMs(), l.p50Ms(), l.p95Ms(), l.p99Ms(),
                     classMean(m, "local"), classMean(m, "global"),
-                    m.valid() ? "yes" : "NO: " + String.join("; ", m.problems())));
+                    (m.valid() ? "yes" : "NO: " + String.join("; ", m.problems()))
+                            + (m.partial() ? String.format(Locale.ROOT, " (partial: %d calls unsupported)", m.unsupported()) : "")));
         }
         out.append("\nClasses: how the system ran the call (gyro, read-only), or the class the application's "
                 + "classification gives the transaction (systems that run everything alike). Per-transaction "
@@ -506,6 +516,17 @@ public final class ScenarioOutput {
             }
             out.append("\nLatency is measured from each arrival's intended time, so time spent waiting for a free "
                     + "session counts (no coordinated omission).\n");
+        }
+        if (ran.stream().anyMatch(Measured::partial)) {
+            out.append("\n## Transactions a system cannot run\n\nIts calls fail at once and are counted apart: not "
+                    + "in its throughput or latency, so its figures cover the rest of the workload only.\n\n");
+            Set<String> said = new LinkedHashSet<>();
+            for (Measured m : ran)
+                m.byTransaction().forEach((tx, t) -> {
+                    if (t.unsupported() > 0 && said.add(m.system() + "/" + m.setting() + "/" + tx))
+                        out.append("- ").append(m.system()).append(" at ").append(m.setting()).append(", ").append(tx)
+                                .append(": ").append(t.unsupportedWhy()).append('\n');
+                });
         }
         if (ran.size() < a.points().size()) {
             out.append("\n## Not run\n\n");

@@ -13,6 +13,13 @@ import java.util.Optional;
  */
 public interface Target extends AutoCloseable {
 
+    /**
+     * {@link Result#executedAs()} of a call the system cannot run at all (a transaction its SQL layer does not
+     * support), failed at once with the statement and why: the harness counts such calls apart, out of latency and
+     * throughput, and marks the point partial instead of invalid.
+     */
+    String UNSUPPORTED = "unsupported";
+
     /** What the target says about where and how it ran a call. */
     record Result(Outcome outcome, String executedAs) {
         public Result {

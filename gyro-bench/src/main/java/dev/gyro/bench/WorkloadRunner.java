@@ -119,12 +119,18 @@ public final class WorkloadRunner {
         }
     }
 
-    /** Counts of one transaction's calls. */
+    /** Counts of one transaction's calls (unsupported ones apart: {@link Target#UNSUPPORTED}). */
     public static final class Counts {
-        final LongAdder ok = new LongAdder(), aborted = new LongAdder(), failed = new LongAdder();
+        final LongAdder ok = new LongAdder(), aborted = new LongAdder(), failed = new LongAdder(),
+                unsupported = new LongAdder();
+        volatile String unsupportedWhy;
         public long ok() { return ok.sum(); }
         public long aborted() { return aborted.sum(); }
         public long failed() { return failed.sum(); }
+        public long unsupported() { return unsupported.sum(); }
+        /** The system's words for why it cannot run this transaction, or null. */
+        public String unsupportedWhy() { return unsupportedWhy; }
+        /** Calls that ran (unsupported ones excluded). */
         public long total() { return ok() + aborted() + failed(); }
     }
 
@@ -188,6 +194,11 @@ public final class WorkloadRunner {
 
         public long failed() {
             return byTransaction.values().stream().mapToLong(Counts::failed).sum();
+        }
+
+        /** Calls the system could not run at all ({@link Target#UNSUPPORTED}); not in {@link #completed()}. */
+        public long unsupported() {
+            return byTransaction.values().stream().mapToLong(Counts::unsupported).sum();
         }
 
         public long count(String executedAs) {
@@ -319,6 +330,12 @@ public final class WorkloadRunner {
             if (from < warmupNanos || done > endNanos) return false;
             long micros = Math.max(1, (done - from) / 1000);
             Counts c = counts.computeIfAbsent(call.transaction(), k -> new Counts());
+            if (Target.UNSUPPORTED.equals(r.executedAs())) {
+                // refused at once: its "latency" would flatter the system, so it is counted apart
+                c.unsupported.increment();
+                if (c.unsupportedWhy == null) c.unsupportedWhy = r.outcome().message();
+                return false;
+            }
             switch (r.outcome().status()) {
                 case OK -> c.ok.increment();
                 case ABORTED -> c.aborted.increment();

@@ -115,4 +115,33 @@ class WorkloadRunnerTest {
             for (var h : r.latencyByTransaction().values()) assertThat(h.getMinValue()).isGreaterThanOrEqualTo(20_000);
         }
     }
+
+    @Test
+    void callsASystemCannotRunAreCountedApart(@TempDir Path dir) throws Exception {
+        try (SystemUnderTest.Deployment d = slowServer(dir)) {
+            // the real server runs every call but globalOp, which it refuses the way the ShardingSphere peer does
+            Target refusing = new Target() {
+                public Channel open() {
+                    Channel real = d.target().open();
+                    return call -> call.transaction().equals("globalOp")
+                            ? new Result(new dev.gyro.app.Outcome(dev.gyro.app.Outcome.Status.FAILED, List.of(),
+                            "cannot run globalOp: no reason"), UNSUPPORTED)
+                            : real.execute(call);
+                }
+
+                public void close() {}
+            };
+            WorkloadRunner.Result r = WorkloadRunner.run(APP.workload(1, WorkloadOptions.of(Map.of("local", "50",
+                    "service-ms", "0"))), refusing, new WorkloadRunner.Settings(2, Duration.ofSeconds(1), 4), (e, t, c) -> {});
+            assertThat(r.unsupported()).isPositive();
+            assertThat(r.failed()).isZero();
+            assertThat(r.byTransaction().get("globalOp").total()).isZero();
+            assertThat(r.byTransaction().get("globalOp").unsupportedWhy()).isEqualTo("cannot run globalOp: no reason");
+            assertThat(r.latencyByTransaction()).doesNotContainKey("globalOp");
+            assertThat(r.latencyMicros()).doesNotContainKey(Target.UNSUPPORTED);
+            Measured m = Measured.of("peer", "t", "s", Map.of(), "m", r, List.of());
+            assertThat(m.partial()).isTrue();
+            assertThat(m.requests()).isEqualTo(r.byTransaction().get("localOp").total());
+        }
+    }
 }
