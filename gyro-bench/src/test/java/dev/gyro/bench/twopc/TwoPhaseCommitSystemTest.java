@@ -58,9 +58,10 @@ class TwoPhaseCommitSystemTest {
             WorkloadRunner.Result r = WorkloadRunner.run(app.workload(scale, options), d.target(),
                     new WorkloadRunner.Settings(4, Duration.ofSeconds(3), 21), (a, b, c) -> {});
             assertThat(r.failures()).as(name + " on " + backend).isEmpty();
-            assertThat(r.completed()).as(name + " on " + backend).isPositive();
             assertThat(d.settleAndCheck()).as(name + " on " + backend).isEmpty();
             TwoPhaseCommitSystem.TwoPcTarget t = (TwoPhaseCommitSystem.TwoPcTarget) d.target();
+            // progress over the whole run: a window of seconds can be all lock waits on a loaded machine
+            assertThat(t.committed.sum()).as(name + " on " + backend + ": committed calls").isPositive();
             System.out.printf("2pc %s on %s: %d calls, %d committed across shards with 2PC, %d retries%n", name,
                     backend, r.completed(), t.twoPhase.sum(), t.retries.sum());
             assertThat(t.twoPhase.sum()).as(name + ": some calls span shards").isPositive();
