@@ -155,13 +155,21 @@ class PeerTransactionsTest {
             String find = backend == Backend.POSTGRES
                     ? "SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid() "
                     + "AND state LIKE 'idle in transaction%' AND query LIKE 'INSERT INTO micro_rows%'"
-                    : "SELECT trx_mysql_thread_id FROM information_schema.INNODB_TRX WHERE trx_rows_modified > 0";
-            long session;
-            try (ResultSet rs = s.executeQuery(find)) {
-                assertThat(rs.next()).as("the peer's session on database " + shard).isTrue();
-                session = rs.getLong(1);
-                assertThat(rs.next()).as("exactly one writing session on database " + shard).isFalse();
+                    : "SELECT trx_mysql_thread_id FROM information_schema.INNODB_TRX WHERE trx_rows_modified > 0 "
+                    + "AND trx_state = 'RUNNING'";
+            // An earlier transaction's rollback can still show for a moment (InnoDB rolls back in the background):
+            // wait until exactly one session holds written rows.
+            java.util.List<Long> sessions = new java.util.ArrayList<>();
+            for (int attempt = 0; attempt < 50; attempt++) {
+                sessions.clear();
+                try (ResultSet rs = s.executeQuery(find)) {
+                    while (rs.next()) sessions.add(rs.getLong(1));
+                }
+                if (sessions.size() == 1) break;
+                Thread.sleep(100);
             }
+            assertThat(sessions).as("exactly one writing session on database " + shard).hasSize(1);
+            long session = sessions.get(0);
             s.execute(backend == Backend.POSTGRES ? "SELECT pg_terminate_backend(" + session + ")" : "KILL " + session);
         }
     }
