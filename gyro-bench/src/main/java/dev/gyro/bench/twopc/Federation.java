@@ -221,18 +221,11 @@ final class Federation implements AutoCloseable {
         return best;
     }
 
-    private BitSet pinnedTo(Source s, SqlPlan plan, Map<Integer, Object> parameters, Shards shards) {
-        for (SqlPlan.Ref r : plan.refs) {
-            if (!r.name().equals(s.name()) || !r.table().equals(s.table()) || r.keys().isEmpty()) continue;
-            BitSet out = null;
-            for (List<SqlPlan.Key> alts : r.keys()) {
-                BitSet b = new BitSet();
-                for (SqlPlan.Key k : alts) if (k.value(parameters) != null) b.set(shards.shardOf(k.value(parameters)));
-                if (out == null) out = b;
-                else out.and(b);
-            }
-            return out;
-        }
+    /** The shards the plan's keys pin this reference to; null when nothing pins it. */
+    private static BitSet pinnedTo(Source s, SqlPlan plan, Map<Integer, Object> parameters, Shards shards) {
+        for (SqlPlan.Ref r : plan.refs)
+            if (r.name().equals(s.name()) && r.table().equals(s.table()) && !r.keys().isEmpty())
+                return Route.pins(r, parameters, shards::shardOf);
         return null;
     }
 

@@ -62,7 +62,7 @@ record Route(BitSet shards, boolean federated) {
     }
 
     /** The shards a sharded reference's keys allow; null when nothing pins it. */
-    private static BitSet pins(SqlPlan.Ref r, Map<Integer, Object> parameters, Function<Object, Integer> shardOf) {
+    static BitSet pins(SqlPlan.Ref r, Map<Integer, Object> parameters, Function<Object, Integer> shardOf) {
         BitSet out = null;
         for (List<SqlPlan.Key> alternatives : r.keys()) {
             BitSet s = new BitSet();

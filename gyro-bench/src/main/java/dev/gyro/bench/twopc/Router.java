@@ -48,12 +48,7 @@ final class Router implements AutoCloseable {
     }
 
     SqlPlan plan(String sql) {
-        SqlPlan p = plans.get(sql);
-        if (p == null) {
-            p = SqlPlan.of(sql, sharding);
-            plans.put(sql, p);
-        }
-        return p;
+        return plans.computeIfAbsent(sql, q -> SqlPlan.of(q, sharding));
     }
 
     /** The connection a call's transaction code runs on. */
