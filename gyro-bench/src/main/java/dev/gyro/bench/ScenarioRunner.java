@@ -17,7 +17,8 @@ import java.util.function.Function;
 
 /**
  * Runs a {@link Scenario}: for each setting, each load level, each system, deploys the system fresh
- * ({@link SystemUnderTest#deploy}), drives the load, then lets it settle and checks it (replica convergence and the
+ * ({@link SystemUnderTest#deploy}: new databases, loaded; on PostgreSQL and MariaDB they live on servers kept for the
+ * whole run, see {@link ServerPool}), drives the load, then lets it settle and checks it (replica convergence and the
  * application's audit); a point that fails a check is kept, marked invalid. Systems of one setting and load run one
  * after the other, so that they meet the machine in the same state as nearly as possible.
  *
@@ -63,6 +64,15 @@ public final class ScenarioRunner {
             // every system of the setting gets the same calls.
             workloads.put(s.id(), s.wan().emulated() ? HomedWorkload.of(w, s.instances()) : w);
         }
+        // The database servers live through the run; each point gets fresh databases on them (ServerPool says why)
+        try (ServerPool servers = new ServerPool(work.resolve("servers"))) {
+            return run(scenario, work, listener, systems, workloads, servers);
+        }
+    }
+
+    private static List<Measured> run(Scenario scenario, Path work, Listener listener,
+                                      Function<String, SystemUnderTest> systems, Map<String, Workload> workloads,
+                                      ServerPool servers) throws Exception {
         Map<String, String> cannotRun = new HashMap<>(); // setting/system -> why
         List<Measured> points = new ArrayList<>();
         Scenario.Load load = scenario.load();
@@ -81,7 +91,9 @@ public final class ScenarioRunner {
                     } else {
                         Path dir = work.resolve(setting.id()).resolve(system + "-" + level);
                         deleteTree(dir);
-                        m = measure(scenario, setting, system, systems, workloads.get(setting.id()), level, dir, params, listener);
+                        m = measure(scenario, setting, system, systems, workloads.get(setting.id()), level, dir,
+                                servers, params, listener);
+                        servers.dropDatabases();
                         deleteTree(dir);
                         if (!m.ran()) cannotRun.put(key, m.notRun()); // the same refusal at every load: ask once
                         else if (m.all().meanMs() > scenario.bound().meanMs())
@@ -108,7 +120,7 @@ public final class ScenarioRunner {
 
     private static Measured measure(Scenario scenario, Scenario.Setting setting, String name,
                                     Function<String, SystemUnderTest> systems, Workload workload, int level, Path dir,
-                                    Map<String, Object> params, Listener listener) {
+                                    ServerPool servers, Map<String, Object> params, Listener listener) {
         String mode = setting.mode();
         SystemUnderTest system;
         try {
@@ -120,7 +132,7 @@ public final class ScenarioRunner {
         long t0 = System.nanoTime();
         try {
             d = system.deploy(new SystemUnderTest.Setup(setting.app(), dir, setting.instances(), setting.scale(),
-                    scenario.seed(), setting.capacity(), setting.backend(), setting.wan()));
+                    scenario.seed(), setting.capacity(), setting.backend(), setting.wan(), servers));
         } catch (Exception | LinkageError e) {
             log.debug("{} not deployed at {}", name, setting.id(), e);
             return Measured.notRun(name, scenario.name(), setting.id(), params, mode, oneLine(e));

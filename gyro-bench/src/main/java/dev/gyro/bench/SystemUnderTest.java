@@ -3,10 +3,12 @@ package dev.gyro.bench;
 import dev.gyro.app.Application;
 import dev.gyro.runtime.Backend;
 import dev.gyro.runtime.Capacity;
+import dev.gyro.runtime.LocalCluster;
 import dev.gyro.runtime.wan.Wan;
 
 import java.nio.file.Path;
 import java.util.List;
+import java.util.function.IntConsumer;
 
 /**
  * A system the harness measures (issue 6, item 2): Gyro, or a baseline, deployed over the same application code
@@ -33,10 +35,16 @@ public interface SystemUnderTest {
      *                  setup whose WAN is {@link Wan#emulated()}
      */
     record Setup(Application app, Path dir, int instances, int scale, long seed, Capacity capacity, Backend backend,
-                 Wan wan) {
+                 Wan wan, ServerPool servers) {
         public Setup {
             if (instances < 1) throw new IllegalArgumentException("instances must be at least 1, not " + instances);
             if (wan == null) wan = Wan.OFF;
+        }
+
+        /** Servers of its own under {@code dir}, no pool. */
+        public Setup(Application app, Path dir, int instances, int scale, long seed, Capacity capacity,
+                     Backend backend, Wan wan) {
+            this(app, dir, instances, scale, seed, capacity, backend, wan, null);
         }
 
         /** No WAN emulation. */
@@ -46,12 +54,28 @@ public interface SystemUnderTest {
         }
 
         public Setup withDir(Path d) {
-            return new Setup(app, d, instances, scale, seed, capacity, backend, wan);
+            return new Setup(app, d, instances, scale, seed, capacity, backend, wan, servers);
         }
 
         /** This setup on an emulated WAN ({@link Wan#paper()}), or on none ({@link Wan#OFF}). */
         public Setup withWan(Wan w) {
-            return new Setup(app, dir, instances, scale, seed, capacity, backend, w);
+            return new Setup(app, dir, instances, scale, seed, capacity, backend, w, servers);
+        }
+
+        /** This setup with its server databases on {@code pool}'s long-lived servers (null: servers of its own). */
+        public Setup withServers(ServerPool pool) {
+            return new Setup(app, dir, instances, scale, seed, capacity, backend, wan, pool);
+        }
+
+        /**
+         * {@code n} databases of the backend holding {@code application}'s initial data, as a cluster not started:
+         * SQLite files under {@link #dir()}; server databases on the pool's servers when there is a pool, else on
+         * servers of their own under {@link #dir()}, stopped when the cluster closes.
+         */
+        public LocalCluster createDatabases(Application application, int n, IntConsumer progress) throws Exception {
+            if (servers == null || backend.serverKind() == null)
+                return LocalCluster.create(backend, dir, application, n, scale, seed, progress);
+            return LocalCluster.attach(servers.freshDatabases(backend, n), application, scale, seed, progress);
         }
     }
 

@@ -99,8 +99,7 @@ public final class Systems {
             Application app = setup.app();
             int scale = setup.scale();
             long seed = setup.seed();
-            LocalCluster cluster = LocalCluster.create(setup.backend(), setup.dir(), app, setup.instances(), scale,
-                    seed, n -> {});
+            LocalCluster cluster = setup.createDatabases(app, setup.instances(), n -> {});
             Capacity capacity = setup.capacity();
             try {
                 if (readOnlyBaseline) cluster.withClassification(readOnlyClassification(app.classification()));
@@ -162,7 +161,7 @@ public final class Systems {
             Backend backend = setup.backend();
             Capacity capacity = setup.capacity();
             // A cluster of one, never started: it creates and loads the database exactly as Gyro's are.
-            LocalCluster one = LocalCluster.create(backend, setup.dir(), app, 1, scale, seed, n -> {});
+            LocalCluster one = setup.createDatabases(app, 1, n -> {});
             try {
                 Database db = Database.open(backend.dialect(), one.jdbcUrl(0), backend.dialect().instanceOptions());
                 // Under WAN emulation the one database is at the first site, Germany: the paper's LAN site, and its

@@ -60,8 +60,7 @@ public final class ShardedDatabases implements AutoCloseable {
      */
     public static ShardedDatabases create(SystemUnderTest.Setup setup, IntConsumer progress) throws Exception {
         Sharding sharding = setup.app().sharding();
-        LocalCluster c = LocalCluster.create(setup.backend(), setup.dir(), setup.app(), setup.instances(),
-                setup.scale(), setup.seed(), progress);
+        LocalCluster c = setup.createDatabases(setup.app(), setup.instances(), progress);
         ShardedDatabases s = new ShardedDatabases(c, setup, sharding);
         try {
             for (int i = 0; i < c.size(); i++) s.prune(i);
