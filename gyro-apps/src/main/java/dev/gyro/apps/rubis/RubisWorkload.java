@@ -26,8 +26,9 @@ import java.util.function.Supplier;
  *
  * <p>Homed ({@link Homing}), a user is a home user, picks home auctions (a home one among those a search showed it
  * when there is one), views and rates home users, and browses a home region. Ids the database assigns stay where
- * their partition is: the auctions the user registered (the global registerItem allocates from IDS.ITEMS), and the
- * user's own id after it registers anew (registerUser allocates from IDS.USERS); so do the store steps on them.
+ * their partition is: the auctions the user registered (the global registerItem allocates from IDS.ITEMS), and so
+ * do the store steps on them. A user it registers (registerUser allocates from IDS.USERS) becomes the session's user
+ * only when it is home (see {@code learn}).
  *
  * <p>Options: {@code mix} (bidding, browsing), {@code think-ms} (mean of the negative-exponential think time; 0).
  */
@@ -125,7 +126,12 @@ final class RubisWorkload implements Workload {
                 case "registerItem" -> { if (o.ok()) selling.add(o.longValue()); }
                 case "closeAuction" -> selling.remove(call.parameters().get(0));
                 case "registerUser" -> {
-                    if (o.ok()) {
+                    // Homed, the session goes on as the new user only when that user is home. RUBiS's own client
+                    // emulator picks the user of each interaction at random, not the one it registered; and a session
+                    // that went on as a user of another instance would make every later bid, purchase and comment
+                    // global (at 5 instances, 4 times in 5), which the paper's WAN clients, working on their nearest
+                    // instance's data (Table III), do not do. Unhomed, every user is home: it always goes on as it.
+                    if (o.ok() && homing.owns(o.longValue())) {
                         userId = o.longValue();
                         nickname = (String) call.parameters().get(2);
                         password = (String) call.parameters().get(3);
