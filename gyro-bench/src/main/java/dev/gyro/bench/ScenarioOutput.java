@@ -274,8 +274,8 @@ public final class ScenarioOutput {
             String in = group == null ? "" : group + ", ";
             String mode = settings.get(0).capacity().emulated() ? "capacity emulation" : "plain";
             // the scenario's figure: peak throughput against x
-            XYChart tp = chart("Peak throughput (" + s.bound().describe() + "), " + in + mode, s.figure().xLabel(),
-                    unit + " / s");
+            XYChart tp = integerX(chart("Peak throughput (" + s.bound().describe() + "), " + in + mode,
+                    s.figure().xLabel(), unit + " / s"));
             List<Number> xs = new ArrayList<>();
             for (Scenario.Setting st : settings) xs.add(x(st, s));
             for (String system : s.allSystems()) {
@@ -329,7 +329,7 @@ public final class ScenarioOutput {
 
     private static String latencyPlot(Path out, Scenario s, ScenarioAnalysis a, List<Scenario.Setting> settings,
                                       int level, String file, String title) throws IOException {
-        XYChart chart = chart(title, s.figure().xLabel(), "mean latency (ms)");
+        XYChart chart = integerX(chart(title, s.figure().xLabel(), "mean latency (ms)"));
         Object load = s.load().parameters(level).get(s.load().parameter());
         String first = s.systems().get(0);
         for (String system : s.allSystems()) {
@@ -375,6 +375,13 @@ public final class ScenarioOutput {
         XYChart chart = new XYChartBuilder().width(900).height(560).title(title).xAxisTitle(x).yAxisTitle(y).build();
         chart.getStyler().setChartBackgroundColor(Color.WHITE);
         chart.getStyler().setYAxisMin(0.0);
+        return chart;
+    }
+
+    /** Labels only the whole numbers of the x axis: instances, sites and shares come whole, 2.2 sites do not. */
+    private static XYChart integerX(XYChart chart) {
+        chart.setCustomXAxisTickLabelsFormatter(v -> Math.abs(v - Math.rint(v)) < 1e-9
+                ? Long.toString(Math.round(v)) : "");
         return chart;
     }
 
