@@ -1,18 +1,27 @@
 package dev.gyro.cli;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.gyro.runtime.Backend;
+import dev.gyro.servers.ThrowawayServers;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * {@code gyro bench} is registered and refuses what it cannot run with the reason, before running anything (the
- * scenarios themselves are tested end to end in gyro-bench: ScenarioRunnerTest, LocalRatioScenarioTest).
+ * {@code gyro bench} is registered, refuses what it cannot run with the reason before running anything, and runs a
+ * scenario's quick configuration end to end as a user would (the engine is tested further in gyro-bench:
+ * ScenarioRunnerTest, LocalRatioScenarioTest).
  */
 class BenchCommandTest {
 
@@ -66,5 +75,39 @@ class BenchCommandTest {
         assertThat(r.exit()).isEqualTo(2);
         assertThat(r.out()).contains("bench: FAILED: workload option think-ms=-5 is outside");
         assertThat(dir.resolve("results.json")).doesNotExist();
+    }
+
+    /**
+     * The cheapest quick scenario, TPC-C on PostgreSQL (3 instances; gyro, 2pc and centralized at 2 and 16 clients: 6 points),
+     * through the command line: it ends OK, and its results.json holds every point, valid, with the ratios.
+     */
+    @Test
+    void theQuickTpccScenarioRunsEndToEnd() throws Exception {
+        ClusterCommandTest.require(Backend.POSTGRES);
+        // a directory the servers' system user can reach when the tests run as root (a @TempDir is private)
+        Path out = ThrowawayServers.base().resolve("bench-tpcc-quick");
+        Run r = bench("tpcc", "--quick", "--out", out.toString());
+        assertThat(r.exit()).as(r.out()).isZero();
+        assertThat(r.out()).as("progress, then the verdict").contains("1/6", "6/6", "bench: OK (tpcc, 6 points run");
+
+        JsonNode root = new ObjectMapper().readTree(out.resolve("results.json").toFile());
+        assertThat(root.get("scenario").asText()).isEqualTo("tpcc");
+        assertThat(root.get("quick").asBoolean()).isTrue();
+        assertThat(root.get("valid").asBoolean()).isTrue();
+        assertThat(root.get("pointsRun").asInt()).isEqualTo(6);
+        Set<String> systems = new HashSet<>();
+        for (JsonNode p : root.get("points")) {
+            String key = p.get("system").asText() + " at " + p.get("parameters").get("clients");
+            systems.add(p.get("system").asText());
+            assertThat(p.get("valid").asBoolean()).as(key).isTrue();
+            assertThat(p.get("throughput").asDouble()).as(key).isPositive();
+            assertThat(p.get("parameters").get("warehouses").asInt()).as(key).isEqualTo(6);
+            if (p.get("system").asText().equals("gyro"))
+                assertThat(p.get("ratios").get("2pc").get("throughput").asDouble()).as(key).isPositive();
+        }
+        assertThat(systems).containsExactlyInAnyOrder("gyro", "2pc", "centralized");
+        for (String f : List.of("throughput.png", "latency-light.png", "summary.md"))
+            assertThat(Files.size(out.resolve(f))).as(f).isGreaterThan(500);
+        assertThat(out.resolve(".work")).as("the work directory is removed").doesNotExist();
     }
 }
