@@ -500,7 +500,8 @@ public final class GyroInstance implements AutoCloseable {
         if (p == null) {
             reply = null; // cannot happen: requests are registered before the belt sees them
         } else {
-            try (Capacity.Slot slot = capacity.enter()) {
+            // ahead of queued local requests: the token waits for this one (Capacity, Section VII-C)
+            try (Capacity.Slot slot = capacity.enterAhead()) {
                 TransactionCatalog.Entry entry = catalog.get(p.request().transaction());
                 StateUpdate[] written = new StateUpdate[1];
                 dev.gyro.runtime.check.AccessLog log = accessLog;
@@ -594,7 +595,9 @@ public final class GyroInstance implements AutoCloseable {
         long start = System.nanoTime();
         Capacity.Slot slot;
         try {
-            slot = capacity.enter(); // held for every attempt: the emulated server is busy with this request
+            // held for every attempt: the emulated server is busy with this request; ahead of queued local
+            // requests, since the token waits for it (Capacity, Section VII-C)
+            slot = capacity.enterAhead();
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             p.reply().accept(failure(p.request(), e));

@@ -65,4 +65,61 @@ class CapacityTest {
         assertThat(two.describe()).contains("3 transaction(s) at a time", "7 ms");
         assertThatThrownBy(() -> Capacity.of(0, 5)).isInstanceOf(IllegalArgumentException.class);
     }
+
+    /** A thread that takes a slot (ahead or not), notes its name in {@code order}, and frees it at once. */
+    private static Thread waiter(Capacity capacity, String name, boolean ahead, List<String> order) throws Exception {
+        Thread t = new Thread(() -> {
+            try (Capacity.Slot slot = ahead ? capacity.enterAhead() : capacity.enter()) {
+                order.add(name);
+            } catch (InterruptedException e) {
+                order.add(name + " interrupted");
+            }
+        }, name);
+        t.start();
+        // in line before the next one starts: its place in the queue is its arrival
+        while (t.getState() != Thread.State.WAITING) {
+            assertThat(t.isAlive()).as(name + " waits for the held slot").isTrue();
+            Thread.sleep(1);
+        }
+        return t;
+    }
+
+    @Test
+    void theTokenHoldersGlobalsGoAheadOfWaitingLocalsAndEachLaneIsServedInArrivalOrder() throws Exception {
+        Capacity capacity = Capacity.of(1, 0);
+        List<String> order = Collections.synchronizedList(new ArrayList<>());
+        List<Thread> threads = new ArrayList<>();
+        try (Capacity.Slot held = capacity.enter()) {
+            threads.add(waiter(capacity, "local-1", false, order));
+            threads.add(waiter(capacity, "local-2", false, order));
+            threads.add(waiter(capacity, "global-1", true, order));
+            threads.add(waiter(capacity, "local-3", false, order));
+            threads.add(waiter(capacity, "global-2", true, order));
+        }
+        for (Thread t : threads) t.join(10_000);
+        assertThat(order).containsExactly("global-1", "global-2", "local-1", "local-2", "local-3");
+    }
+
+    @Test
+    void anInterruptedWaiterLeavesItsPlaceToTheNext() throws Exception {
+        Capacity capacity = Capacity.of(1, 0);
+        List<String> order = Collections.synchronizedList(new ArrayList<>());
+        Thread first, second, ahead;
+        try (Capacity.Slot held = capacity.enter()) {
+            first = waiter(capacity, "first", false, order);
+            second = waiter(capacity, "second", false, order);
+            ahead = waiter(capacity, "ahead", true, order);
+            first.interrupt();
+            first.join(10_000);
+            ahead.interrupt();
+            ahead.join(10_000);
+            assertThat(order).containsExactly("first interrupted", "ahead interrupted");
+        }
+        second.join(10_000);
+        assertThat(order).containsExactly("first interrupted", "ahead interrupted", "second");
+        assertThat(capacity.served()).isEqualTo(2); // the held slot and second's
+        try (Capacity.Slot again = capacity.enter()) {
+            assertThat(capacity.served()).as("every slot came back").isEqualTo(3);
+        }
+    }
 }
