@@ -193,6 +193,9 @@ public final class TwoPhaseCommitSystem implements SystemUnderTest {
                         continue;
                     }
                     if (!(e instanceof dev.gyro.app.UserAbort)) log.debug("2pc call {} failed", call, e);
+                    if (attempt == MAX_ATTEMPTS && retryable(e))
+                        return new Result(new Outcome(Outcome.Status.FAILED, List.of(), call.transaction()
+                                + " gave up after " + attempt + " attempts, each lost a race: " + e), kind);
                     return new Result(Invocations.failed(call, e), kind);
                 }
             }
@@ -215,8 +218,12 @@ public final class TwoPhaseCommitSystem implements SystemUnderTest {
             return false;
         }
 
+        /**
+         * Jittered exponential backoff, 2 ms doubling to at most 500 ms, as the peer's: capped at 50 ms, TPC-C's
+         * newOrder on 8 PostgreSQL shards at 32 clients lost 50 races in a row twice in one point.
+         */
         private static void pause(int attempt) {
-            long max = Math.min(50, 1L << Math.min(attempt, 6));
+            long max = Math.min(500, 2L << Math.min(10, attempt));
             try {
                 Thread.sleep(ThreadLocalRandom.current().nextLong(1, max + 1));
             } catch (InterruptedException e) {
