@@ -144,4 +144,34 @@ class WorkloadRunnerTest {
             assertThat(m.requests()).isEqualTo(r.byTransaction().get("localOp").total());
         }
     }
+
+    /**
+     * A call sent in the window counts however late it completes: one session whose calls take 400 ms each sends at
+     * about 0, 0.4 and 0.8 s of a 1 s window, and all three count with their whole 400 ms, the third completing after
+     * the end. Counting only calls that also completed in the window left out the slowest calls of every window.
+     */
+    @Test
+    void aCallSentInTheWindowCountsHoweverLateItCompletes() throws InterruptedException {
+        Target slow = new Target() {
+            public Channel open() {
+                return call -> {
+                    try {
+                        Thread.sleep(400);
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    }
+                    return new Result(dev.gyro.app.Outcome.ok(List.of()), "local");
+                };
+            }
+
+            public void close() {}
+        };
+        WorkloadRunner.Result r = WorkloadRunner.run(APP.workload(1, WorkloadOptions.NONE), slow,
+                new WorkloadRunner.Settings(1, Duration.ofSeconds(1), 9, Duration.ZERO, null, null), (e, t, c) -> {});
+        assertThat(r.completed()).isEqualTo(3);
+        assertThat(r.latencyMicros().get("local").getMinValue()).as("3 significant digits").isGreaterThanOrEqualTo(399_000);
+        long inTime = 0;
+        for (long c : r.timeline().completed()) inTime += c;
+        assertThat(inTime).as("the timeline counts each call in the interval it was sent in").isEqualTo(3);
+    }
 }
