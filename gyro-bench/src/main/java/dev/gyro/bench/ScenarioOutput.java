@@ -274,8 +274,8 @@ public final class ScenarioOutput {
             String in = group == null ? "" : group + ", ";
             String mode = settings.get(0).capacity().emulated() ? "capacity emulation" : "plain";
             // the scenario's figure: peak throughput against x
-            XYChart tp = integerX(chart("Peak throughput (" + s.bound().describe() + "), " + in + mode,
-                    s.figure().xLabel(), unit + " / s"));
+            XYChart tp = integerX(chart(String.format(Locale.ROOT, "Peak throughput (mean latency under %.0f ms), %s%s",
+                    s.bound().meanMs(), in, mode), s.figure().xLabel(), unit + " / s"));
             List<Number> xs = new ArrayList<>();
             for (Scenario.Setting st : settings) xs.add(x(st, s));
             for (String system : s.allSystems()) {
