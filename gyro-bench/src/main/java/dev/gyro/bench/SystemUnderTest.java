@@ -62,11 +62,6 @@ public interface SystemUnderTest {
             return new Setup(app, dir, instances, scale, seed, capacity, backend, w, servers);
         }
 
-        /** This setup with its server databases on {@code pool}'s long-lived servers (null: servers of its own). */
-        public Setup withServers(ServerPool pool) {
-            return new Setup(app, dir, instances, scale, seed, capacity, backend, wan, pool);
-        }
-
         /**
          * {@code n} databases of the backend holding {@code application}'s initial data, as a cluster not started:
          * SQLite files under {@link #dir()}; server databases on the pool's servers when there is a pool, else on
