@@ -258,7 +258,7 @@ public final class ScenarioOutput {
     private static final Map<String, Color> COLORS = Map.of(
             "gyro", new Color(0x1f77b4), "gyro local", new Color(0x17becf), "gyro global", new Color(0x9467bd),
             "read-only", new Color(0xff7f0e), "centralized", new Color(0x2ca02c), "2pc", new Color(0xd62728),
-            "peer", new Color(0x8c564b));
+            "peer", new Color(0x8c564b), "centralized-jdbc", new Color(0x7f7f7f));
 
     private static String suffix(String group, List<String> groups) {
         return groups.size() <= 1 || group == null ? "" : "-" + group.replaceAll("[^A-Za-z0-9._-]", "_");

@@ -48,7 +48,7 @@ final class WanChannel implements Target.Channel {
     }
 
     /** Waits {@code nanos} on the monotonic clock (finer than Thread.sleep's milliseconds); false if interrupted. */
-    private static boolean pause(long nanos) {
+    static boolean pause(long nanos) {
         long deadline = System.nanoTime() + nanos;
         for (long left = nanos; left > 0; left = deadline - System.nanoTime()) {
             LockSupport.parkNanos(left);

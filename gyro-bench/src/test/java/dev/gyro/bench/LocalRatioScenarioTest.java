@@ -26,7 +26,7 @@ class LocalRatioScenarioTest {
 
     @Test
     void aSmallLocalRatioRunWritesValidResults(@TempDir Path dir) throws Exception {
-        Scenario scenario = LocalRatioScenario.define(List.of(0, 90), List.of(4), Systems.NAMES, 3, Capacity.of(2, 5),
+        Scenario scenario = LocalRatioScenario.define(List.of(0, 90), List.of(4), LocalRatioScenario.SYSTEMS, 3, Capacity.of(2, 5),
                 Duration.ofSeconds(1), Duration.ofMillis(1500), 11, Backend.SQLITE, true);
         List<Measured> points = ScenarioRunner.run(scenario, dir.resolve("work"), new ScenarioRunner.Listener() {});
         Path out = dir.resolve("out");
@@ -41,7 +41,7 @@ class LocalRatioScenarioTest {
         assertThat(ps).hasSize(6);
         Map<String, JsonNode> byKey = new HashMap<>();
         for (JsonNode p : ps) {
-            assertThat(p.get("system").asText()).isIn(Systems.NAMES);
+            assertThat(p.get("system").asText()).isIn(LocalRatioScenario.SYSTEMS);
             assertThat(p.get("valid").asBoolean()).isTrue();
             assertThat(p.get("throughput").asDouble()).isPositive();
             assertThat(p.get("requests").asLong()).isPositive();

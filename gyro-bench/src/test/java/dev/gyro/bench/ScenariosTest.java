@@ -72,16 +72,25 @@ class ScenariosTest {
             assertThat(s.settings()).allMatch(st -> st.wan().emulated());
             for (Scenario.Setting st : s.settings()) assertThat(st.instances()).isEqualTo(st.parameters().get("sites"));
         }
-        // Table III: centralized, gyro and read-only side by side at 2, 3 and 5 sites, on the same (homed) calls
+        // Table III: both centralized deployments, gyro and read-only side by side at 2, 3 and 5 sites (quick: 5), on
+        // the same (homed) calls, on row-locking PostgreSQL; the paper's ratios against the paper's centralized setting
+        Scenario full = Scenarios.define("wan-latency", Scenarios.Options.of(false));
+        assertThat(values(full, "sites")).containsExactlyInAnyOrder(2, 3, 5);
+        assertThat(full.paper()).extracting(Scenario.PaperRatio::paper).contains(2.1, 3.2, 47.9, 10.8, 11.9, 4.3);
         Scenario latency = quick("wan-latency");
-        assertThat(values(latency, "sites")).containsExactlyInAnyOrder(2, 3, 5);
-        assertThat(latency.settings()).allMatch(st -> latency.systemsAt(st).containsAll(List.of("gyro", "read-only", "centralized")));
-        assertThat(latency.paper()).extracting(Scenario.PaperRatio::paper).contains(47.9, 10.8, 11.9, 4.3);
-        // Figure 6: centralized is the one-site reference of each application
+        assertThat(values(latency, "sites")).containsExactly(5);
+        assertThat(latency.settings()).allMatch(st -> st.backend() == Backend.POSTGRES && latency.systemsAt(st)
+                .containsAll(List.of("gyro", "read-only", "centralized", "centralized-jdbc")));
+        assertThat(latency.paper()).extracting(Scenario.PaperRatio::paper).containsExactlyInAnyOrder(47.9, 10.8, 11.9, 4.3);
+        assertThat(latency.paper()).allMatch(p -> p.baseline().equals("centralized-jdbc"));
+        // Figure 6: the centralized deployments are the one-site reference of each application
         Scenario scale = quick("wan-scale");
         for (Scenario.Setting st : scale.settings())
-            if (scale.systemsAt(st).contains("centralized")) assertThat(st.instances()).isEqualTo(1);
+            if (scale.systemsAt(st).contains("centralized"))
+                assertThat(st.instances()).isEqualTo(1);
             else assertThat(scale.systemsAt(st)).containsExactly("gyro", "read-only");
+        assertThat(scale.settings()).filteredOn(st -> st.instances() == 1)
+                .allMatch(st -> scale.systemsAt(st).equals(List.of("centralized", "centralized-jdbc")));
     }
 
     @Test

@@ -147,6 +147,33 @@ class WanSystemsTest {
     }
 
     @Test
+    void centralizedJdbcPaysARoundTripPerStatementAndOneForTheCommit(@TempDir Path dir) throws Exception {
+        Wan wan = Wan.paper();
+        try (SystemUnderTest.Deployment d = Systems.centralizedJdbc().deploy(setup(dir))) {
+            Systems.CentralizedTarget target = (Systems.CentralizedTarget) d.target();
+            List<Target.Channel> clients = fiveClients(target);
+            long japan = wan.roundTripMillis(Site.JAPAN, Site.GERMANY) * 1_000_000; // 253 ms
+            // A row and partition the database has never seen: two updates that find nothing, two inserts, the
+            // commit. Then the same row again: two updates, the commit.
+            long before = target.roundTrips.sum();
+            long first = nanos(clients.get(1), Call.of("localOp", 1_000_001L, 1, 0));
+            assertThat(target.roundTrips.sum() - before).isEqualTo(5);
+            assertThat(first).isGreaterThanOrEqualTo(5 * japan);
+            long second = nanos(clients.get(1), Call.of("localOp", 1_000_001L, 1, 0));
+            assertThat(target.roundTrips.sum() - before).isEqualTo(8);
+            assertThat(second).isGreaterThanOrEqualTo(3 * japan).isLessThan(4 * japan);
+            assertThat(target.calls.sum()).isEqualTo(2);
+            // Germany's client is at the database's site: 20 ms round trips.
+            assertThat(nanos(clients.get(0), Call.of("localOp", 1_000_001L, 1, 0))).isLessThan(japan);
+
+            // All five sites at once: the WAN waits hold no emulated slot and lose no update.
+            Workload workload = new Micro().workload(1, WorkloadOptions.of(Map.of("local", "50", "service-ms", "0")));
+            assertThat(drive(workload, clients, Duration.ofSeconds(2))).isPositive();
+            assertThat(d.settleAndCheck()).isEmpty();
+        }
+    }
+
+    @Test
     void withoutWanChannelsHaveNoSite(@TempDir Path dir) throws Exception {
         SystemUnderTest.Setup lan = new SystemUnderTest.Setup(new Micro(), dir, 3, 1, 7, Capacity.PLAIN, Backend.SQLITE);
         assertThat(lan.wan()).isSameAs(Wan.OFF);

@@ -41,7 +41,8 @@ final class BenchCommand implements Callable<Integer> {
     Path out;
 
     @Option(names = "--backend", paramLabel = "DB", description = "sqlite, postgres or mariadb for every instance "
-            + "(default: postgres where 2pc or the peer take part, which refuse SQLite; sqlite otherwise)")
+            + "(default: sqlite for local-ratio; postgres for the others, since 2pc and the peer refuse SQLite and "
+            + "the WAN's centralized-jdbc needs row locks)")
     String backend;
 
     @Option(names = "--plain", description = "no capacity emulation: all instances share this machine's cores "
