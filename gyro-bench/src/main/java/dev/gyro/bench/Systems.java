@@ -94,7 +94,7 @@ public final class Systems {
      * every statement and the commit cross the WAN ({@link RemoteConnection}). This is the paper's centralized
      * baseline (Section VII-D): "a single server deployment of standard MySQL", whose clients at the five sites used
      * it directly; {@link #centralized()} is the kinder deployment with the application next to the database.
-     * Without WAN emulation it is {@link #centralized()} but for the emulated slot, held for the service time only.
+     * Without WAN emulation it runs each call as {@link #centralized()} does.
      */
     public static SystemUnderTest centralizedJdbc() {
         return new CentralizedSystem(true);
@@ -195,8 +195,8 @@ public final class Systems {
             try {
                 Database.Options options = backend.dialect().instanceOptions();
                 // A session holds its connection across WAN round trips: a pool as large as the server allows, so
-                // that the pool, not the database, does not become what sessions wait for (SQLite writes one at a
-                // time whatever the pool).
+                // that sessions wait for the database, not for a connection (SQLite writes one at a time whatever
+                // the pool).
                 if (jdbcAcrossWan && backend != Backend.SQLITE)
                     options = options.withPoolSizes(Math.max(options.writePoolSize(), JDBC_POOL),
                             Math.max(options.readPoolSize(), JDBC_POOL));
@@ -294,9 +294,10 @@ public final class Systems {
         public Channel open(int k) {
             if (!wan.emulated()) return call -> execute(call, 0);
             Site site = Wan.Placement.clientSite(k);
-            long oneWay = wan.clientOneWay(site, 0).toNanos();
-            if (jdbcAcrossWan) return new WanChannel(site, Duration.ZERO, call -> execute(call, oneWay));
-            return new WanChannel(site, wan.clientOneWay(site, 0), call -> execute(call, 0));
+            Duration oneWay = wan.clientOneWay(site, 0);
+            // centralized-jdbc: no delay around the call, one around each of its statements instead
+            if (jdbcAcrossWan) return new WanChannel(site, Duration.ZERO, call -> execute(call, oneWay.toNanos()));
+            return new WanChannel(site, oneWay, call -> execute(call, 0));
         }
 
         /** Runs the call; {@code statementOneWay} &gt; 0: from that far away, statement by statement. */
@@ -315,35 +316,39 @@ public final class Systems {
             }
             long now = System.currentTimeMillis();
             long seed = requests.incrementAndGet();
-            if (statementOneWay > 0) return executeAcross(call, statementOneWay, readOnly, entry, params, now, seed, kind);
-            try (Capacity.Slot slot = capacity.enter()) {
-                Object result = db.inTransaction(readOnly,
-                        c -> entry.invoke(Invocations.context(c, now, seed), params));
+            try {
+                Object result = statementOneWay > 0 ? runAcross(statementOneWay, readOnly, entry, params, now, seed)
+                        : runHere(readOnly, entry, params, now, seed);
                 return new Result(Invocations.ok(result), kind);
             } catch (Exception e) {
                 return new Result(Invocations.failed(call, e), kind);
             }
         }
 
-        private Result executeAcross(Call call, long oneWay, boolean readOnly, TransactionCatalog.Entry entry,
-                                     List<Value> params, long now, long seed, String kind) {
-            LongAdder trips = new LongAdder();
-            try {
-                Object result = db.inTransaction(readOnly, c -> {
-                    capacity.enter().close(); // the server's work on this transaction: its service time
-                    Object r = entry.invoke(Invocations.context(RemoteConnection.across(c, oneWay, trips), now, seed),
-                            params);
-                    RemoteConnection.away(oneWay); // the COMMIT on its way: the locks are held until it arrives
-                    trips.increment();
-                    return r;
-                });
-                RemoteConnection.away(oneWay); // and the commit's reply
-                calls.increment();
-                roundTrips.add(trips.sum());
-                return new Result(Invocations.ok(result), kind);
-            } catch (Exception e) {
-                return new Result(Invocations.failed(call, e), kind);
+        /** The application next to the database: the call holds an emulated slot throughout, as Gyro's do. */
+        private Object runHere(boolean readOnly, TransactionCatalog.Entry entry, List<Value> params, long now,
+                               long seed) throws Exception {
+            try (Capacity.Slot slot = capacity.enter()) {
+                return db.inTransaction(readOnly, c -> entry.invoke(Invocations.context(c, now, seed), params));
             }
+        }
+
+        /** The application {@code oneWay} away: each statement and the commit a round trip. */
+        private Object runAcross(long oneWay, boolean readOnly, TransactionCatalog.Entry entry, List<Value> params,
+                                 long now, long seed) throws Exception {
+            LongAdder trips = new LongAdder(); // this call's, failed attempts included
+            Object result = db.inTransaction(readOnly, c -> {
+                capacity.enter().close(); // the server's work on this transaction: its service time
+                Object r = entry.invoke(Invocations.context(RemoteConnection.across(c, oneWay, trips), now, seed),
+                        params);
+                RemoteConnection.away(oneWay); // the COMMIT on its way: the locks are held until it arrives
+                trips.increment();
+                return r;
+            });
+            RemoteConnection.away(oneWay); // and the commit's reply
+            calls.increment();
+            roundTrips.add(trips.sum());
+            return result;
         }
 
         @Override
