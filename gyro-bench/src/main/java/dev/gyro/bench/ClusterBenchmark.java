@@ -77,7 +77,7 @@ public final class ClusterBenchmark {
         try (LocalCluster cluster = LocalCluster.create(spec.backend(), spec.dir(), spec.app(), spec.instances(),
                 spec.scale(), spec.seed(), loaded)) {
             cluster.startAll();
-            if (accesses != null) for (int i = 0; i < cluster.size(); i++) cluster.instance(i).recordAccesses(accesses);
+            if (accesses != null) for (int i = 0; i < cluster.size(); i++) cluster.instance(i).observeRequests(accesses);
             listener.started(cluster.addresses(), workload.describe());
             WorkloadRunner.Result result;
             try (GyroTarget target = new GyroTarget(cluster.addresses())) {

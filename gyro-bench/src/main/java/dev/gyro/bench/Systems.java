@@ -151,7 +151,7 @@ public final class Systems {
 
                     public List<Long> served() {
                         List<Long> out = new ArrayList<>();
-                        for (int i = 0; i < cluster.size(); i++) out.add(cluster.instance(i).capacity().served());
+                        for (int i = 0; i < cluster.size(); i++) out.add(cluster.capacity(i).served());
                         return out;
                     }
 
@@ -328,7 +328,7 @@ public final class Systems {
         /** The application next to the database: the call holds an emulated slot throughout, as Gyro's do. */
         private Object runHere(boolean readOnly, TransactionCatalog.Entry entry, List<Value> params, long now,
                                long seed) throws Exception {
-            try (Capacity.Slot slot = capacity.enter()) {
+            try (dev.gyro.runtime.hook.TransactionGate.Slot slot = capacity.enter()) {
                 return db.inTransaction(readOnly, c -> entry.invoke(Invocations.context(c, now, seed), params));
             }
         }

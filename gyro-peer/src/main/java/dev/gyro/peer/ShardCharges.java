@@ -42,7 +42,7 @@ public final class ShardCharges implements SQLExecutionHook {
             if (!touched.add(dataSource)) return;
             Capacity server = servers.get(dataSource);
             if (server == null) throw new IllegalStateException("SQL sent to unknown data source " + dataSource);
-            try (Capacity.Slot ignored = server.enter()) {
+            try (dev.gyro.runtime.hook.TransactionGate.Slot ignored = server.enter()) {
                 // the service time is spent inside enter(); the slot is given back at once (see the class comment)
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();

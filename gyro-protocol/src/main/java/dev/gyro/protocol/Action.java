@@ -7,7 +7,8 @@ import java.util.List;
  * returned and reports completion through the matching event. Each action's Javadoc is the runtime's duty.
  */
 public sealed interface Action
-        permits Action.Send, Action.ApplyUpdates, Action.ExecuteGlobal, Action.ExecuteGlobals, Action.PassToken {
+        permits Action.Send, Action.ApplyUpdates, Action.ExecuteGlobal, Action.ExecuteGlobals, Action.CommitGlobal,
+        Action.PassToken {
 
     /** Send {@code message} to instance {@code to}. Best effort: losing it is allowed, the protocol resends. */
     record Send(int to, Message message) implements Action {}
@@ -35,21 +36,28 @@ public sealed interface Action
      * Lines 14-18 of Algorithm 1 with the parallel execution of the paper's Appendix B, asked for only when
      * {@link ConveyorBeltConfig#parallelGlobals()} is set (a DBMS with commit ordering: a transaction cannot commit
      * before one serialized ahead of it). Execute every request of {@code requestIds} (this round's snapshot) on
-     * the local DBMS, concurrently, capturing each one's writes as row images. A request that commits writes takes
-     * the next gsn at its commit: the first one to commit takes {@code firstGsn}, the next {@code firstGsn + 1},
-     * and so on, so that gsn order is commit order, which commit ordering makes a serialization order. Taking the
-     * gsn, recording it as the last applied gsn with the update in the outbox (in the request's own DBMS
-     * transaction, as for {@link ExecuteGlobal}), committing, and reporting
-     * {@link ConveyorBelt#onGlobalExecuted(long, StateUpdate)} must happen under one lock, so that reports arrive
-     * in gsn order. A request that fails (rolled back) or writes nothing takes no gsn and is reported with
+     * the local DBMS, concurrently, each in its own DBMS transaction, capturing its writes as row images. A request
+     * that wrote something keeps its transaction open and reports {@link ConveyorBelt#onReadyToCommit(long)}; the
+     * belt answers with {@link CommitGlobal}, one commit at a time. A request that fails (rolled back) or writes
+     * nothing takes no gsn and is reported {@link ConveyorBelt#onGlobalExecuted(long, StateUpdate)} with
      * {@code null}, at any time. The round ends when every request of the list was reported. The runtime replies
      * to each client itself, once its outcome is durable.
      */
-    record ExecuteGlobals(List<Long> requestIds, long firstGsn) implements Action {
+    record ExecuteGlobals(List<Long> requestIds) implements Action {
         public ExecuteGlobals {
             requestIds = List.copyOf(requestIds);
         }
     }
+
+    /**
+     * Parallel globals: request {@code requestId}, ready to commit, takes {@code gsn}. In its own DBMS transaction,
+     * record {@code gsn} as the last applied gsn and store the update (this gsn, this instance as origin) in the
+     * outbox, commit, then report {@link ConveyorBelt#onGlobalExecuted(long, StateUpdate)} with the update. No other
+     * commit is granted until then, so gsn order is commit order, which commit ordering makes a serialization
+     * order. If the commit fails and rolls back, report {@link ConveyorBelt#onCommitAborted(long)} (the gsn stays
+     * free) and run the request again or report it executed with {@code null}.
+     */
+    record CommitGlobal(long requestId, long gsn) implements Action {}
 
     /**
      * Line 19 of Algorithm 1: durably record {@code token} as passed (so a restart resends it instead of acting

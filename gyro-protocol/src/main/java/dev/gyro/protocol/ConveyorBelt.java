@@ -53,8 +53,11 @@ public final class ConveyorBelt {
     private final ArrayDeque<Long> queue = new ArrayDeque<>();
     private final ArrayDeque<Long> snapshot = new ArrayDeque<>();
     private long executing = -1;
-    // With parallel globals (Appendix B): the snapshot's requests not reported yet.
+    // With parallel globals (Appendix B): the snapshot's requests not reported yet; of those, the ones that wait
+    // for a gsn to commit, in the order they became ready; and the one whose commit holds the next gsn.
     private final java.util.LinkedHashSet<Long> executingInParallel = new java.util.LinkedHashSet<>();
+    private final ArrayDeque<Long> readyToCommit = new ArrayDeque<>();
+    private long committing = -1;
 
     private boolean wanted;
     private long wantSentAt = Long.MIN_VALUE / 2;
@@ -151,7 +154,8 @@ public final class ConveyorBelt {
 
     /**
      * The runtime finished {@link Action.ExecuteGlobal} for {@code requestId}, or, with parallel globals, one
-     * request of {@link Action.ExecuteGlobals} (updates reported in gsn order).
+     * request of {@link Action.ExecuteGlobals}: committed under the gsn its {@link Action.CommitGlobal} granted,
+     * or failed (rolled back), or wrote nothing.
      *
      * @param update the request's state update, or null if it failed or wrote nothing
      */
@@ -159,7 +163,12 @@ public final class ConveyorBelt {
         if (config.parallelGlobals()) {
             check(role == Role.PRIMARY && executingInParallel.remove(requestId), "global request " + requestId
                     + " finished but is not one of " + executingInParallel + " executing (" + role + ")");
+            check(update == null || committing == requestId, "global request " + requestId + " committed gsn "
+                    + (update == null ? "-" : update.gsn()) + " without a commit grant (granted: " + committing + ")");
+            readyToCommit.remove(requestId); // it gave up waiting (the instance is stopping)
+            if (committing == requestId) committing = -1;
             if (update != null) appendOwnUpdate(update);
+            grantNextCommit();
             if (executingInParallel.isEmpty()) finishRound();
             return;
         }
@@ -168,6 +177,38 @@ public final class ConveyorBelt {
         executing = -1;
         if (update != null) appendOwnUpdate(update);
         executeNext();
+    }
+
+    /**
+     * Parallel globals only (Appendix B): request {@code requestId} of the round ran to the end of its own DBMS
+     * transaction, wrote something, and waits for a gsn to commit. The belt grants gsns one commit at a time, in
+     * the order requests become ready ({@link Action.CommitGlobal}), so that gsn order is commit order.
+     */
+    public void onReadyToCommit(long requestId) {
+        check(config.parallelGlobals() && role == Role.PRIMARY && executingInParallel.contains(requestId)
+                        && committing != requestId && !readyToCommit.contains(requestId),
+                "global request " + requestId + " is ready to commit but is not one of " + executingInParallel
+                        + " executing and waiting (" + role + ")");
+        readyToCommit.addLast(requestId);
+        grantNextCommit();
+    }
+
+    /**
+     * Parallel globals only: the commit that {@link Action.CommitGlobal} granted to {@code requestId} failed and
+     * rolled back, so its gsn is unused. The request is still executing: the runtime runs it again (and reports
+     * it ready again) or reports it executed with no update.
+     */
+    public void onCommitAborted(long requestId) {
+        check(config.parallelGlobals() && role == Role.PRIMARY && committing == requestId,
+                "commit of global request " + requestId + " aborted but " + committing + " holds the commit grant");
+        committing = -1;
+        grantNextCommit();
+    }
+
+    private void grantNextCommit() {
+        if (committing >= 0 || readyToCommit.isEmpty()) return;
+        committing = readyToCommit.pollFirst();
+        emit(new Action.CommitGlobal(committing, lastGsn + 1));
     }
 
     private void appendOwnUpdate(StateUpdate update) {
@@ -221,20 +262,25 @@ public final class ConveyorBelt {
         if (role == Role.APPLYING && token.hop() == heldHop) return; // resent while we apply it
         check(role == Role.FOLLOWER, "received token of hop " + token.hop() + " while " + role + " at hop "
                 + heldHop + ": two tokens");
+        // Checked before anything changes: a token that contradicts this instance's state leaves it as it was.
+        List<StateUpdate> kept = new ArrayList<>();
+        List<StateUpdate> toApply = new ArrayList<>();
+        long gsn = lastGsn;
+        for (StateUpdate u : token.updates()) {
+            if (u.origin() == self) continue; // lines 9-10: own updates have been seen by all others
+            kept.add(u);
+            if (u.gsn() > gsn) { // lines 11-12; at or below lastGsn: applied before a restart
+                check(u.gsn() == gsn + 1, "gap in gsns: token carries " + u.gsn() + " after " + gsn);
+                toApply.add(u);
+                gsn = u.gsn();
+            }
+        }
         role = Role.APPLYING;
         heldHop = token.hop();
         ackTo = pass.from();
         heldUpdates.clear();
-        List<StateUpdate> toApply = new ArrayList<>();
-        for (StateUpdate u : token.updates()) {
-            if (u.origin() == self) continue; // lines 9-10: own updates have been seen by all others
-            heldUpdates.add(u);
-            if (u.gsn() > lastGsn) { // lines 11-12; at or below lastGsn: applied before a restart
-                check(u.gsn() == lastGsn + 1, "gap in gsns: token carries " + u.gsn() + " after " + lastGsn);
-                toApply.add(u);
-                lastGsn = u.gsn();
-            }
-        }
+        heldUpdates.addAll(kept);
+        lastGsn = gsn;
         emit(new Action.ApplyUpdates(new Token(heldHop, heldUpdates), toApply, lastGsn));
     }
 
@@ -248,13 +294,13 @@ public final class ConveyorBelt {
 
     private void executeNext() {
         if (config.parallelGlobals()) {
-            // Appendix B: the whole snapshot at once; gsns are taken in commit order, from lastGsn + 1 on.
+            // Appendix B: the whole snapshot at once; gsns are granted at commit (onReadyToCommit), one at a time.
             if (snapshot.isEmpty()) {
                 finishRound();
                 return;
             }
             executingInParallel.addAll(snapshot);
-            emit(new Action.ExecuteGlobals(new ArrayList<>(snapshot), lastGsn + 1));
+            emit(new Action.ExecuteGlobals(new ArrayList<>(snapshot)));
             snapshot.clear();
             return;
         }

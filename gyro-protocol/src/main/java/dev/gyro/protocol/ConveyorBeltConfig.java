@@ -10,7 +10,7 @@ package dev.gyro.protocol;
  * @param wantResendMillis     repeat a WANT after this long while a global request still waits
  * @param parallelGlobals      run each round's snapshot of global requests concurrently
  *                             ({@link Action.ExecuteGlobals}) instead of one at a time ({@link Action.ExecuteGlobal}):
- *                             only for a DBMS with commit ordering (paper Appendix B, DESIGN.md decision 6)
+ *                             only for a DBMS with commit ordering (paper Appendix B; docs/decisions.md, decision 6)
  */
 public record ConveyorBeltConfig(int self, int ringSize, int maxQueuedGlobals, long tokenResendMillis,
                                  long wantResendMillis, boolean parallelGlobals) {

@@ -22,7 +22,10 @@ import java.util.StringJoiner;
  * drop [A-&gt;B]                              lose the messages in flight (all, or those from A to B)
  * applied I                                I's runtime finishes its pending apply-updates
  * executed I ID write|fail                 I's runtime finishes executing global ID: commits a write, or fails
- *                                          (in parallel: in any order; a write takes the next gsn as it commits)
+ *                                          (in parallel: in any order; a write commits the gsn its commit-global
+ *                                          granted)
+ * ready I ID                               in parallel: I's global ID ran, wrote, and waits for a gsn to commit
+ * commit-aborted I ID                      in parallel: the commit granted to ID failed and rolled back
  * tick I|* MS                              instance I (or every running one) sees the clock at MS
  * crash I                                  I loses its memory and every unfinished action; its disk stays
  * restart I                                I restarts from what its disk holds
@@ -63,6 +66,7 @@ final class ScenarioHarness {
     private Disk[] disks;
     private List<List<Action>> pending; // unfinished ApplyUpdates / ExecuteGlobal(s) per instance, in order
     private List<java.util.Set<Long>> unfinished; // per instance: requests of its ExecuteGlobals not finished yet
+    private List<java.util.Map<Long, Long>> granted; // per instance: request -> gsn its CommitGlobal granted
     private final List<InFlight> network = new ArrayList<>();
     private long now;
 
@@ -78,6 +82,17 @@ final class ScenarioHarness {
                 case "drop" -> drop(w, out);
                 case "applied" -> applied(w, out);
                 case "executed" -> executed(w, out);
+                case "ready" -> {
+                    belts[up(w[1])].onReadyToCommit(Long.parseLong(w[2]));
+                    perform(up(w[1]), out);
+                }
+                case "commit-aborted" -> {
+                    int i = up(w[1]);
+                    long id = Long.parseLong(w[2]);
+                    expect(granted.get(i).remove(id) != null, i + " granted no commit to r" + id);
+                    belts[i].onCommitAborted(id);
+                    perform(i, out);
+                }
                 case "tick" -> tick(w, out);
                 case "crash" -> crash(w, out);
                 case "restart" -> restart(w, out);
@@ -116,6 +131,7 @@ final class ScenarioHarness {
         disks = new Disk[n];
         pending = new ArrayList<>();
         unfinished = new ArrayList<>();
+        granted = new ArrayList<>();
         network.clear();
         now = 0;
         for (int i = 0; i < n; i++) {
@@ -123,6 +139,7 @@ final class ScenarioHarness {
             disks[i] = new Disk(DurableState.initial(i));
             pending.add(new ArrayList<>());
             unfinished.add(new java.util.LinkedHashSet<>());
+            granted.add(new java.util.HashMap<>());
             belts[i] = new ConveyorBelt(configs[i], disks[i].state(), now);
             perform(i, out);
         }
@@ -196,13 +213,14 @@ final class ScenarioHarness {
         Action next = pending.get(i).isEmpty() ? null : pending.get(i).get(0);
         long gsn;
         if (next instanceof Action.ExecuteGlobals all) {
-            // Parallel globals: any of the round's requests may finish next; one that commits a write takes the
-            // next gsn at its commit (Action.ExecuteGlobals), so gsn order is the order of these commands.
+            // Parallel globals: any of the round's requests may finish next; one that commits a write commits the
+            // gsn its CommitGlobal granted (Action.CommitGlobal).
             expect(unfinished.get(i).remove(id), i + " is not executing r" + id + " (pending: " + pending.get(i)
                     + ", unfinished " + unfinished.get(i) + ")");
             if (unfinished.get(i).isEmpty()) pending.get(i).remove(0);
-            gsn = disks[i].lastGsn + 1;
-            expect(gsn >= all.firstGsn(), "gsn " + gsn + " below the round's first " + all.firstGsn());
+            Long grant = granted.get(i).remove(id);
+            expect(grant != null || !w[3].equals("write"), i + " granted no commit to r" + id);
+            gsn = grant == null ? -1 : grant;
         } else {
             expect(next instanceof Action.ExecuteGlobal e && e.requestId() == id,
                     i + " is not executing r" + id + " (pending: " + pending.get(i) + ")");
@@ -248,6 +266,7 @@ final class ScenarioHarness {
         belts[i] = null;
         pending.get(i).clear();
         unfinished.get(i).clear();
+        granted.get(i).clear();
         out.add(i + " crashed" + (queued > 0 ? ", " + queued + " queued global(s) lost" : "")
                 + (lost.length() > 0 ? ", unfinished: " + lost : ""));
     }
@@ -282,6 +301,8 @@ final class ScenarioHarness {
                 disks[i].status = DurableState.TokenStatus.PASSED;
                 disks[i].token = Codec.encodeToken(p.token());
                 network.add(new InFlight(i, p.to(), Codec.encodeMessage(new Message.TokenPass(i, p.token()))));
+            } else if (a instanceof Action.CommitGlobal c) {
+                granted.get(i).put(c.requestId(), c.gsn()); // the script's executed command commits it
             } else {
                 if (a instanceof Action.ExecuteGlobals all) unfinished.get(i).addAll(all.requestIds());
                 pending.get(i).add(a);
@@ -299,8 +320,9 @@ final class ScenarioHarness {
         if (a instanceof Action.ExecuteGlobals all) {
             StringJoiner ids = new StringJoiner(", ", "[", "]");
             for (long id : all.requestIds()) ids.add("r" + id);
-            return "execute-globals " + ids + " in parallel, gsns from " + all.firstGsn() + " in commit order";
+            return "execute-globals " + ids + " in parallel";
         }
+        if (a instanceof Action.CommitGlobal c) return "commit-global r" + c.requestId() + " as gsn " + c.gsn();
         Action.ExecuteGlobal e = (Action.ExecuteGlobal) a;
         return "execute-global r" + e.requestId() + " as gsn " + e.gsn();
     }

@@ -1,5 +1,7 @@
 package dev.gyro.runtime;
 
+import dev.gyro.runtime.hook.TransactionGate;
+
 import java.util.ArrayDeque;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
@@ -26,7 +28,7 @@ import java.util.concurrent.locks.ReentrantLock;
  *
  * <p>{@link #PLAIN} emulates nothing: the machine's own capacity, shared by every instance.
  */
-public final class Capacity {
+public final class Capacity implements TransactionGate {
 
     /** No emulation: transactions run at once, with no added service time. */
     public static final Capacity PLAIN = new Capacity(0, 0);
@@ -90,20 +92,13 @@ public final class Capacity {
         return mostInService.get();
     }
 
-    /** A held slot; closing it frees the slot. */
-    public interface Slot extends AutoCloseable {
-        @Override
-        void close();
-    }
-
-    private static final Slot NOTHING = () -> {};
-
     /**
      * Waits for a free slot, then spends the service time in it. Run the transaction inside the slot, in
      * try-with-resources. In plain mode returns at once.
      *
      * @throws InterruptedException when interrupted while waiting or serving (no slot is held then)
      */
+    @Override
     public Slot enter() throws InterruptedException {
         return enter(false);
     }
@@ -112,12 +107,13 @@ public final class Capacity {
      * As {@link #enter()}, ahead of every transaction waiting in {@link #enter()} (after those already in service,
      * and after other waiters of this method): for the global requests an instance runs while it holds the token.
      */
+    @Override
     public Slot enterAhead() throws InterruptedException {
         return enter(true);
     }
 
     private Slot enter(boolean ahead) throws InterruptedException {
-        if (slots == null) return NOTHING;
+        if (slots == null) return Slot.NOTHING;
         slots.acquire(ahead);
         int now = inService.incrementAndGet();
         mostInService.accumulateAndGet(now, Math::max);

@@ -6,38 +6,66 @@ import dev.gyro.protocol.ConveyorBeltConfig;
 import dev.gyro.protocol.PartitionMap;
 
 import dev.gyro.runtime.db.Dialect;
-import dev.gyro.runtime.wan.LinkDelay;
-import dev.gyro.runtime.wan.Wan;
+import dev.gyro.runtime.hook.LinkDelay;
+import dev.gyro.runtime.hook.TransactionGate;
 
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Objects;
+import java.util.function.LongSupplier;
 
 /**
  * Configuration of one Gyro instance, validated once when built.
  *
- * @param self           this instance's id: its position in {@code addresses}, the ring order
- * @param addresses      host:port of every instance of the ring, in ring order
- * @param database       this instance's SQLite database file (one file per instance), or null when
- *                       {@code jdbcUrl} names the database
- * @param application    the application whose transactions it runs
- * @param classification how each transaction is classified and partitioned
- * @param partitionMap   bucket to instance
- * @param maxQueuedGlobals bound of the global request queue; more are refused as OVERLOADED
- * @param requestThreads threads that execute local requests concurrently
- * @param tickMillis     protocol timer resolution
- * @param jdbcUrl        this instance's database as a JDBC URL ({@code jdbc:postgresql://...},
- *                       {@code jdbc:mariadb://...}, {@code jdbc:sqlite:...}), or null when {@code database} is the
- *                       SQLite file; the URL picks the backend (issue 5)
- * @param capacity       the emulated server capacity every request's transaction passes through ({@link Capacity};
- *                       benchmarks only), {@link Capacity#PLAIN} when null
- * @param wan            where the ring's instances sit, for benchmarks' WAN emulation: messages to peers are delayed
- *                       by their link's one-way delay ({@link LinkDelay}); {@link Wan#OFF} (nothing delayed) when
- *                       null
+ * @param self              this instance's id: its position in {@code addresses}, the ring order
+ * @param addresses         host:port of every instance of the ring, in ring order
+ * @param database          this instance's SQLite database file (one file per instance), or null when
+ *                          {@code jdbcUrl} names the database
+ * @param application       the application whose transactions it runs
+ * @param classification    how each transaction is classified and partitioned
+ * @param partitionMap      bucket to instance
+ * @param maxQueuedGlobals  bound of the global request queue; more are refused as OVERLOADED
+ * @param requestThreads    threads that execute local requests concurrently
+ * @param maxQueuedRequests bound of the local requests waiting for a request thread; more are refused as OVERLOADED
+ * @param tickMillis        protocol timer resolution
+ * @param jdbcUrl           this instance's database as a JDBC URL ({@code jdbc:postgresql://...},
+ *                          {@code jdbc:mariadb://...}, {@code jdbc:sqlite:...}), or null when {@code database} is the
+ *                          SQLite file; the URL picks the backend
+ * @param hooks             what the process plugs into the instance (defaults: {@link Hooks#DEFAULT})
  */
 public record InstanceConfig(int self, List<String> addresses, Path database, Application application,
                              Classification classification, PartitionMap partitionMap, int maxQueuedGlobals,
-                             int requestThreads, long tickMillis, String jdbcUrl, Capacity capacity,
-                             Wan.Placement wan) {
+                             int requestThreads, int maxQueuedRequests, long tickMillis, String jdbcUrl,
+                             Hooks hooks) {
+
+    /** Default bound of the global request queue. */
+    public static final int MAX_QUEUED_GLOBALS = 10_000;
+    /** Default number of request threads. */
+    public static final int REQUEST_THREADS = 64;
+    /** Default bound of the local requests waiting for a request thread. */
+    public static final int MAX_QUEUED_REQUESTS = 4_096;
+    /** Default protocol timer resolution. */
+    public static final long TICK_MILLIS = 10;
+
+    /**
+     * What the process plugs into an instance; the runtime's defaults do nothing extra.
+     *
+     * @param gate     every transaction a request runs passes through it ({@link TransactionGate#NONE})
+     * @param links    makes the instance's links to its peers ({@link LinkDelay.Factory#NONE}: a LAN)
+     * @param clock    monotonic milliseconds for the belt's resend timers
+     * @param failStop what the process does once the instance stopped itself ({@link FailStop#KEEP_PROCESS})
+     */
+    public record Hooks(TransactionGate gate, LinkDelay.Factory links, LongSupplier clock, FailStop failStop) {
+        public static final Hooks DEFAULT = new Hooks(TransactionGate.NONE, LinkDelay.Factory.NONE,
+                () -> System.nanoTime() / 1_000_000, FailStop.KEEP_PROCESS);
+
+        public Hooks {
+            Objects.requireNonNull(gate, "gate");
+            Objects.requireNonNull(links, "links");
+            Objects.requireNonNull(clock, "clock");
+            Objects.requireNonNull(failStop, "failStop");
+        }
+    }
 
     public InstanceConfig {
         addresses = List.copyOf(addresses);
@@ -58,17 +86,15 @@ public record InstanceConfig(int self, List<String> addresses, Path database, Ap
             throw new IllegalArgumentException("the partition map routes to " + partitionMap.instances()
                     + " instances but the ring has " + addresses.size());
         if (requestThreads < 1) throw new IllegalArgumentException("requestThreads must be at least 1");
+        if (maxQueuedRequests < 1) throw new IllegalArgumentException("maxQueuedRequests must be at least 1");
         if (tickMillis < 1) throw new IllegalArgumentException("tickMillis must be at least 1");
         if (maxQueuedGlobals < 1) throw new IllegalArgumentException("maxQueuedGlobals must be at least 1");
-        if (capacity == null) capacity = Capacity.PLAIN;
-        if (wan == null) wan = Wan.OFF.place(addresses.size());
-        if (wan.instances() != addresses.size())
-            throw new IllegalArgumentException("the WAN placement places " + wan.instances()
-                    + " instances but the ring has " + addresses.size());
+        if (hooks == null) hooks = Hooks.DEFAULT;
     }
 
     public static InstanceConfig of(int self, List<String> addresses, Path database, Application application) {
-        return new InstanceConfig(self, addresses, database, application, null, null, 10_000, 64, 10, null, null, null);
+        return new InstanceConfig(self, addresses, database, application, null, null, MAX_QUEUED_GLOBALS,
+                REQUEST_THREADS, MAX_QUEUED_REQUESTS, TICK_MILLIS, null, null);
     }
 
     /**
@@ -77,24 +103,33 @@ public record InstanceConfig(int self, List<String> addresses, Path database, Ap
     public static InstanceConfig of(int self, List<String> addresses, String jdbcUrlOrFile, Application application) {
         boolean url = jdbcUrlOrFile != null && jdbcUrlOrFile.strip().startsWith("jdbc:");
         return new InstanceConfig(self, addresses, url ? null : Path.of(jdbcUrlOrFile), application, null, null,
-                10_000, 64, 10, url ? jdbcUrlOrFile.strip() : null, null, null);
+                MAX_QUEUED_GLOBALS, REQUEST_THREADS, MAX_QUEUED_REQUESTS, TICK_MILLIS,
+                url ? jdbcUrlOrFile.strip() : null, null);
     }
 
     public InstanceConfig withClassification(Classification c) {
         return new InstanceConfig(self, addresses, database, application, c, partitionMap, maxQueuedGlobals,
-                requestThreads, tickMillis, jdbcUrl, capacity, wan);
+                requestThreads, maxQueuedRequests, tickMillis, jdbcUrl, hooks);
     }
 
-    /** This instance with an emulated server capacity (benchmarks: {@link Capacity}). */
-    public InstanceConfig withCapacity(Capacity c) {
+    public InstanceConfig withHooks(Hooks h) {
         return new InstanceConfig(self, addresses, database, application, classification, partitionMap,
-                maxQueuedGlobals, requestThreads, tickMillis, jdbcUrl, c, wan);
+                maxQueuedGlobals, requestThreads, maxQueuedRequests, tickMillis, jdbcUrl, h);
     }
 
-    /** This instance with its ring placed on an emulated WAN (benchmarks: {@link Wan}); {@link Wan#OFF} for none. */
-    public InstanceConfig withWan(Wan.Placement w) {
-        return new InstanceConfig(self, addresses, database, application, classification, partitionMap,
-                maxQueuedGlobals, requestThreads, tickMillis, jdbcUrl, capacity, w);
+    /** This instance with every transaction passing {@code gate} (benchmarks: an emulated server's capacity). */
+    public InstanceConfig withGate(TransactionGate gate) {
+        return withHooks(new Hooks(gate, hooks.links(), hooks.clock(), hooks.failStop()));
+    }
+
+    /** This instance with its links to its peers made by {@code links} (benchmarks: an emulated WAN). */
+    public InstanceConfig withLinks(LinkDelay.Factory links) {
+        return withHooks(new Hooks(hooks.gate(), links, hooks.clock(), hooks.failStop()));
+    }
+
+    /** This instance with {@code failStop} told when it stops itself ({@link FailStop#EXIT} for its own process). */
+    public InstanceConfig withFailStop(FailStop failStop) {
+        return withHooks(new Hooks(hooks.gate(), hooks.links(), hooks.clock(), failStop));
     }
 
     /** What {@link dev.gyro.runtime.db.Database#open} opens: the JDBC URL, or the SQLite file. */
@@ -107,19 +142,24 @@ public record InstanceConfig(int self, List<String> addresses, Path database, Ap
         return databaseTarget().replaceAll("(?i)(password=)[^&;]*", "$1***");
     }
 
-    public ConveyorBeltConfig beltConfig() {
-        // On an emulated WAN a resend timer shorter than its link's round trip would always fire: an acknowledgement
-        // cannot come back sooner. Each timer is stretched by the round trip it waits for: the token's to the next
-        // instance, a Want's to the farthest one (the holder may be anywhere).
-        long next = roundTripMillis((self + 1) % addresses.size());
+    /**
+     * The belt's configuration over {@code links}. A resend timer shorter than its link's round trip would always
+     * fire (an acknowledgement cannot come back sooner), so each is stretched by the round trip it waits for: the
+     * token's to the next instance, a Want's to the farthest one (the holder may be anywhere).
+     */
+    public ConveyorBeltConfig beltConfig(LinkDelay links, boolean parallelGlobals) {
+        long next = links.oneWay((self + 1) % addresses.size()).multipliedBy(2).toMillis();
         long farthest = 0;
-        for (int i = 0; i < addresses.size(); i++) farthest = Math.max(farthest, roundTripMillis(i));
-        return new ConveyorBeltConfig(self, addresses.size(), maxQueuedGlobals, 500 + next, 200 + farthest);
+        for (int i = 0; i < addresses.size(); i++)
+            if (i != self) farthest = Math.max(farthest, links.oneWay(i).multipliedBy(2).toMillis());
+        return new ConveyorBeltConfig(self, addresses.size(), maxQueuedGlobals, TOKEN_RESEND_MILLIS + next,
+                WANT_RESEND_MILLIS + farthest, parallelGlobals);
     }
 
-    private long roundTripMillis(int peer) {
-        return wan.oneWay(self, peer).multipliedBy(2).toMillis();
-    }
+    /** Resend an unacknowledged token after this long (plus the link's round trip). */
+    public static final long TOKEN_RESEND_MILLIS = 500;
+    /** Repeat a Want after this long (plus the longest round trip). */
+    public static final long WANT_RESEND_MILLIS = 200;
 
     public String address() {
         return addresses.get(self);

@@ -3,6 +3,7 @@ package dev.gyro.runtime;
 import dev.gyro.app.Application;
 import dev.gyro.runtime.db.Dialect;
 import dev.gyro.runtime.wan.Wan;
+import dev.gyro.runtime.wan.WanLinks;
 import dev.gyro.servers.DatabaseServer;
 
 import java.io.IOException;
@@ -38,6 +39,7 @@ public final class LocalCluster implements AutoCloseable {
     private final List<String> targets; // per instance: the SQLite file, or a JDBC URL
     private final List<DatabaseServer> servers; // the servers this cluster started (empty: none)
     private final List<GyroInstance> instances = new ArrayList<>();
+    private final List<Capacity> capacities = new ArrayList<>();
 
     private LocalCluster(Path dir, Application app, Backend backend, List<String> addresses, List<String> targets,
                          List<DatabaseServer> servers) {
@@ -47,7 +49,10 @@ public final class LocalCluster implements AutoCloseable {
         this.addresses = List.copyOf(addresses);
         this.targets = List.copyOf(targets);
         this.servers = List.copyOf(servers);
-        for (int i = 0; i < addresses.size(); i++) instances.add(null);
+        for (int i = 0; i < addresses.size(); i++) {
+            instances.add(null);
+            capacities.add(null);
+        }
     }
 
     /**
@@ -215,11 +220,19 @@ public final class LocalCluster implements AutoCloseable {
         if (instances.get(i) != null) throw new IllegalStateException("instance " + i + " is running");
         InstanceConfig config = InstanceConfig.of(i, addresses, targets.get(i), app);
         if (classification != null) config = config.withClassification(classification);
-        if (capacity.emulated()) config = config.withCapacity(capacity.copy());
-        if (wan != null) config = config.withWan(wan);
+        Capacity server = capacity.copy(); // each instance is its own small server
+        capacities.set(i, server);
+        config = config.withGate(server);
+        if (wan != null) config = config.withLinks(WanLinks.factory(wan));
         GyroInstance g = new GyroInstance(config).start();
         instances.set(i, g);
         return g;
+    }
+
+    /** The emulated server instance {@code i} was last started with ({@link Capacity#PLAIN} if none). */
+    public Capacity capacity(int i) {
+        Capacity c = capacities.get(i);
+        return c == null ? Capacity.PLAIN : c;
     }
 
     /** Stops one instance abruptly (in-flight requests fail); its database keeps what committed. */

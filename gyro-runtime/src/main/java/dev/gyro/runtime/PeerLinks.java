@@ -3,39 +3,51 @@ package dev.gyro.runtime;
 import com.google.common.util.concurrent.FutureCallback;
 import com.google.common.util.concurrent.Futures;
 import com.google.common.util.concurrent.MoreExecutors;
+import dev.gyro.client.Reply;
+import dev.gyro.client.Request;
 import dev.gyro.client.Wire;
 import dev.gyro.protocol.Codec;
+import dev.gyro.protocol.MalformedMessageException;
 import dev.gyro.protocol.Message;
-import dev.gyro.runtime.wan.LinkDelay;
+import dev.gyro.runtime.hook.LinkDelay;
 import io.grpc.CallOptions;
 import io.grpc.Grpc;
 import io.grpc.InsecureChannelCredentials;
 import io.grpc.ManagedChannel;
+import io.grpc.Status;
 import io.grpc.stub.ClientCalls;
+import io.grpc.stub.StreamObserver;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 
 /**
- * Channels from this instance to the others of its ring, over real sockets. Sending is fire-and-forget: the
- * Conveyor Belt tolerates loss and resends what matters, so a failed send is only logged, and the channel's
- * reconnect backoff is reset so a restarted peer is reached again at the next resend.
- *
- * <p>Every message to a peer, and every reply from one, passes through {@link #delay()}: at once on a LAN, after the
- * link's one-way delay under WAN emulation.
+ * Channels from this instance to the others of its ring, over real sockets. Sending a belt message is
+ * fire-and-forget: the Conveyor Belt tolerates loss and resends what matters, so a failed send is only logged, and
+ * the channel's reconnect backoff is reset so a restarted peer is reached again at the next resend. Every message to a
+ * peer, and every reply from one, passes through the instance's {@link LinkDelay}.
  */
-final class PeerLinks implements AutoCloseable {
+final class PeerLinks implements BeltActions.Peers, AutoCloseable {
 
     private static final Logger log = LoggerFactory.getLogger(PeerLinks.class);
 
+    /** How long a belt message may take to be delivered before its send counts as failed (the belt resends). */
+    static final Duration DELIVER_DEADLINE = Duration.ofSeconds(10);
+    /** How long the owner of a forwarded request may take to answer it. */
+    static final Duration FORWARD_DEADLINE = Duration.ofSeconds(60);
+
     private final int self;
+    private final List<String> addresses;
     private final ManagedChannel[] channels;
     private final LinkDelay delay;
 
     PeerLinks(int self, List<String> addresses, LinkDelay delay) {
         this.self = self;
+        this.addresses = List.copyOf(addresses);
         this.delay = delay;
         this.channels = new ManagedChannel[addresses.size()];
         for (int i = 0; i < addresses.size(); i++)
@@ -48,23 +60,16 @@ final class PeerLinks implements AutoCloseable {
                 .build();
     }
 
-    ManagedChannel channel(int instance) {
-        return channels[instance];
-    }
-
-    /** What the links cost: {@link LinkDelay#NONE}, or the emulated WAN's one-way delays. */
-    LinkDelay delay() {
-        return delay;
-    }
-
-    void send(int to, Message message) {
+    @Override
+    public void send(int to, Message message) {
         byte[] body = Codec.encodeMessage(message); // encoded now: the message as it was when sent
         delay.send(to, () -> transmit(to, message, body));
     }
 
     private void transmit(int to, Message message, byte[] body) {
         ManagedChannel ch = channels[to];
-        var call = ch.newCall(Wire.DELIVER, CallOptions.DEFAULT.withDeadlineAfter(10, TimeUnit.SECONDS));
+        var call = ch.newCall(Wire.DELIVER,
+                CallOptions.DEFAULT.withDeadlineAfter(DELIVER_DEADLINE.toMillis(), TimeUnit.MILLISECONDS));
         Futures.addCallback(ClientCalls.futureUnaryCall(call, body), new FutureCallback<byte[]>() {
             @Override
             public void onSuccess(byte[] result) {}
@@ -76,6 +81,39 @@ final class PeerLinks implements AutoCloseable {
                 ch.resetConnectBackoff();
             }
         }, MoreExecutors.directExecutor());
+    }
+
+    /** A request this instance does not own goes to its owner; the owner's reply comes back to {@code out}. */
+    void forward(int owner, Request request, Consumer<Reply> out) {
+        byte[] body = request.asForwarded().encode();
+        delay.send(owner, () -> {
+            var call = channels[owner].newCall(Wire.EXECUTE,
+                    CallOptions.DEFAULT.withDeadlineAfter(FORWARD_DEADLINE.toMillis(), TimeUnit.MILLISECONDS));
+            ClientCalls.asyncUnaryCall(call, body, new StreamObserver<>() {
+                @Override
+                public void onNext(byte[] value) {
+                    delay.receive(owner, () -> {
+                        try {
+                            out.accept(Reply.decode(value));
+                        } catch (MalformedMessageException e) {
+                            out.accept(Reply.error(Reply.Status.FAILED, "instance " + owner
+                                    + " sent a malformed reply: " + e.getMessage(), self));
+                        }
+                    });
+                }
+
+                @Override
+                public void onError(Throwable t) {
+                    channels[owner].resetConnectBackoff();
+                    delay.receive(owner, () -> out.accept(Reply.error(Reply.Status.UNAVAILABLE, "instance " + owner
+                            + " at " + addresses.get(owner) + ", which owns " + request + ", is unreachable: "
+                            + Status.fromThrowable(t).getCode(), self)));
+                }
+
+                @Override
+                public void onCompleted() {}
+            });
+        });
     }
 
     @Override

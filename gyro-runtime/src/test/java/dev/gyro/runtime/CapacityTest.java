@@ -27,7 +27,7 @@ class CapacityTest {
             Thread th = new Thread(() -> {
                 for (int i = 0; i < 10; i++) {
                     long before = System.nanoTime();
-                    try (Capacity.Slot slot = capacity.enter()) {
+                    try (dev.gyro.runtime.hook.TransactionGate.Slot slot = capacity.enter()) {
                         waitedNanos.add(System.nanoTime() - before);
                         mostInside.accumulateAndGet(inside.incrementAndGet(), Math::max);
                         Thread.onSpinWait();
@@ -50,12 +50,12 @@ class CapacityTest {
 
     @Test
     void plainModeEmulatesNothingAndEachInstanceGetsItsOwnServer() throws Exception {
-        try (Capacity.Slot slot = Capacity.PLAIN.enter()) {
+        try (dev.gyro.runtime.hook.TransactionGate.Slot slot = Capacity.PLAIN.enter()) {
             assertThat(Capacity.PLAIN.emulated()).isFalse();
         }
         assertThat(Capacity.PLAIN.served()).isZero();
         Capacity one = Capacity.of(3, 7);
-        try (Capacity.Slot slot = one.enter()) {
+        try (dev.gyro.runtime.hook.TransactionGate.Slot slot = one.enter()) {
             assertThat(one.served()).isEqualTo(1);
         }
         Capacity two = one.copy();
@@ -69,7 +69,7 @@ class CapacityTest {
     /** A thread that takes a slot (ahead or not), notes its name in {@code order}, and frees it at once. */
     private static Thread waiter(Capacity capacity, String name, boolean ahead, List<String> order) throws Exception {
         Thread t = new Thread(() -> {
-            try (Capacity.Slot slot = ahead ? capacity.enterAhead() : capacity.enter()) {
+            try (dev.gyro.runtime.hook.TransactionGate.Slot slot = ahead ? capacity.enterAhead() : capacity.enter()) {
                 order.add(name);
             } catch (InterruptedException e) {
                 order.add(name + " interrupted");
@@ -89,7 +89,7 @@ class CapacityTest {
         Capacity capacity = Capacity.of(1, 0);
         List<String> order = Collections.synchronizedList(new ArrayList<>());
         List<Thread> threads = new ArrayList<>();
-        try (Capacity.Slot held = capacity.enter()) {
+        try (dev.gyro.runtime.hook.TransactionGate.Slot held = capacity.enter()) {
             threads.add(waiter(capacity, "local-1", false, order));
             threads.add(waiter(capacity, "local-2", false, order));
             threads.add(waiter(capacity, "global-1", true, order));
@@ -105,7 +105,7 @@ class CapacityTest {
         Capacity capacity = Capacity.of(1, 0);
         List<String> order = Collections.synchronizedList(new ArrayList<>());
         Thread first, second, ahead;
-        try (Capacity.Slot held = capacity.enter()) {
+        try (dev.gyro.runtime.hook.TransactionGate.Slot held = capacity.enter()) {
             first = waiter(capacity, "first", false, order);
             second = waiter(capacity, "second", false, order);
             ahead = waiter(capacity, "ahead", true, order);
@@ -118,7 +118,7 @@ class CapacityTest {
         second.join(10_000);
         assertThat(order).containsExactly("first interrupted", "ahead interrupted", "second");
         assertThat(capacity.served()).isEqualTo(2); // the held slot and second's
-        try (Capacity.Slot again = capacity.enter()) {
+        try (dev.gyro.runtime.hook.TransactionGate.Slot again = capacity.enter()) {
             assertThat(capacity.served()).as("every slot came back").isEqualTo(3);
         }
     }

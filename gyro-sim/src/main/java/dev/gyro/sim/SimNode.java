@@ -27,7 +27,7 @@ final class SimNode {
     private int incarnation;
     private final ArrayDeque<Action> todo = new ArrayDeque<>();
     private boolean busy; // a DBMS transaction is in progress or not yet reported
-    private long reportNotBefore; // a parallel round's reports reach the belt in commit order
+    private final java.util.Map<Long, java.util.function.LongConsumer> awaitingGrant = new java.util.HashMap<>(); // parallel: by request
 
     SimNode(int id, Simulator sim, ConveyorBeltConfig config, SimDatabase db) {
         this.id = id;
@@ -60,6 +60,7 @@ final class SimNode {
         incarnation++;
         belt = null;
         todo.clear();
+        awaitingGrant.clear();
         busy = false;
     }
 
@@ -81,7 +82,15 @@ final class SimNode {
 
     /** Collects the actions the state machine asks for and performs them in order. */
     private void perform() {
-        todo.addAll(belt.ready());
+        for (Action action : belt.ready()) {
+            if (action instanceof Action.CommitGlobal grant) {
+                // Belongs to the round in progress, which waits for it: performed at once, not behind the round.
+                sim.trace(() -> id + ": " + Simulator.describe(action));
+                awaitingGrant.remove(grant.requestId()).accept(grant.gsn());
+            } else {
+                todo.add(action);
+            }
+        }
         while (!busy && !todo.isEmpty()) {
             Action action = todo.poll();
             sim.trace(() -> id + ": " + Simulator.describe(action));
@@ -143,29 +152,70 @@ final class SimNode {
     }
 
     /**
-     * {@link Action.ExecuteGlobals}: every request of the round is a transaction of its own, committing at its own
-     * random moment (each runs atomically at that moment, as a DBMS with commit ordering serializes them in commit
-     * order); one that commits writes takes the next gsn then. The reports reach the belt in commit order, as the
-     * runtime's commit lock makes them; the round ends with the last one.
+     * {@link Action.ExecuteGlobals}: every request of the round is a transaction of its own that finishes at its own
+     * random moment. One that fails or writes nothing is reported at once; one that writes reports ready to commit
+     * and, when the belt grants it a gsn ({@link Action.CommitGlobal}), runs atomically and commits as that gsn (a
+     * DBMS with commit ordering serializes the round's transactions in commit order). Now and then a granted commit
+     * fails, is reported aborted and the request becomes ready again. The round ends with the last report.
      */
     private void executeRound(Action.ExecuteGlobals round) {
-        long[] nextGsn = {round.firstGsn()};
         int[] unreported = {round.requestIds().size()};
         for (long requestId : round.requestIds()) {
-            inTransaction(() -> {
-                StateUpdate update = executeOne(requestId, nextGsn[0]);
-                if (update != null) nextGsn[0]++;
-                int at = incarnation;
-                long when = Math.max(reportNotBefore, sim.now() + sim.nextLong(2));
-                reportNotBefore = when;
-                sim.after(when - sim.now(), () -> {
-                    if (at != incarnation) return;
-                    belt.onGlobalExecuted(requestId, update);
-                    if (--unreported[0] == 0) busy = false;
-                    perform();
-                });
-            });
+            Runnable finished = () -> {
+                if (--unreported[0] == 0) busy = false;
+            };
+            inTransaction(() -> runInRound(requestId, finished));
         }
+    }
+
+    private void runInRound(long requestId, Runnable finished) {
+        boolean fails = sim.chance(sim.settings().failRate());
+        if (fails || sim.request(requestId).execute(db.rows()).isEmpty()) { // no gsn
+            sim.trace(() -> id + ": r" + requestId + (fails ? " fails and rolls back" : " writes nothing"));
+            sim.checker().completedWithoutUpdate(id, requestId, fails);
+            reportInRound(() -> belt.onGlobalExecuted(requestId, null), finished);
+            return;
+        }
+        awaitingGrant.put(requestId, gsn -> commitGranted(requestId, gsn, finished));
+        reportInRound(() -> belt.onReadyToCommit(requestId), () -> {});
+    }
+
+    /** The belt granted the next gsn: commit as that gsn, or (now and then) fail at commit and become ready again. */
+    private void commitGranted(long requestId, long gsn, Runnable finished) {
+        inTransaction(() -> {
+            if (sim.chance(sim.settings().applyRetryRate())) {
+                sim.trace(() -> id + ": r" + requestId + "'s commit fails and rolls back, it runs again");
+                reportInRound(() -> belt.onCommitAborted(requestId),
+                        () -> inTransaction(() -> runInRound(requestId, finished)));
+                return;
+            }
+            StateUpdate update = executeCommitted(requestId, gsn);
+            reportInRound(() -> belt.onGlobalExecuted(requestId, update), finished);
+        });
+    }
+
+    private StateUpdate executeCommitted(long requestId, long gsn) {
+        List<RowChange> writes = sim.request(requestId).execute(db.rows());
+        if (writes.isEmpty()) {
+            sim.trace(() -> id + ": r" + requestId + " writes nothing after all");
+            sim.checker().completedWithoutUpdate(id, requestId, false);
+            return null;
+        }
+        StateUpdate update = new StateUpdate(gsn, id, writes);
+        db.commitGlobal(requestId, update);
+        sim.trace(() -> id + ": r" + requestId + " commits as gsn " + gsn);
+        return update;
+    }
+
+    /** A report of the round in progress, a moment later, unless this incarnation crashed meanwhile. */
+    private void reportInRound(Runnable event, Runnable after) {
+        int at = incarnation;
+        sim.after(sim.nextLong(2), () -> {
+            if (at != incarnation) return;
+            event.run();
+            after.run();
+            perform();
+        });
     }
 
     /** Runs {@code transaction} after the DBMS's latency, unless this incarnation crashed meanwhile. */

@@ -296,7 +296,9 @@ public final class Simulator {
         if (a instanceof Action.ApplyUpdates u)
             return "apply-updates " + gsns(u.updates()) + " last-gsn " + u.lastGsn() + ", hold " + describe(u.token());
         if (a instanceof Action.ExecuteGlobals all)
-            return "execute-globals " + all.requestIds() + " in parallel, gsns from " + all.firstGsn();
+            return "execute-globals " + all.requestIds() + " in parallel";
+        if (a instanceof Action.CommitGlobal c)
+            return "commit-global r" + c.requestId() + " as gsn " + c.gsn();
         Action.ExecuteGlobal e = (Action.ExecuteGlobal) a;
         return "execute-global r" + e.requestId() + " as gsn " + e.gsn();
     }

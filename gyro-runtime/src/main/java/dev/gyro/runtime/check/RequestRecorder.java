@@ -51,7 +51,12 @@ public final class RequestRecorder {
     private final Set<String> wholeRowWrites = new HashSet<>();
 
     public RequestRecorder(Connection real, Dialect dialect, TableCatalog tables) {
-        this.capture = CapturingConnection.wrap(real, dialect, tables);
+        this(CapturingConnection.wrap(real, dialect, tables), tables);
+    }
+
+    /** Records through {@code capture}: for a global request, whose capture also makes its state update. */
+    public RequestRecorder(CapturingConnection capture, TableCatalog tables) {
+        this.capture = capture;
         this.tables = tables;
         Connection captured = capture.connection();
         this.connection = (Connection) Proxy.newProxyInstance(Connection.class.getClassLoader(),

@@ -30,7 +30,7 @@ class DynamicCheckTest {
                 .withClassification(classification).startAll();
              GyroClient client = GyroClient.connect(cluster.addresses())) {
             AccessLog log = new AccessLog();
-            for (int i = 0; i < 3; i++) cluster.instance(i).recordAccesses(log);
+            for (int i = 0; i < 3; i++) cluster.instance(i).observeRequests(log);
             SplittableRandom random = new SplittableRandom(1);
             for (long cart = 1; cart <= 60; cart++) {
                 client.call("createCart", cart);

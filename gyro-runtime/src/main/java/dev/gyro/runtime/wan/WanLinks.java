@@ -1,5 +1,6 @@
 package dev.gyro.runtime.wan;
 
+import dev.gyro.runtime.hook.LinkDelay;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -11,93 +12,54 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * What one instance's links to its peers cost: nothing ({@link #NONE}, a LAN), or the emulated one-way delay of
- * each link under a {@link Wan.Placement} (benchmarks). Every message this instance sends to a peer (belt messages,
- * requests it forwards) goes through {@link #send}; the replies to the requests it forwarded come back through
- * {@link #receive}.
+ * The links of one instance on an emulated WAN ({@link Wan.Placement}, benchmarks): every message to a peer, and
+ * every reply from one, is handed on after its link's one-way delay. Plugged into an instance as its
+ * {@link LinkDelay} ({@link #factory}); with WAN emulation off it is {@link LinkDelay#NONE}, which runs each action
+ * at once on the caller's thread: no scheduler, no thread, nothing on the message path.
  *
  * <p>Emulated delays hold no thread per message: one scheduler thread per instance hands each message on when its
  * link's delay has passed. Messages of one link leave in the order they were given: the link's delay is a
  * constant, so their due times follow the order of hand-over on the monotonic clock, and the scheduler runs tasks
  * due at the same time in submission order. (What gRPC does with two calls in flight on one channel is as on a
  * LAN: the Conveyor Belt does not rely on their order.)
- *
- * <p>With WAN emulation off, {@link #NONE} runs each action at once on the caller's thread: no scheduler, no
- * thread, no branch on the message path (STYLE.md: a feature switched off is a no-op object).
  */
-public abstract class LinkDelay implements AutoCloseable {
+public final class WanLinks {
 
-    /** A LAN: every action runs at once, on the calling thread. */
-    public static final LinkDelay NONE = new LinkDelay() {
-        @Override
-        public void send(int to, Runnable transmit) {
-            transmit.run();
-        }
-
-        @Override
-        public void receive(int from, Runnable deliver) {
-            deliver.run();
-        }
-
-        @Override
-        public boolean emulated() {
-            return false;
-        }
-
-        @Override
-        public long delayed() {
-            return 0;
-        }
-
-        @Override
-        public void close() {}
-    };
-
-    private LinkDelay() {}
+    private WanLinks() {}
 
     /**
-     * The links of instance {@code self} under {@code placement}: {@link #NONE} when the placement's WAN is
+     * The links of instance {@code self} under {@code placement}: {@link LinkDelay#NONE} when the placement's WAN is
      * {@link Wan#OFF}, else a scheduler thread named {@code gyro-SELF-wan}.
      */
     public static LinkDelay of(int self, Wan.Placement placement) {
-        if (!placement.emulated()) return NONE;
+        if (!placement.emulated()) return LinkDelay.NONE;
         placement.siteOf(self); // fails with the exact problem when self is not placed
         return new Emulated(self, placement);
     }
 
-    /** Runs {@code transmit} (which sends one message to instance {@code to}) once the link's delay has passed. */
-    public abstract void send(int to, Runnable transmit);
+    /** Makes each instance's links under {@code placement}, as it starts. */
+    public static LinkDelay.Factory factory(Wan.Placement placement) {
+        return self -> of(self, placement);
+    }
 
-    /**
-     * Runs {@code deliver} (which hands on a reply that instance {@code from} sent back) once the link's delay has
-     * passed.
-     */
-    public abstract void receive(int from, Runnable deliver);
+    /** How many messages {@code links} has delayed so far (0 for {@link LinkDelay#NONE}). */
+    public static long delayed(LinkDelay links) {
+        return links instanceof Emulated e ? e.delayed.get() : 0;
+    }
 
-    /** False for {@link #NONE}. */
-    public abstract boolean emulated();
+    private static final class Emulated implements LinkDelay {
 
-    /** How many messages have been delayed so far (0 for {@link #NONE}). */
-    public abstract long delayed();
-
-    /**
-     * Stops delaying: what is still under way, and whatever comes after, runs at once. Call it once the links'
-     * channels are closed, so those sends fail instead of arriving early.
-     */
-    @Override
-    public abstract void close();
-
-    private static final class Emulated extends LinkDelay {
-
-        private static final Logger log = LoggerFactory.getLogger(LinkDelay.class);
+        private static final Logger log = LoggerFactory.getLogger(WanLinks.class);
 
         private final int self;
+        private final Wan.Placement placement;
         private final long[] oneWayNanos; // per peer instance
         private final ScheduledThreadPoolExecutor scheduler;
         private final AtomicLong delayed = new AtomicLong();
 
         Emulated(int self, Wan.Placement placement) {
             this.self = self;
+            this.placement = placement;
             this.oneWayNanos = new long[placement.instances()];
             for (int i = 0; i < oneWayNanos.length; i++) oneWayNanos[i] = placement.oneWay(self, i).toNanos();
             this.scheduler = new ScheduledThreadPoolExecutor(1, r -> {
@@ -135,13 +97,19 @@ public abstract class LinkDelay implements AutoCloseable {
         }
 
         @Override
-        public boolean emulated() {
-            return true;
+        public java.time.Duration oneWay(int peer) {
+            return java.time.Duration.ofNanos(oneWayNanos[peer]);
         }
 
         @Override
-        public long delayed() {
-            return delayed.get();
+        public java.util.Map<String, Object> status() {
+            return java.util.Map.of("site", placement.siteOf(self).abbreviation(), "wanDelayed", delayed.get());
+        }
+
+        @Override
+        public String toString() {
+            return "instance " + self + " at " + placement.siteOf(self).displayName() + " ("
+                    + placement.siteOf(self).abbreviation() + "): WAN emulation, " + placement;
         }
 
         @Override

@@ -1,5 +1,6 @@
 package dev.gyro.runtime.wan;
 
+import dev.gyro.runtime.hook.LinkDelay;
 import org.junit.jupiter.api.Test;
 
 import java.util.ArrayList;
@@ -11,19 +12,19 @@ import java.util.concurrent.TimeUnit;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /** Each link's messages leave after its one-way delay, in the order given, from one scheduler thread. */
-class LinkDelayTest {
+class WanLinksTest {
 
     static final Wan.Placement EIGHT = Wan.paper().place(8); // G J US B A G J US
 
     @Test
     void offIsTheSameNoOpEverywhereAndRunsOnTheCallersThread() {
-        assertThat(LinkDelay.of(0, Wan.OFF.place(3))).isSameAs(LinkDelay.NONE);
+        assertThat(WanLinks.of(0, Wan.OFF.place(3))).isSameAs(LinkDelay.NONE);
         Thread caller = Thread.currentThread();
         List<Thread> ranOn = new ArrayList<>();
         LinkDelay.NONE.send(1, () -> ranOn.add(Thread.currentThread()));
         LinkDelay.NONE.receive(2, () -> ranOn.add(Thread.currentThread()));
         assertThat(ranOn).containsExactly(caller, caller);
-        assertThat(LinkDelay.NONE.delayed()).isZero();
+        assertThat(WanLinks.delayed(LinkDelay.NONE)).isZero();
     }
 
     @Test
@@ -34,8 +35,8 @@ class LinkDelayTest {
         List<String> order = Collections.synchronizedList(new ArrayList<>());
         long[] handedOver = new long[n], ran = new long[n];
         CountDownLatch done = new CountDownLatch(n + 1);
-        try (LinkDelay links = LinkDelay.of(7, EIGHT)) {
-            assertThat(links.emulated()).isTrue();
+        try (LinkDelay links = WanLinks.of(7, EIGHT)) {
+            assertThat(links).isNotSameAs(LinkDelay.NONE);
             for (int i = 0; i < n; i++) {
                 int m = i;
                 handedOver[m] = System.nanoTime();
@@ -50,7 +51,7 @@ class LinkDelayTest {
                 done.countDown();
             });
             assertThat(done.await(10, TimeUnit.SECONDS)).isTrue();
-            assertThat(links.delayed()).isEqualTo(n + 1);
+            assertThat(WanLinks.delayed(links)).isEqualTo(n + 1);
             assertThat(wanThreads(7)).as("one scheduler thread, not one per message").isEqualTo(1);
         }
         List<String> toJapan = new ArrayList<>(order);
@@ -66,7 +67,7 @@ class LinkDelayTest {
     @Test
     void closingRunsWhatIsUnderWayAtOnceSoNobodyWaitsForever() throws Exception {
         CountDownLatch delivered = new CountDownLatch(1);
-        LinkDelay links = LinkDelay.of(0, EIGHT);
+        LinkDelay links = WanLinks.of(0, EIGHT);
         links.receive(4, delivered::countDown); // Australia to Germany: 157 ms
         links.close();
         assertThat(delivered.getCount()).isZero();

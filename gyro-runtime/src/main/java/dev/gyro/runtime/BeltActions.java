@@ -1,0 +1,134 @@
+package dev.gyro.runtime;
+
+import dev.gyro.protocol.Action;
+import dev.gyro.protocol.Message;
+import dev.gyro.protocol.StateUpdate;
+import dev.gyro.runtime.db.Database;
+import dev.gyro.runtime.db.MetadataStore;
+import dev.gyro.runtime.db.UpdateApplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.SQLRecoverableException;
+import java.sql.SQLTransientException;
+import java.util.function.BooleanSupplier;
+
+/**
+ * Performs the Conveyor Belt's actions on the instance, each as {@link Action}'s Javadoc demands, on the belt loop
+ * thread ({@link BeltLoop}). Applying a token's updates and recording a token as passed are DBMS transactions done
+ * here, in order; executing global requests is handed to the {@link GlobalExecutor}, which reports back through
+ * the loop; sends go to the peers without waiting.
+ *
+ * <p>A DBMS transaction of an action is tried again while the failure is one that passes (the database server is
+ * down or restarting, a lost race): the belt cannot go on without it, and the database is what a restart would
+ * recover from anyway. Any other failure is thrown, and the loop stops the instance (fail-stop).
+ */
+final class BeltActions implements BeltLoop.Actions {
+
+    private static final Logger log = LoggerFactory.getLogger(BeltActions.class);
+
+    /** Pause between tries of an action's DBMS transaction while the database does not answer. */
+    static final Backoff DATABASE_DOWN = Backoff.of(10, 1000);
+
+    /** Where messages to the other instances of the ring go. */
+    interface Peers {
+        /** Best effort: a message may be lost; the belt resends what matters. Never blocks. */
+        void send(int to, Message message);
+    }
+
+    private final int self;
+    private final Database db;
+    private final Peers peers;
+    private final GlobalExecutor globals;
+    private final SessionGate session;
+    private final InstanceStats stats;
+    private final BeltLoop loop;
+    private final BooleanSupplier closed;
+
+    BeltActions(int self, Database db, Peers peers, GlobalExecutor globals, SessionGate session, InstanceStats stats,
+                BeltLoop loop, BooleanSupplier closed) {
+        this.self = self;
+        this.db = db;
+        this.peers = peers;
+        this.globals = globals;
+        this.session = session;
+        this.stats = stats;
+        this.loop = loop;
+        this.closed = closed;
+    }
+
+    @Override
+    public void perform(Action action) throws SQLException {
+        if (action instanceof Action.Send send) peers.send(send.to(), send.message());
+        else if (action instanceof Action.ApplyUpdates apply) applyUpdates(apply);
+        else if (action instanceof Action.ExecuteGlobal one) globals.execute(one);
+        else if (action instanceof Action.ExecuteGlobals round) globals.execute(round);
+        else if (action instanceof Action.CommitGlobal commit) globals.grant(commit);
+        else if (action instanceof Action.PassToken pass) passToken(pass);
+        else throw new IllegalStateException("the belt asked for an action this runtime cannot perform: " + action);
+    }
+
+    /** Algorithm 1, lines 8-12, atomically with recording the token and the last applied gsn. */
+    private void applyUpdates(Action.ApplyUpdates apply) throws SQLException {
+        durably("apply the updates of hop " + apply.token().hop(), c -> {
+            for (StateUpdate u : apply.updates()) UpdateApplier.apply(c, db.dialect(), u.changes());
+            MetadataStore.recordReceived(c, apply.token(), apply.lastGsn());
+        });
+        stats.updatesApplied.add(apply.updates().size());
+        stats.appliedGsn(apply.lastGsn());
+        session.advance(apply.lastGsn());
+        long hop = apply.token().hop();
+        loop.submit(belt -> belt.onUpdatesApplied(hop));
+    }
+
+    /** Algorithm 1, line 19: recorded as passed first, so that a restart resends it instead of acting as primary. */
+    private void passToken(Action.PassToken pass) throws SQLException {
+        durably("record the token of hop " + pass.token().hop() + " as passed",
+                c -> MetadataStore.recordPassed(c, pass.token()));
+        stats.tokenPasses.increment();
+        peers.send(pass.to(), new Message.TokenPass(self, pass.token()));
+    }
+
+    private interface Work {
+        void run(Connection c) throws SQLException;
+    }
+
+    private void durably(String what, Work work) throws SQLException {
+        for (int attempt = 1; ; attempt++) {
+            if (closed.getAsBoolean()) throw new GlobalExecutor.Stopping();
+            try {
+                db.inTransaction(false, c -> {
+                    work.run(c);
+                    return null;
+                });
+                return;
+            } catch (SQLException | RuntimeException e) {
+                if (!passes(e)) throw e;
+                log.warn("instance {} could not {} (attempt {}), retrying: {}", self, what, attempt, e.toString());
+                if (!DATABASE_DOWN.pause(attempt)) throw new GlobalExecutor.Stopping();
+            }
+        }
+    }
+
+    /**
+     * True for a failure that goes away by itself: a lost race, or a database that cannot be reached (connection
+     * errors, a server shutting down or out of resources), which a fresh connection confirms.
+     */
+    private boolean passes(Exception e) {
+        if (db.isRetryable(e)) return true;
+        for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
+            if (t instanceof SQLTransientException || t instanceof SQLRecoverableException) return true;
+            if (t instanceof SQLException s && s.getSQLState() != null
+                    && (s.getSQLState().startsWith("08") || s.getSQLState().startsWith("57")
+                    || s.getSQLState().startsWith("53"))) return true;
+        }
+        try (Connection probe = db.readConnection()) { // answers: the failure was this transaction's own
+            db.rollback(probe);
+            return false;
+        } catch (SQLException | RuntimeException unreachable) {
+            return true;
+        }
+    }
+}

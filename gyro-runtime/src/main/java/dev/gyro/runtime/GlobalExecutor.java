@@ -1,0 +1,300 @@
+package dev.gyro.runtime;
+
+import dev.gyro.app.BadRequestException;
+import dev.gyro.app.TransactionCatalog;
+import dev.gyro.app.UserAbort;
+import dev.gyro.client.Reply;
+import dev.gyro.client.Request;
+import dev.gyro.protocol.Action;
+import dev.gyro.protocol.RowChange;
+import dev.gyro.protocol.StateUpdate;
+import dev.gyro.protocol.Value;
+import dev.gyro.runtime.db.CapturingConnection;
+import dev.gyro.runtime.db.Database;
+import dev.gyro.runtime.db.MetadataStore;
+import dev.gyro.runtime.hook.RequestObserver;
+import dev.gyro.runtime.hook.TransactionGate;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Consumer;
+import java.util.function.Function;
+
+/**
+ * Algorithm 1, lines 6 and 14-18: holds global requests until the belt asks for them, then runs them on this
+ * instance's DBMS, capturing their writes as row images, and answers their clients. One path for both ways the belt
+ * runs a round: one request at a time ({@link Action.ExecuteGlobal}, its gsn known before it runs), or the whole round
+ * at once where the DBMS has commit ordering ({@link Action.ExecuteGlobals}, paper Appendix B), each request asking
+ * the belt for its gsn when it is ready to commit ({@link Action.CommitGlobal}). Sequential execution is thus the
+ * parallel one with a window of one request. A request that commits writes records its gsn and its update (the
+ * outbox) in its own DBMS transaction (docs/decisions.md, decision 5); one that fails or writes nothing takes no gsn.
+ *
+ * <p>Threads: {@link #enqueue} from request threads; {@link #execute} and {@link #grant} from the belt loop, which
+ * they never block; each request runs on one of the global threads, whose number is the window.
+ */
+final class GlobalExecutor implements AutoCloseable {
+
+    private static final Logger log = LoggerFactory.getLogger(GlobalExecutor.class);
+
+    /** Pause between tries to learn from an unreachable database whether a transaction committed. */
+    private static final Backoff DATABASE_DOWN = Backoff.of(10, 1000);
+
+    private record Pending(Request request, long arrivedAt, Consumer<Reply> reply) {}
+
+    /** How a request ended: committed (update null if it wrote nothing), or failed (update set if it committed anyway). */
+    private record Outcome(Object result, StateUpdate update, Exception failure) {}
+
+    /** The instance is stopping: what was under way is abandoned, unreported (the database decides on restart). */
+    static final class Stopping extends RuntimeException {
+        Stopping() {
+            super("the instance is stopping", null, false, false);
+        }
+    }
+
+    private final int self;
+    private final Database db;
+    private final TransactionCatalog catalog;
+    private final TransactionGate gate;
+    private final Replies replies;
+    private final InstanceStats stats;
+    private final SessionGate session;
+    private final AtomicLong requestIds;
+    private final Function<Request, List<Value>> partitionOf;
+    private final ExecutorService threads;
+    private final Backoff retry;
+    private final Map<Long, Pending> pending = new ConcurrentHashMap<>();
+    private final Map<Long, CompletableFuture<Long>> grants = new ConcurrentHashMap<>();
+    private volatile BeltLoop loop;
+    private volatile RequestObserver observer = RequestObserver.NONE;
+    private volatile boolean closed;
+
+    GlobalExecutor(int self, Database db, TransactionCatalog catalog, TransactionGate gate, Replies replies,
+                   InstanceStats stats, SessionGate session, AtomicLong requestIds,
+                   Function<Request, List<Value>> partitionOf, ExecutorService threads) {
+        this.self = self;
+        this.db = db;
+        this.catalog = catalog;
+        this.gate = gate;
+        this.replies = replies;
+        this.stats = stats;
+        this.session = session;
+        this.requestIds = requestIds;
+        this.partitionOf = partitionOf;
+        this.threads = threads;
+        this.retry = new Backoff(db.options().firstBackoff(), db.options().maxBackoff());
+    }
+
+    void attach(BeltLoop loop) {
+        this.loop = loop;
+    }
+
+    void observe(RequestObserver observer) {
+        this.observer = observer;
+    }
+
+    /** Algorithm 1, line 6: the request waits in the belt's queue Q; refused when the queue is full. */
+    void enqueue(Request request, Consumer<Reply> reply) {
+        long id = requestIds.getAndIncrement();
+        pending.put(id, new Pending(request, System.currentTimeMillis(), reply));
+        loop.submit(belt -> {
+            if (belt.onGlobalRequest(id)) return;
+            Pending p = pending.remove(id);
+            stats.refused.increment();
+            if (p != null) p.reply().accept(replies.error(Reply.Status.OVERLOADED, "instance " + self
+                    + " already has " + belt.queuedGlobals() + " global requests waiting for the token"));
+        });
+    }
+
+    /** {@link Action.ExecuteGlobal}: one request, whose gsn the belt fixed. Does not wait for it. */
+    void execute(Action.ExecuteGlobal one) {
+        long gsn = one.gsn();
+        start(one.requestId(), id -> gsn);
+    }
+
+    /** {@link Action.ExecuteGlobals}: the whole round at once; each request asks for its gsn when ready. */
+    void execute(Action.ExecuteGlobals round) {
+        for (long id : round.requestIds()) grants.put(id, new CompletableFuture<>());
+        for (long id : round.requestIds()) start(id, this::awaitGrant);
+    }
+
+    /** {@link Action.CommitGlobal}: the belt grants a waiting request its gsn. */
+    void grant(Action.CommitGlobal commit) {
+        CompletableFuture<Long> f = grants.get(commit.requestId());
+        if (f == null || !f.complete(commit.gsn()))
+            throw new IllegalStateException("the belt granted gsn " + commit.gsn() + " to global request "
+                    + commit.requestId() + ", which does not wait for one");
+    }
+
+    private interface GsnSource {
+        long gsnFor(long requestId) throws InterruptedException;
+    }
+
+    private void start(long id, GsnSource gsns) {
+        try {
+            threads.execute(() -> run(id, gsns));
+        } catch (RejectedExecutionException e) {
+            throw new Stopping();
+        }
+    }
+
+    private long awaitGrant(long id) throws InterruptedException {
+        CompletableFuture<Long> f = grants.computeIfAbsent(id, k -> new CompletableFuture<>());
+        loop.submit(belt -> belt.onReadyToCommit(id));
+        try {
+            return f.get();
+        } catch (ExecutionException | CancellationException e) {
+            throw new Stopping();
+        }
+    }
+
+    private void run(long id, GsnSource gsns) {
+        Pending p = pending.remove(id);
+        if (p == null) { // cannot happen: a request is registered before the belt hears of it
+            report(id, null);
+            return;
+        }
+        stats.globalStarted();
+        Outcome outcome;
+        try (TransactionGate.Slot slot = gate.enterAhead()) { // held for every attempt
+            outcome = attempts(id, p, gsns);
+        } catch (InterruptedException | Stopping e) {
+            p.reply().accept(replies.shuttingDown()); // unreported: the instance is stopping
+            return;
+        } finally {
+            stats.globalFinished();
+            grants.remove(id);
+        }
+        StateUpdate u = outcome.update();
+        report(id, u);
+        if (u != null) {
+            stats.appliedGsn(u.gsn());
+            session.advance(u.gsn());
+        }
+        Reply reply;
+        if (outcome.failure() == null) {
+            stats.global.increment();
+            reply = replies.global(outcome.result(), u == null ? 0 : u.gsn());
+        } else {
+            reply = u != null ? replies.committedButLost(p.request(), u.gsn(), outcome.failure())
+                    : replies.failure(p.request(), outcome.failure()); // rolled back: ships no update, uses no gsn
+        }
+        p.reply().accept(reply);
+    }
+
+    /** Runs the request, again while it loses races; commits its writes under the gsn {@code gsns} gives it. */
+    private Outcome attempts(long id, Pending p, GsnSource gsns) throws InterruptedException {
+        TransactionCatalog.Entry entry = catalog.get(p.request().transaction());
+        RequestObserver watcher = observer;
+        for (int attempt = 1; ; attempt++) {
+            Connection c = null;
+            boolean committed = false;
+            long gsn = -1;
+            try {
+                c = db.writeConnection();
+                CapturingConnection capture = CapturingConnection.wrap(c, db.dialect(), db.tables());
+                RequestObserver.Attempt watch = watcher.begin(observed(p.request(), watcher), capture.connection(),
+                        capture);
+                Object result = entry.invoke(new RequestContext(watch.connection(), p.arrivedAt(), replies.seed(id)),
+                        p.request().parameters());
+                watch.ran();
+                List<RowChange> changes = capture.changes();
+                StateUpdate update = null;
+                if (!changes.isEmpty()) {
+                    gsn = gsns.gsnFor(id);
+                    update = new StateUpdate(gsn, self, changes);
+                    MetadataStore.recordGlobal(c, update);
+                }
+                db.commit(c);
+                committed = true;
+                watch.committed();
+                return new Outcome(result, update, null);
+            } catch (InterruptedException | Stopping e) {
+                if (c != null && !committed) db.rollback(c);
+                throw e;
+            } catch (Exception e) {
+                if (c != null && !committed) db.rollback(c);
+                if (committed) return new Outcome(null, null, e); // an observer failed after the commit
+                if (gsn >= 0) {
+                    StateUpdate anyway = committedAnyway(gsn, e);
+                    if (anyway != null) return new Outcome(null, anyway, e);
+                    abortGrant(id); // a fixed gsn (one at a time) is simply offered again on the next attempt
+                }
+                if (attempt < db.options().maxAttempts() && db.isRetryable(e)) {
+                    if (!retry.pause(attempt)) throw new InterruptedException();
+                    continue;
+                }
+                return new Outcome(null, null, e);
+            } finally {
+                if (c != null) closeQuietly(c);
+            }
+        }
+    }
+
+    /** Parallel rounds: the granted gsn stays unused; a new grant is asked for when the request is ready again. */
+    private void abortGrant(long id) {
+        if (grants.replace(id, new CompletableFuture<>()) != null) loop.submit(belt -> belt.onCommitAborted(id));
+    }
+
+    /**
+     * The update of gsn {@code gsn} if its transaction committed although executing it failed: with a database
+     * server, a connection lost during COMMIT leaves the outcome unknown, and the database may hold the writes and the
+     * gsn. Asked of the database itself (its outbox), as often as it takes to reach it, so that the belt never
+     * disagrees with the database about the last gsn. Null after a failure reported before committing.
+     */
+    private StateUpdate committedAnyway(long gsn, Exception failure) throws InterruptedException {
+        if (failure instanceof UserAbort || failure instanceof BadRequestException) return null;
+        for (int attempt = 1; ; attempt++) {
+            if (closed) throw new Stopping();
+            try {
+                StateUpdate found = db.inTransaction(true, c -> MetadataStore.outboxUpdate(c, gsn));
+                if (found != null)
+                    log.warn("instance {}: global update {} committed although its transaction reported {}", self,
+                            gsn, failure.toString());
+                return found;
+            } catch (SQLException | RuntimeException e) {
+                log.warn("instance {} cannot learn whether global update {} committed (attempt {}), retrying: {}",
+                        self, gsn, attempt, e.toString());
+                if (!DATABASE_DOWN.pause(attempt)) throw new InterruptedException();
+            }
+        }
+    }
+
+    private void report(long id, StateUpdate update) {
+        loop.submit(belt -> belt.onGlobalExecuted(id, update));
+    }
+
+    private RequestObserver.Observed observed(Request request, RequestObserver watcher) {
+        if (watcher == RequestObserver.NONE) return null;
+        return new RequestObserver.Observed(self, request.transaction(), request.parameters(),
+                partitionOf.apply(request), true, db);
+    }
+
+    private static void closeQuietly(Connection c) {
+        try {
+            c.close();
+        } catch (SQLException | RuntimeException ignored) {
+            // the connection is gone
+        }
+    }
+
+    /** Stops: running requests are interrupted, waiting ones are answered UNAVAILABLE. */
+    @Override
+    public void close() {
+        closed = true;
+        threads.shutdownNow();
+        for (CompletableFuture<Long> f : grants.values()) f.cancel(false);
+        for (Pending p : pending.values()) p.reply().accept(replies.shuttingDown());
+        pending.clear();
+    }
+}

@@ -1,0 +1,128 @@
+package dev.gyro.runtime;
+
+import dev.gyro.client.Reply;
+import dev.gyro.client.Request;
+import dev.gyro.client.Wire;
+import dev.gyro.protocol.Codec;
+import dev.gyro.protocol.ConveyorBelt;
+import dev.gyro.protocol.MalformedMessageException;
+import dev.gyro.protocol.Message;
+import io.grpc.Grpc;
+import io.grpc.InsecureServerCredentials;
+import io.grpc.Metadata;
+import io.grpc.Server;
+import io.grpc.ServerCall;
+import io.grpc.ServerCallExecutorSupplier;
+import io.grpc.ServerServiceDefinition;
+import io.grpc.Status;
+import io.grpc.stub.ServerCalls;
+import io.grpc.stub.StreamObserver;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.io.IOException;
+import java.util.concurrent.Executor;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+import java.util.function.Supplier;
+
+/**
+ * The instance's gRPC endpoint: the client service (Execute, Describe, Status) and the peer service (Deliver, the
+ * belt's messages). Each service has its own executor, and no handler blocks: a request is handed to the router,
+ * which queues it, parks it or refuses it; a peer message is handed to the belt loop. So no client request, however
+ * many wait, can delay a token delivery.
+ */
+final class InstanceServer implements AutoCloseable {
+
+    private static final Logger log = LoggerFactory.getLogger(InstanceServer.class);
+
+    private final int self;
+    private final ExecutorService clientCalls;
+    private final ExecutorService peerCalls;
+    private final Server server;
+
+    /**
+     * @param deliver hands a decoded peer message to the belt loop
+     */
+    InstanceServer(int self, int port, RequestRouter router, Consumer<Consumer<ConveyorBelt>> deliver,
+                   byte[] describe, Supplier<byte[]> status) {
+        this.self = self;
+        this.clientCalls = Threads.fixed(self, "client", 2);
+        this.peerCalls = Threads.single(self, "peer");
+        this.server = Grpc.newServerBuilderForPort(port, InsecureServerCredentials.create())
+                .executor(clientCalls)
+                .callExecutor(new ServerCallExecutorSupplier() {
+                    @Override
+                    public <ReqT, RespT> Executor getExecutor(ServerCall<ReqT, RespT> call, Metadata metadata) {
+                        return Wire.PEER_SERVICE.equals(call.getMethodDescriptor().getServiceName()) ? peerCalls : null;
+                    }
+                })
+                .maxInboundMessageSize(Wire.MAX_MESSAGE_BYTES)
+                .addService(ServerServiceDefinition.builder(Wire.CLIENT_SERVICE)
+                        .addMethod(Wire.EXECUTE, ServerCalls.asyncUnaryCall((body, out) -> execute(router, body, out)))
+                        .addMethod(Wire.DESCRIBE, ServerCalls.asyncUnaryCall((body, out) -> respond(out, describe)))
+                        .addMethod(Wire.STATUS, ServerCalls.asyncUnaryCall((body, out) -> respond(out, status.get())))
+                        .build())
+                .addService(ServerServiceDefinition.builder(Wire.PEER_SERVICE)
+                        .addMethod(Wire.DELIVER, ServerCalls.asyncUnaryCall((body, out) -> deliver(deliver, body, out)))
+                        .build())
+                .build();
+    }
+
+    InstanceServer start() throws IOException {
+        server.start();
+        return this;
+    }
+
+    private void execute(RequestRouter router, byte[] body, StreamObserver<byte[]> out) {
+        Request request;
+        try {
+            request = Request.decode(body);
+        } catch (MalformedMessageException e) {
+            respond(out, Reply.error(Reply.Status.BAD_REQUEST, "malformed request: " + e.getMessage(), self).encode());
+            return;
+        }
+        router.handle(request, reply -> respond(out, reply.encode()));
+    }
+
+    private void deliver(Consumer<Consumer<ConveyorBelt>> loop, byte[] body, StreamObserver<byte[]> out) {
+        Message m;
+        try {
+            m = Codec.decodeMessage(body);
+        } catch (MalformedMessageException e) {
+            log.warn("instance {} rejected a malformed message: {}", self, e.getMessage());
+            out.onError(Status.INVALID_ARGUMENT.withDescription(e.getMessage()).asRuntimeException());
+            return;
+        }
+        respond(out, new byte[0]);
+        loop.accept(belt -> {
+            try {
+                belt.onMessage(m);
+            } catch (IllegalArgumentException e) { // from no member of the ring, or out of ring order: dropped
+                log.warn("instance {} rejected a message: {}", self, e.getMessage());
+            }
+        });
+    }
+
+    private static void respond(StreamObserver<byte[]> out, byte[] body) {
+        try {
+            out.onNext(body);
+            out.onCompleted();
+        } catch (RuntimeException e) {
+            log.debug("reply not delivered: {}", e.toString()); // the client went away
+        }
+    }
+
+    @Override
+    public void close() {
+        server.shutdownNow();
+        try {
+            server.awaitTermination(5, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        clientCalls.shutdownNow();
+        peerCalls.shutdownNow();
+    }
+}

@@ -1,0 +1,84 @@
+package dev.gyro.runtime;
+
+import dev.gyro.app.TransactionCatalog;
+import dev.gyro.client.Reply;
+import dev.gyro.client.Request;
+import dev.gyro.protocol.Value;
+import dev.gyro.runtime.db.Database;
+import dev.gyro.runtime.hook.RequestObserver;
+import dev.gyro.runtime.hook.TransactionGate;
+
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Function;
+
+/**
+ * Algorithm 1, lines 2-4: a local request runs at once on this instance's DBMS, concurrently with everything else,
+ * and is answered. Nothing else is on its way: one table lookup, the transaction gate, one DBMS transaction (retried
+ * when it loses a race, {@link Database#inTransaction}). Safe to call from any number of threads.
+ */
+final class LocalExecutor {
+
+    /** What the local path needs of a transaction, found with one lookup. */
+    record LocalTransaction(TransactionCatalog.Entry entry, boolean readOnly) {}
+
+    private final int self;
+    private final Database db;
+    private final Map<String, LocalTransaction> transactions;
+    private final TransactionGate gate;
+    private final Replies replies;
+    private final InstanceStats stats;
+    private final AtomicLong requestIds;
+    private final Function<Request, List<Value>> partitionOf;
+    private volatile RequestObserver observer = RequestObserver.NONE;
+
+    LocalExecutor(int self, Database db, Map<String, LocalTransaction> transactions, TransactionGate gate,
+                  Replies replies, InstanceStats stats, AtomicLong requestIds,
+                  Function<Request, List<Value>> partitionOf) {
+        this.self = self;
+        this.db = db;
+        this.transactions = Map.copyOf(transactions);
+        this.gate = gate;
+        this.replies = replies;
+        this.stats = stats;
+        this.requestIds = requestIds;
+        this.partitionOf = partitionOf;
+    }
+
+    void observe(RequestObserver observer) {
+        this.observer = observer;
+    }
+
+    /** Runs {@code request} here, now, on the calling thread, and returns its reply. */
+    Reply execute(Request request) {
+        LocalTransaction local = transactions.get(request.transaction());
+        if (local == null)
+            return replies.error(Reply.Status.BAD_REQUEST, "unknown transaction '" + request.transaction() + "'");
+        long id = requestIds.getAndIncrement();
+        long now = System.currentTimeMillis();
+        RequestObserver watcher = observer;
+        RequestObserver.Attempt[] last = new RequestObserver.Attempt[1];
+        try (TransactionGate.Slot slot = gate.enter()) {
+            Object result = db.inTransaction(local.readOnly(), c -> {
+                RequestObserver.Attempt attempt = watcher.begin(observed(request, watcher), c, null);
+                last[0] = attempt;
+                Object r = local.entry().invoke(new RequestContext(attempt.connection(), now, replies.seed(id)),
+                        request.parameters());
+                attempt.ran();
+                return r;
+            });
+            last[0].committed();
+            stats.local.increment();
+            return replies.local(result);
+        } catch (Exception e) {
+            return replies.failure(request, e);
+        }
+    }
+
+    private RequestObserver.Observed observed(Request request, RequestObserver watcher) {
+        if (watcher == RequestObserver.NONE) return null; // watches nothing: spare the local path the allocation
+        return new RequestObserver.Observed(self, request.transaction(), request.parameters(),
+                partitionOf.apply(request), false, db);
+    }
+}

@@ -1,0 +1,115 @@
+package dev.gyro.runtime;
+
+import dev.gyro.app.BadRequestException;
+import dev.gyro.app.TransactionCatalog;
+import dev.gyro.client.Reply;
+import dev.gyro.client.Request;
+import dev.gyro.client.RoutingTable;
+import dev.gyro.protocol.Value;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.function.Consumer;
+
+/**
+ * The way of a request into the instance (paper Figure 1, steps 1-2): decide by table lookup which instance owns it
+ * and whether it is local or global; forward what another instance owns, queue a global request for the token, and
+ * run a local one on a request thread once the session guarantee allows it. Handing a request on never blocks: the
+ * request threads are a bounded pool, and a request that finds it full is refused at once as OVERLOADED.
+ */
+final class RequestRouter {
+
+    private final int self;
+    private final RoutingTable routing;
+    private final TransactionCatalog catalog;
+    private final LocalExecutor local;
+    private final GlobalExecutor globals;
+    private final PeerLinks peers;
+    private final SessionGate session;
+    private final ExecutorService requestThreads;
+    private final Replies replies;
+    private final InstanceStats stats;
+
+    RequestRouter(int self, RoutingTable routing, TransactionCatalog catalog, LocalExecutor local,
+                  GlobalExecutor globals, PeerLinks peers, SessionGate session, ExecutorService requestThreads,
+                  Replies replies, InstanceStats stats) {
+        this.self = self;
+        this.routing = routing;
+        this.catalog = catalog;
+        this.local = local;
+        this.globals = globals;
+        this.peers = peers;
+        this.session = session;
+        this.requestThreads = requestThreads;
+        this.replies = replies;
+        this.stats = stats;
+    }
+
+    /** A request from a client, or forwarded by a peer. Answers {@code reply} exactly once, later or now. */
+    void handle(Request request, Consumer<Reply> reply) {
+        RoutingTable.Decision d = routing.decide(request.transaction(), request.parameters(), self);
+        if (d == null) {
+            reply.accept(cannotRoute(request));
+        } else if (d.owner() != self) {
+            if (request.forwarded()) {
+                reply.accept(replies.error(Reply.Status.UNAVAILABLE, "request " + request + " was forwarded to "
+                        + "instance " + self + " but routes to instance " + d.owner() + ": partition maps disagree"));
+            } else {
+                stats.forwarded.increment();
+                peers.forward(d.owner(), request, reply);
+            }
+        } else if (d.global()) {
+            globals.enqueue(request, reply);
+        } else {
+            session.await(request.afterGsn(), () -> runLocal(request, reply), () -> reply.accept(
+                    replies.error(Reply.Status.UNAVAILABLE, "instance " + self + " has not applied gsn "
+                            + request.afterGsn() + " within " + SessionGate.MAX_WAIT.toSeconds() + " s (at "
+                            + session.applied() + ")")));
+        }
+    }
+
+    /**
+     * Runs a request from inside this instance's process, as the paper deploys Gyro (instrumentation inside the
+     * application server, Figure 1): a local request it owns runs on the caller's thread, the lean local path;
+     * anything else goes the way of a request from the network. Blocks until the reply.
+     */
+    Reply call(Request request) {
+        RoutingTable.Decision d = routing.decide(request.transaction(), request.parameters(), self);
+        if (d != null && d.owner() == self && !d.global() && session.reached(request.afterGsn()))
+            return local.execute(request);
+        CompletableFuture<Reply> reply = new CompletableFuture<>();
+        handle(request, reply::complete);
+        return reply.join();
+    }
+
+    private void runLocal(Request request, Consumer<Reply> reply) {
+        try {
+            requestThreads.execute(() -> reply.accept(local.execute(request)));
+        } catch (RejectedExecutionException e) {
+            stats.refused.increment();
+            reply.accept(replies.error(Reply.Status.OVERLOADED, "instance " + self + " is busy: every request "
+                    + "thread is taken and its queue of waiting requests is full; retry later"));
+        }
+    }
+
+    private Reply cannotRoute(Request request) {
+        // Unknown transaction or too few parameters: the catalog produces the exact error.
+        try {
+            catalog.get(request.transaction()).arguments(null, request.parameters());
+            return replies.error(Reply.Status.BAD_REQUEST, "cannot route " + request);
+        } catch (BadRequestException e) {
+            return replies.error(Reply.Status.BAD_REQUEST, e.getMessage());
+        }
+    }
+
+    /** The values of the request's partitioning parameters. */
+    static List<Value> partitionOf(RoutingTable routing, Request request) {
+        RoutingTable.Route route = routing.route(request.transaction());
+        List<Value> out = new ArrayList<>();
+        for (int k : route.keys()) out.add(request.parameters().get(k));
+        return out;
+    }
+}

@@ -1,0 +1,51 @@
+package dev.gyro.runtime.hook;
+
+/**
+ * What every transaction a request runs on the instance's database passes through first. The runtime's default,
+ * {@link #NONE}, lets everything through at once; benchmarks plug in an emulated server of bounded capacity (the
+ * gyro-emulation module's {@code Capacity}), so that on one small machine N instances can show the capacity of N
+ * small servers.
+ *
+ * <p>Contract: {@link #enter()} and {@link #enterAhead()} may block; the runtime calls them on request and global
+ * threads, never on the belt loop. The returned slot is closed exactly once, when the transaction is over (after
+ * its commit or rollback, retries included). Applying other instances' state updates does not pass the gate.
+ */
+public interface TransactionGate {
+
+    /** Lets every transaction through at once, with nothing added. */
+    TransactionGate NONE = new TransactionGate() {
+        @Override
+        public Slot enter() {
+            return Slot.NOTHING;
+        }
+
+        @Override
+        public Slot enterAhead() {
+            return Slot.NOTHING;
+        }
+    };
+
+    /** A held slot; closing it frees the slot. */
+    interface Slot extends AutoCloseable {
+        Slot NOTHING = () -> {};
+
+        @Override
+        void close();
+    }
+
+    /**
+     * A slot for a local request's transaction.
+     *
+     * @throws InterruptedException when interrupted while waiting (no slot is held then)
+     */
+    Slot enter() throws InterruptedException;
+
+    /**
+     * A slot for a global request the token holder runs: ahead of waiting local requests, since the token, and with
+     * it every other instance's global requests, waits for it (paper Section VII-C: Gyro holds local operations
+     * while the token holder executes global ones).
+     *
+     * @throws InterruptedException when interrupted while waiting (no slot is held then)
+     */
+    Slot enterAhead() throws InterruptedException;
+}
