@@ -4,6 +4,7 @@ import dev.gyro.app.Application;
 import dev.gyro.app.Classification;
 import dev.gyro.protocol.PartitionMap;
 import dev.gyro.runtime.GyroInstance;
+import dev.gyro.runtime.FailStop;
 import dev.gyro.runtime.InstanceConfig;
 import dev.gyro.runtime.db.Dialect;
 import picocli.CommandLine.Command;
@@ -63,7 +64,8 @@ final class InstanceCommand implements Callable<Integer> {
                 c.commit();
             }
         }
-        InstanceConfig config = InstanceConfig.of(id, ring, target, application);
+        // Fail-stop: an instance that stops itself ends this process with a non-zero status (FailStop.EXIT_STATUS).
+        InstanceConfig config = InstanceConfig.of(id, ring, target, application).withFailStop(FailStop.EXIT);
         if (classification != null) config = config.withClassification(Classification.read(classification));
         GyroInstance instance = new GyroInstance(config).start();
         System.out.println("gyro instance " + id + " of " + ring.size() + " serving " + app + " on " + ring.get(id)

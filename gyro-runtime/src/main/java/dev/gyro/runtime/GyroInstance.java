@@ -196,7 +196,8 @@ public final class GyroInstance implements AutoCloseable {
 
     /** The instance's state as the Status method reports it (JSON). */
     public byte[] statusJson() {
-        return stats.json(self, config.address(), parallelGlobals, links.status());
+        return stats.json(self, config.address(), parallelGlobals, session == null ? 0 : session.waiting(),
+                links.status());
     }
 
     /** Fail-stop: log why, stop serving, then let the process decide (docs/decisions.md, decision 11). */

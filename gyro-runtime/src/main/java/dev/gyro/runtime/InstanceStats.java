@@ -65,7 +65,7 @@ final class InstanceStats {
         role = "STOPPED";
     }
 
-    byte[] json(int self, String address, boolean parallelGlobals, Map<String, Object> links) {
+    byte[] json(int self, String address, boolean parallelGlobals, int waitingForGsn, Map<String, Object> links) {
         ObjectNode s = JSON.createObjectNode();
         s.put("instance", self);
         s.put("address", address);
@@ -73,6 +73,7 @@ final class InstanceStats {
         s.put("role", role);
         if (stopped != null) s.put("stopped", stopped);
         s.put("queuedGlobals", queuedGlobals);
+        s.put("waitingForGsn", waitingForGsn);
         s.put("local", local.sum());
         s.put("global", global.sum());
         s.put("forwarded", forwarded.sum());

@@ -171,6 +171,13 @@ public final class LocalCluster implements AutoCloseable {
     }
 
     private dev.gyro.app.Classification classification;
+    private java.util.function.UnaryOperator<InstanceConfig> customize = c -> c;
+
+    /** Adjusts the configuration of each instance started from now on (thread counts, queue bounds, hooks). */
+    public LocalCluster withInstanceConfig(java.util.function.UnaryOperator<InstanceConfig> customize) {
+        this.customize = customize;
+        return this;
+    }
 
     /** Runs the instances started from now on with this classification instead of the application's own. */
     public LocalCluster withClassification(dev.gyro.app.Classification classification) {
@@ -224,7 +231,7 @@ public final class LocalCluster implements AutoCloseable {
         capacities.set(i, server);
         config = config.withGate(server);
         if (wan != null) config = config.withLinks(WanLinks.factory(wan));
-        GyroInstance g = new GyroInstance(config).start();
+        GyroInstance g = new GyroInstance(customize.apply(config)).start();
         instances.set(i, g);
         return g;
     }

@@ -58,6 +58,13 @@ final class SessionGate {
         return applied;
     }
 
+    /** How many requests wait for their gsn now. */
+    synchronized int waiting() {
+        int n = 0;
+        for (List<Waiter> ws : waiting.values()) n += ws.size();
+        return n;
+    }
+
     /** True when a request carrying {@code gsn} may run now. */
     boolean reached(long gsn) {
         return gsn <= applied;
