@@ -1,5 +1,7 @@
 package dev.gyro.peer;
 
+import dev.gyro.runtime.Backoff;
+
 import dev.gyro.app.Application;
 import dev.gyro.app.Call;
 import dev.gyro.app.Classification;
@@ -22,7 +24,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.SplittableRandom;
 import java.util.concurrent.Semaphore;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.random.RandomGenerator;
@@ -196,16 +197,11 @@ final class PeerTarget implements Target {
         return false;
     }
 
-    /** Jittered exponential backoff, 2 ms doubling to at most 500 ms, so that contending retries spread out. */
+    /** Contending retries spread out, 4 ms doubling to at most 500 ms. */
+    private static final Backoff RETRY = Backoff.of(4, 500);
+
     private static boolean pause(int attempt) {
-        long max = Math.min(500, 2L << Math.min(10, attempt));
-        try {
-            Thread.sleep(1 + ThreadLocalRandom.current().nextLong(max));
-            return true;
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return false;
-        }
+        return RETRY.pause(attempt);
     }
 
     private static <T extends Throwable> T causeOf(Throwable t, Class<T> type) {

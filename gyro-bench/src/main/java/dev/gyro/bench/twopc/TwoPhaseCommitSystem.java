@@ -1,5 +1,7 @@
 package dev.gyro.bench.twopc;
 
+import dev.gyro.runtime.Backoff;
+
 import dev.gyro.app.Application;
 import dev.gyro.app.Call;
 import dev.gyro.app.Classification;
@@ -21,7 +23,6 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 
@@ -219,16 +220,13 @@ public final class TwoPhaseCommitSystem implements SystemUnderTest {
         }
 
         /**
-         * Jittered exponential backoff, 2 ms doubling to at most 500 ms, as the peer's: capped at 50 ms, TPC-C's
+         * Contending retries spread out, 4 ms doubling to at most 500 ms, as the peer's: capped at 50 ms, TPC-C's
          * newOrder on 8 PostgreSQL shards at 32 clients lost 50 races in a row twice in one point.
          */
+        private static final Backoff RETRY = Backoff.of(4, 500);
+
         private static void pause(int attempt) {
-            long max = Math.min(500, 2L << Math.min(10, attempt));
-            try {
-                Thread.sleep(ThreadLocalRandom.current().nextLong(1, max + 1));
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
+            RETRY.pause(attempt);
         }
 
         @Override

@@ -1,5 +1,7 @@
 package dev.gyro.runtime.db;
 
+import dev.gyro.runtime.Backoff;
+
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import org.slf4j.Logger;
@@ -11,7 +13,6 @@ import java.time.Duration;
 import java.util.Map;
 import java.util.Objects;
 import java.util.WeakHashMap;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
 
@@ -103,6 +104,7 @@ public final class Database implements AutoCloseable {
     private final Dialect dialect;
     private final String jdbcUrl;
     private final Options options;
+    private final Backoff backoff;
     private final HikariDataSource writePool;
     private final HikariDataSource readPool;
     private final TableCatalog tables;
@@ -115,6 +117,7 @@ public final class Database implements AutoCloseable {
         this.dialect = dialect;
         this.jdbcUrl = jdbcUrl;
         this.options = options;
+        this.backoff = new Backoff(options.firstBackoff(), options.maxBackoff());
         this.writePool = writePool;
         this.readPool = readPool;
         this.tables = TableCatalog.forUrl(jdbcUrl);
@@ -327,16 +330,8 @@ public final class Database implements AutoCloseable {
     }
 
     private void pause(int attempt) throws SQLException {
-        long first = Math.max(1, options.firstBackoff().toMillis());
-        long max = Math.max(first, options.maxBackoff().toMillis());
-        long delay = Math.min(max, first << Math.min(20, attempt - 1));
-        long sleep = delay / 2 + ThreadLocalRandom.current().nextLong(delay / 2 + 1);
-        try {
-            Thread.sleep(sleep);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new SQLException("interrupted while waiting to retry a transaction", "57014", e);
-        }
+        if (!backoff.pause(attempt))
+            throw new SQLException("interrupted while waiting to retry a transaction", "57014");
     }
 
     private static RuntimeException rethrow(Throwable t) throws SQLException {
