@@ -2,8 +2,8 @@ package dev.gyro.bench;
 
 import dev.gyro.app.Outcome;
 import dev.gyro.client.GyroClient;
-import dev.gyro.client.Reply;
-import dev.gyro.client.Request;
+import dev.gyro.wire.Reply;
+import dev.gyro.wire.Request;
 import dev.gyro.runtime.wan.Site;
 import dev.gyro.runtime.wan.Wan;
 

@@ -3,7 +3,7 @@ package dev.gyro.cli;
 import dev.gyro.apps.store.OnlineStore;
 import dev.gyro.apps.store.StoreAudit;
 import dev.gyro.client.GyroClient;
-import dev.gyro.client.Reply;
+import dev.gyro.wire.Reply;
 import dev.gyro.runtime.LocalCluster;
 import dev.gyro.runtime.Backend;
 import dev.gyro.servers.DatabaseServer;

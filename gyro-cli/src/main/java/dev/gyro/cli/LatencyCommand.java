@@ -4,7 +4,7 @@ import dev.gyro.app.TransactionCatalog;
 import dev.gyro.app.TxContext;
 import dev.gyro.apps.store.OnlineStore;
 import dev.gyro.client.GyroClient;
-import dev.gyro.client.Reply;
+import dev.gyro.wire.Reply;
 import dev.gyro.protocol.Value;
 import dev.gyro.runtime.GyroInstance;
 import dev.gyro.runtime.LocalCluster;
@@ -66,9 +66,9 @@ final class LatencyCommand implements Callable<Integer> {
                 boolean readOnly = tx.equals("getCart");
                 int[] next = {0};
                 Runnable gyroOne = timedGyro(viaGyro, () -> params(tx, carts, next, random),
-                        p -> client.call(new dev.gyro.client.Request(tx, p, false, 0)));
+                        p -> client.call(new dev.gyro.wire.Request(tx, p, false, 0)));
                 Runnable embeddedOne = timedGyro(embedded, () -> params(tx, carts, next, random),
-                        p -> zero.call(new dev.gyro.client.Request(tx, p, false, 0)));
+                        p -> zero.call(new dev.gyro.wire.Request(tx, p, false, 0)));
                 Runnable jdbcOne = () -> {
                     List<Value> p = params(tx, carts, next, random);
                     long t0 = System.nanoTime();

@@ -3,7 +3,7 @@ package dev.gyro.cli;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.gyro.client.GyroClient;
-import dev.gyro.client.Reply;
+import dev.gyro.wire.Reply;
 import dev.gyro.runtime.Backend;
 import dev.gyro.servers.DatabaseServer;
 import org.junit.jupiter.api.AfterAll;

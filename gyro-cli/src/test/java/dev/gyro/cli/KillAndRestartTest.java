@@ -5,7 +5,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.gyro.apps.store.OnlineStore;
 import dev.gyro.apps.store.StoreAudit;
 import dev.gyro.client.GyroClient;
-import dev.gyro.client.Reply;
+import dev.gyro.wire.Reply;
 import dev.gyro.runtime.LocalCluster;
 import dev.gyro.runtime.check.ReplicaCheck;
 import org.junit.jupiter.api.AfterEach;

@@ -1,5 +1,9 @@
 package dev.gyro.client;
 
+import dev.gyro.wire.Reply;
+import dev.gyro.wire.Request;
+import dev.gyro.wire.RoutingTable;
+import dev.gyro.wire.Wire;
 import io.grpc.CallOptions;
 import io.grpc.Grpc;
 import io.grpc.InsecureChannelCredentials;

@@ -2,9 +2,9 @@ package dev.gyro.runtime;
 
 import dev.gyro.app.Classification;
 import dev.gyro.app.TransactionCatalog;
-import dev.gyro.client.Reply;
-import dev.gyro.client.Request;
-import dev.gyro.client.RoutingTable;
+import dev.gyro.wire.Reply;
+import dev.gyro.wire.Request;
+import dev.gyro.wire.RoutingTable;
 import dev.gyro.protocol.ConveyorBelt;
 import dev.gyro.protocol.DurableState;
 import dev.gyro.runtime.db.Database;

@@ -1,8 +1,8 @@
 package dev.gyro.runtime;
 
-import dev.gyro.client.Reply;
-import dev.gyro.client.Request;
-import dev.gyro.client.Wire;
+import dev.gyro.wire.Reply;
+import dev.gyro.wire.Request;
+import dev.gyro.wire.Wire;
 import dev.gyro.protocol.Codec;
 import dev.gyro.protocol.ConveyorBelt;
 import dev.gyro.protocol.MalformedMessageException;

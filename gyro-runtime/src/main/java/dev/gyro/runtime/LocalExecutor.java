@@ -1,8 +1,8 @@
 package dev.gyro.runtime;
 
 import dev.gyro.app.TransactionCatalog;
-import dev.gyro.client.Reply;
-import dev.gyro.client.Request;
+import dev.gyro.wire.Reply;
+import dev.gyro.wire.Request;
 import dev.gyro.protocol.Value;
 import dev.gyro.runtime.db.Database;
 import dev.gyro.runtime.hook.RequestObserver;

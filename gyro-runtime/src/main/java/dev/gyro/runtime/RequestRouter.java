@@ -2,9 +2,9 @@ package dev.gyro.runtime;
 
 import dev.gyro.app.BadRequestException;
 import dev.gyro.app.TransactionCatalog;
-import dev.gyro.client.Reply;
-import dev.gyro.client.Request;
-import dev.gyro.client.RoutingTable;
+import dev.gyro.wire.Reply;
+import dev.gyro.wire.Request;
+import dev.gyro.wire.RoutingTable;
 import dev.gyro.protocol.Value;
 
 import java.util.ArrayList;

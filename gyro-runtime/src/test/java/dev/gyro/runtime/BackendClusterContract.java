@@ -3,7 +3,7 @@ package dev.gyro.runtime;
 import dev.gyro.apps.store.OnlineStore;
 import dev.gyro.apps.store.StoreAudit;
 import dev.gyro.client.GyroClient;
-import dev.gyro.client.Reply;
+import dev.gyro.wire.Reply;
 import dev.gyro.protocol.Value;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;

@@ -2,7 +2,7 @@ package dev.gyro.runtime;
 
 import dev.gyro.apps.store.OnlineStore;
 import dev.gyro.client.GyroClient;
-import dev.gyro.client.Reply;
+import dev.gyro.wire.Reply;
 import dev.gyro.protocol.Message;
 import dev.gyro.protocol.RowChange;
 import dev.gyro.protocol.StateUpdate;
@@ -11,7 +11,7 @@ import dev.gyro.protocol.Value;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-import dev.gyro.client.Wire;
+import dev.gyro.wire.Wire;
 import dev.gyro.protocol.Codec;
 import io.grpc.CallOptions;
 import io.grpc.ManagedChannel;

@@ -2,7 +2,7 @@ package dev.gyro.runtime;
 
 import dev.gyro.apps.store.OnlineStore;
 import dev.gyro.client.GyroClient;
-import dev.gyro.client.Reply;
+import dev.gyro.wire.Reply;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 

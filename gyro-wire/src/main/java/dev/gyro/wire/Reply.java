@@ -1,4 +1,4 @@
-package dev.gyro.client;
+package dev.gyro.wire;
 
 import dev.gyro.protocol.Codec;
 import dev.gyro.protocol.MalformedMessageException;
@@ -23,7 +23,7 @@ public record Reply(Status status, String message, List<Value> values, int insta
     public enum Status {
         /** Executed and committed. */
         OK,
-        /** The transaction rolled itself back ({@link dev.gyro.client.Reply#message()} says why); nothing written. */
+        /** The transaction rolled itself back ({@link dev.gyro.wire.Reply#message()} says why); nothing written. */
         ABORTED,
         /** Unknown transaction or wrong parameters; nothing executed. */
         BAD_REQUEST,

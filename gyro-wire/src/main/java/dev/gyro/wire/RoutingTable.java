@@ -1,4 +1,4 @@
-package dev.gyro.client;
+package dev.gyro.wire;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;

@@ -1,4 +1,4 @@
-package dev.gyro.client;
+package dev.gyro.wire;
 
 import dev.gyro.protocol.Codec;
 import dev.gyro.protocol.MalformedMessageException;
