@@ -3,7 +3,7 @@ package dev.gyro.bench;
 import dev.gyro.app.Application;
 import dev.gyro.app.Audit;
 import dev.gyro.protocol.PartitionMap;
-import dev.gyro.runtime.check.ReplicaCheck;
+import dev.gyro.check.ReplicaCheck;
 
 import java.sql.Connection;
 import java.sql.SQLException;

@@ -3,10 +3,10 @@ package dev.gyro.bench;
 import dev.gyro.app.Application;
 import dev.gyro.app.Workload;
 import dev.gyro.app.WorkloadOptions;
-import dev.gyro.runtime.Backend;
-import dev.gyro.runtime.LocalCluster;
-import dev.gyro.runtime.check.AccessLog;
-import dev.gyro.runtime.check.ReadFromChecker;
+import dev.gyro.cluster.Backend;
+import dev.gyro.cluster.LocalCluster;
+import dev.gyro.check.AccessLog;
+import dev.gyro.check.ReadFromChecker;
 
 import java.nio.file.Path;
 import java.sql.Connection;

@@ -4,8 +4,8 @@ import dev.gyro.app.Outcome;
 import dev.gyro.client.GyroClient;
 import dev.gyro.wire.Reply;
 import dev.gyro.wire.Request;
-import dev.gyro.runtime.wan.Site;
-import dev.gyro.runtime.wan.Wan;
+import dev.gyro.emulation.wan.Site;
+import dev.gyro.emulation.wan.Wan;
 
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;

@@ -5,7 +5,7 @@ import dev.gyro.app.Homing;
 import dev.gyro.app.Workload;
 import dev.gyro.protocol.PartitionMap;
 import dev.gyro.protocol.Value;
-import dev.gyro.runtime.wan.Wan;
+import dev.gyro.emulation.wan.Wan;
 
 import java.util.SplittableRandom;
 

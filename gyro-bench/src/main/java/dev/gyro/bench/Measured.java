@@ -18,7 +18,7 @@ import java.util.Map;
  * @param scenario      e.g. {@code local-ratio}
  * @param setting       which setting of the scenario (points of one setting and one load compare side by side)
  * @param parameters    the setting's parameters and the load (e.g. {@code localPercent}, {@code clients}), in order
- * @param mode          the capacity mode, in words ({@link dev.gyro.runtime.Capacity#describe()})
+ * @param mode          the capacity mode, in words ({@link dev.gyro.emulation.Capacity#describe()})
  * @param seconds       how long load was measured (warm-up excluded)
  * @param requests      calls completed in the measured period
  * @param throughput    requests per second

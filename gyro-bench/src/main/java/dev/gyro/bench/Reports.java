@@ -1,6 +1,6 @@
 package dev.gyro.bench;
 
-import dev.gyro.runtime.check.ReplicaCheck;
+import dev.gyro.check.ReplicaCheck;
 import org.HdrHistogram.Histogram;
 
 import java.io.PrintStream;

@@ -5,9 +5,9 @@ import dev.gyro.app.WorkloadOptions;
 import dev.gyro.apps.rubis.Rubis;
 import dev.gyro.apps.tpcc.Tpcc;
 import dev.gyro.apps.tpcw.Tpcw;
-import dev.gyro.runtime.Backend;
-import dev.gyro.runtime.Capacity;
-import dev.gyro.runtime.wan.Wan;
+import dev.gyro.cluster.Backend;
+import dev.gyro.emulation.Capacity;
+import dev.gyro.emulation.wan.Wan;
 
 import java.time.Duration;
 import java.util.ArrayList;

@@ -1,6 +1,6 @@
 package dev.gyro.bench;
 
-import dev.gyro.runtime.Backend;
+import dev.gyro.cluster.Backend;
 import dev.gyro.servers.DatabaseServer;
 import dev.gyro.servers.ServerKind;
 import org.slf4j.Logger;

@@ -1,10 +1,10 @@
 package dev.gyro.bench;
 
 import dev.gyro.app.Application;
-import dev.gyro.runtime.Backend;
-import dev.gyro.runtime.Capacity;
-import dev.gyro.runtime.LocalCluster;
-import dev.gyro.runtime.wan.Wan;
+import dev.gyro.cluster.Backend;
+import dev.gyro.emulation.Capacity;
+import dev.gyro.cluster.LocalCluster;
+import dev.gyro.emulation.wan.Wan;
 
 import java.nio.file.Path;
 import java.util.List;

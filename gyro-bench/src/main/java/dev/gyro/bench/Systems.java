@@ -8,12 +8,12 @@ import dev.gyro.app.Outcome;
 import dev.gyro.app.TransactionCatalog;
 import dev.gyro.protocol.PartitionMap;
 import dev.gyro.protocol.Value;
-import dev.gyro.runtime.Backend;
-import dev.gyro.runtime.Capacity;
-import dev.gyro.runtime.LocalCluster;
+import dev.gyro.cluster.Backend;
+import dev.gyro.emulation.Capacity;
+import dev.gyro.cluster.LocalCluster;
 import dev.gyro.runtime.db.Database;
-import dev.gyro.runtime.wan.Site;
-import dev.gyro.runtime.wan.Wan;
+import dev.gyro.emulation.wan.Site;
+import dev.gyro.emulation.wan.Wan;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 

@@ -2,8 +2,8 @@ package dev.gyro.bench;
 
 import dev.gyro.app.Call;
 import dev.gyro.app.Outcome;
-import dev.gyro.runtime.wan.Site;
-import dev.gyro.runtime.wan.Wan;
+import dev.gyro.emulation.wan.Site;
+import dev.gyro.emulation.wan.Wan;
 
 import java.util.Optional;
 

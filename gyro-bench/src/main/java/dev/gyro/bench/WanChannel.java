@@ -2,7 +2,7 @@ package dev.gyro.bench;
 
 import dev.gyro.app.Call;
 import dev.gyro.app.Outcome;
-import dev.gyro.runtime.wan.Site;
+import dev.gyro.emulation.wan.Site;
 
 import java.time.Duration;
 import java.util.List;
@@ -10,7 +10,7 @@ import java.util.Optional;
 import java.util.concurrent.locks.LockSupport;
 
 /**
- * A client session at a WAN site ({@link dev.gyro.runtime.wan.Wan}): each call leaves after the one-way delay
+ * A client session at a WAN site ({@link dev.gyro.emulation.wan.Wan}): each call leaves after the one-way delay
  * between the client's site and the site of the instance (or database) it talks to, and its reply is handed back
  * after the same delay again. The session's own thread waits out both delays: a closed-loop client waits for its
  * reply anyway, and its request reaches the server exactly as late as a delayed message would.

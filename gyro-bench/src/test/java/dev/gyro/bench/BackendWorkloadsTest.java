@@ -6,7 +6,7 @@ import dev.gyro.apps.micro.Micro;
 import dev.gyro.apps.rubis.Rubis;
 import dev.gyro.apps.tpcc.Tpcc;
 import dev.gyro.apps.tpcw.Tpcw;
-import dev.gyro.runtime.Backend;
+import dev.gyro.cluster.Backend;
 import dev.gyro.servers.ThrowawayServers;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;

@@ -4,7 +4,7 @@ import dev.gyro.app.WorkloadOptions;
 import dev.gyro.apps.rubis.Rubis;
 import dev.gyro.apps.tpcc.Tpcc;
 import dev.gyro.apps.tpcw.Tpcw;
-import dev.gyro.runtime.check.AccessLog;
+import dev.gyro.check.AccessLog;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 

@@ -1,6 +1,6 @@
 package dev.gyro.bench;
 
-import dev.gyro.runtime.Backend;
+import dev.gyro.cluster.Backend;
 import org.junit.jupiter.api.Assertions;
 import org.junit.jupiter.api.Assumptions;
 

@@ -4,10 +4,10 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.gyro.app.WorkloadOptions;
 import dev.gyro.apps.micro.Micro;
-import dev.gyro.runtime.Backend;
-import dev.gyro.runtime.Capacity;
-import dev.gyro.runtime.LocalCluster;
-import dev.gyro.runtime.wan.Wan;
+import dev.gyro.cluster.Backend;
+import dev.gyro.emulation.Capacity;
+import dev.gyro.cluster.LocalCluster;
+import dev.gyro.emulation.wan.Wan;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 

@@ -1,7 +1,7 @@
 package dev.gyro.bench;
 
 import dev.gyro.app.Call;
-import dev.gyro.runtime.Backend;
+import dev.gyro.cluster.Backend;
 import org.junit.jupiter.api.Test;
 
 import java.util.List;

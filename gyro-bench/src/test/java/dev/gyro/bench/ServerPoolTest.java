@@ -2,9 +2,9 @@ package dev.gyro.bench;
 
 import dev.gyro.app.WorkloadOptions;
 import dev.gyro.apps.micro.Micro;
-import dev.gyro.runtime.Backend;
-import dev.gyro.runtime.Capacity;
-import dev.gyro.runtime.wan.Wan;
+import dev.gyro.cluster.Backend;
+import dev.gyro.emulation.Capacity;
+import dev.gyro.emulation.wan.Wan;
 import dev.gyro.servers.ThrowawayServers;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;

@@ -5,8 +5,8 @@ import dev.gyro.app.Classification;
 import dev.gyro.app.Kind;
 import dev.gyro.app.Outcome;
 import dev.gyro.apps.micro.Micro;
-import dev.gyro.runtime.Backend;
-import dev.gyro.runtime.Capacity;
+import dev.gyro.cluster.Backend;
+import dev.gyro.emulation.Capacity;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 

@@ -6,7 +6,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import dev.gyro.protocol.PartitionMap;
-import dev.gyro.runtime.LocalCluster;
+import dev.gyro.cluster.LocalCluster;
 
 import java.nio.file.Path;
 import java.sql.Connection;

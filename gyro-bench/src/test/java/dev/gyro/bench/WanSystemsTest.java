@@ -10,10 +10,10 @@ import dev.gyro.app.WorkloadOptions;
 import dev.gyro.apps.micro.Micro;
 import dev.gyro.client.GyroClient;
 import dev.gyro.protocol.Value;
-import dev.gyro.runtime.Backend;
-import dev.gyro.runtime.Capacity;
-import dev.gyro.runtime.wan.Site;
-import dev.gyro.runtime.wan.Wan;
+import dev.gyro.cluster.Backend;
+import dev.gyro.emulation.Capacity;
+import dev.gyro.emulation.wan.Site;
+import dev.gyro.emulation.wan.Wan;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 

@@ -7,7 +7,7 @@ import dev.gyro.bench.ScenarioOutput;
 import dev.gyro.bench.ScenarioRunner;
 import dev.gyro.bench.Scenarios;
 import dev.gyro.bench.WorkloadRunner;
-import dev.gyro.runtime.Backend;
+import dev.gyro.cluster.Backend;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;

@@ -4,10 +4,10 @@ import dev.gyro.apps.store.OnlineStore;
 import dev.gyro.apps.store.StoreAudit;
 import dev.gyro.client.GyroClient;
 import dev.gyro.wire.Reply;
-import dev.gyro.runtime.LocalCluster;
-import dev.gyro.runtime.Backend;
+import dev.gyro.cluster.LocalCluster;
+import dev.gyro.cluster.Backend;
 import dev.gyro.servers.DatabaseServer;
-import dev.gyro.runtime.check.ReplicaCheck;
+import dev.gyro.check.ReplicaCheck;
 import org.HdrHistogram.ConcurrentHistogram;
 import org.HdrHistogram.Histogram;
 

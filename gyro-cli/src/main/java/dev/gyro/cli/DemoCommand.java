@@ -41,9 +41,9 @@ final class DemoCommand implements Callable<Integer> {
             System.out.println("demo: FAILED: --instances, --clients, --duration and --scale must be positive");
             return 2;
         }
-        dev.gyro.runtime.Backend dbms;
+        dev.gyro.cluster.Backend dbms;
         try {
-            dbms = dev.gyro.runtime.Backend.parse(backend);
+            dbms = dev.gyro.cluster.Backend.parse(backend);
         } catch (IllegalArgumentException e) {
             System.out.println("demo: FAILED: --backend: " + e.getMessage());
             return 2;

@@ -7,7 +7,7 @@ import dev.gyro.client.GyroClient;
 import dev.gyro.wire.Reply;
 import dev.gyro.protocol.Value;
 import dev.gyro.runtime.GyroInstance;
-import dev.gyro.runtime.LocalCluster;
+import dev.gyro.cluster.LocalCluster;
 import dev.gyro.runtime.db.Database;
 import dev.gyro.runtime.db.SqliteDialect;
 import org.HdrHistogram.Histogram;

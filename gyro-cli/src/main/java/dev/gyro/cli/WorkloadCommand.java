@@ -58,9 +58,9 @@ final class WorkloadCommand implements Callable<Integer> {
         }
         Application application;
         WorkloadOptions parsed;
-        dev.gyro.runtime.Backend dbms;
+        dev.gyro.cluster.Backend dbms;
         try {
-            dbms = dev.gyro.runtime.Backend.parse(backend);
+            dbms = dev.gyro.cluster.Backend.parse(backend);
             application = Apps.byName(app);
             parsed = WorkloadOptions.parse(options);
             application.workload(scale, parsed);

@@ -2,7 +2,7 @@ package dev.gyro.cli;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.gyro.runtime.Backend;
+import dev.gyro.cluster.Backend;
 import dev.gyro.servers.ThrowawayServers;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;

@@ -4,7 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.gyro.client.GyroClient;
 import dev.gyro.wire.Reply;
-import dev.gyro.runtime.Backend;
+import dev.gyro.cluster.Backend;
 import dev.gyro.servers.DatabaseServer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
@@ -197,7 +197,7 @@ class ClusterCommandTest {
         require(Backend.POSTGRES);
         try (DatabaseServer server = DatabaseServer.create(Backend.POSTGRES.serverKind(), base.resolve("single")).start()) {
             server.createDatabase("one");
-            String ring = "127.0.0.1:" + dev.gyro.runtime.LocalCluster.freePort();
+            String ring = "127.0.0.1:" + dev.gyro.cluster.LocalCluster.freePort();
             String cp = System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
             Process p = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-cp", cp,
                     Gyro.class.getName(), "instance", "--id", "0", "--ring", ring, "--jdbc-url", server.jdbcUrl("one"),

@@ -5,8 +5,6 @@ import dev.gyro.wire.Request;
 import dev.gyro.wire.RoutingTable;
 import dev.gyro.wire.Wire;
 import io.grpc.CallOptions;
-import io.grpc.Grpc;
-import io.grpc.InsecureChannelCredentials;
 import io.grpc.ManagedChannel;
 import io.grpc.StatusRuntimeException;
 import io.grpc.stub.ClientCalls;
@@ -41,7 +39,7 @@ public final class GyroClient implements AutoCloseable {
         this.routing = routing;
         this.deadlineMillis = deadlineMillis;
         this.preferred = preferred;
-        for (String address : routing.addresses()) channels.add(channel(address));
+        for (String address : routing.addresses()) channels.add(Wire.channel(address));
     }
 
     /**
@@ -61,7 +59,7 @@ public final class GyroClient implements AutoCloseable {
         if (addresses.isEmpty()) throw new IllegalArgumentException("no instance address given");
         List<String> failures = new ArrayList<>();
         for (String address : addresses) {
-            ManagedChannel ch = channel(address);
+            ManagedChannel ch = Wire.channel(address);
             try {
                 byte[] json = ClientCalls.blockingUnaryCall(ch, Wire.DESCRIBE,
                         CallOptions.DEFAULT.withDeadlineAfter(10, TimeUnit.SECONDS), new byte[0]);
@@ -168,11 +166,6 @@ public final class GyroClient implements AutoCloseable {
         return e.getStatus().getCode() + (cause == null ? "" : " (" + cause + ")");
     }
 
-    static ManagedChannel channel(String address) {
-        return Grpc.newChannelBuilder(address, InsecureChannelCredentials.create())
-                .maxInboundMessageSize(Wire.MAX_MESSAGE_BYTES)
-                .build();
-    }
 
     @Override
     public void close() {

@@ -2,7 +2,7 @@ package dev.gyro.peer;
 
 import dev.gyro.app.Sharding;
 import dev.gyro.bench.sharded.ShardedDatabases;
-import dev.gyro.runtime.Backend;
+import dev.gyro.cluster.Backend;
 import org.apache.shardingsphere.driver.api.ShardingSphereDataSourceFactory;
 import org.apache.shardingsphere.infra.config.algorithm.AlgorithmConfiguration;
 import org.apache.shardingsphere.infra.config.rule.RuleConfiguration;

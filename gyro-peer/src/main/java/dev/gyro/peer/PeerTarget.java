@@ -11,8 +11,8 @@ import dev.gyro.app.TxContext;
 import dev.gyro.app.UserAbort;
 import dev.gyro.bench.Target;
 import dev.gyro.protocol.Value;
-import dev.gyro.runtime.Backend;
-import dev.gyro.runtime.Capacity;
+import dev.gyro.cluster.Backend;
+import dev.gyro.emulation.Capacity;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 

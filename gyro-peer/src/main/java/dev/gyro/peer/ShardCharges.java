@@ -1,6 +1,6 @@
 package dev.gyro.peer;
 
-import dev.gyro.runtime.Capacity;
+import dev.gyro.emulation.Capacity;
 import org.apache.shardingsphere.infra.database.metadata.DataSourceMetaData;
 import org.apache.shardingsphere.infra.executor.sql.hook.SQLExecutionHook;
 

@@ -3,8 +3,8 @@ package dev.gyro.peer;
 import dev.gyro.bench.SystemUnderTest;
 import dev.gyro.bench.Target;
 import dev.gyro.bench.sharded.ShardedDatabases;
-import dev.gyro.runtime.Backend;
-import dev.gyro.runtime.Capacity;
+import dev.gyro.cluster.Backend;
+import dev.gyro.emulation.Capacity;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 

@@ -1,6 +1,6 @@
 package dev.gyro.peer;
 
-import dev.gyro.runtime.Backend;
+import dev.gyro.cluster.Backend;
 
 import java.util.LinkedHashMap;
 import java.util.Map;

@@ -11,8 +11,6 @@ import dev.gyro.protocol.MalformedMessageException;
 import dev.gyro.protocol.Message;
 import dev.gyro.runtime.hook.LinkDelay;
 import io.grpc.CallOptions;
-import io.grpc.Grpc;
-import io.grpc.InsecureChannelCredentials;
 import io.grpc.ManagedChannel;
 import io.grpc.Status;
 import io.grpc.stub.ClientCalls;
@@ -51,14 +49,9 @@ final class PeerLinks implements BeltActions.Peers, AutoCloseable {
         this.delay = delay;
         this.channels = new ManagedChannel[addresses.size()];
         for (int i = 0; i < addresses.size(); i++)
-            if (i != self) channels[i] = channel(addresses.get(i));
+            if (i != self) channels[i] = Wire.channel(addresses.get(i));
     }
 
-    static ManagedChannel channel(String address) {
-        return Grpc.newChannelBuilder(address, InsecureChannelCredentials.create())
-                .maxInboundMessageSize(Wire.MAX_MESSAGE_BYTES)
-                .build();
-    }
 
     @Override
     public void send(int to, Message message) {

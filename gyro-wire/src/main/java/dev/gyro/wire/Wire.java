@@ -1,5 +1,8 @@
 package dev.gyro.wire;
 
+import io.grpc.Grpc;
+import io.grpc.InsecureChannelCredentials;
+import io.grpc.ManagedChannel;
 import io.grpc.MethodDescriptor;
 
 import java.io.ByteArrayInputStream;
@@ -45,6 +48,13 @@ public final class Wire {
     public static final MethodDescriptor<byte[], byte[]> STATUS = unary(CLIENT_SERVICE + "/Status");
     /** One protocol {@link dev.gyro.protocol.Message} between instances; the answer is empty. */
     public static final MethodDescriptor<byte[], byte[]> DELIVER = unary(PEER_SERVICE + "/Deliver");
+
+    /** A channel to the instance at {@code address} (host:port), for clients and peers alike. */
+    public static ManagedChannel channel(String address) {
+        return Grpc.newChannelBuilder(address, InsecureChannelCredentials.create())
+                .maxInboundMessageSize(MAX_MESSAGE_BYTES)
+                .build();
+    }
 
     private static MethodDescriptor<byte[], byte[]> unary(String name) {
         return MethodDescriptor.<byte[], byte[]>newBuilder()

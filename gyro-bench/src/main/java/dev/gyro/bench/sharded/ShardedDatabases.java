@@ -5,9 +5,9 @@ import dev.gyro.app.Sharding;
 import dev.gyro.bench.SystemUnderTest;
 import dev.gyro.protocol.PartitionMap;
 import dev.gyro.protocol.Value;
-import dev.gyro.runtime.Backend;
-import dev.gyro.runtime.LocalCluster;
-import dev.gyro.runtime.check.ReplicaCheck;
+import dev.gyro.cluster.Backend;
+import dev.gyro.cluster.LocalCluster;
+import dev.gyro.check.ReplicaCheck;
 
 import java.sql.Connection;
 import java.sql.DriverManager;

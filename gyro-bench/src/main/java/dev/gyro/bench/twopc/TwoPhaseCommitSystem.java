@@ -12,7 +12,7 @@ import dev.gyro.bench.SystemUnderTest;
 import dev.gyro.bench.Target;
 import dev.gyro.bench.sharded.ShardedDatabases;
 import dev.gyro.protocol.Value;
-import dev.gyro.runtime.Backend;
+import dev.gyro.cluster.Backend;
 import dev.gyro.runtime.db.Dialect;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;

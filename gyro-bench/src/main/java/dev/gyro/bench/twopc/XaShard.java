@@ -1,7 +1,7 @@
 package dev.gyro.bench.twopc;
 
-import dev.gyro.runtime.Backend;
-import dev.gyro.runtime.Capacity;
+import dev.gyro.cluster.Backend;
+import dev.gyro.emulation.Capacity;
 import org.mariadb.jdbc.MariaDbDataSource;
 import org.postgresql.xa.PGXADataSource;
 

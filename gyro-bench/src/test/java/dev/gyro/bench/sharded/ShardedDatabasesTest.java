@@ -6,8 +6,8 @@ import dev.gyro.apps.rubis.Rubis;
 import dev.gyro.apps.tpcc.Tpcc;
 import dev.gyro.apps.tpcw.Tpcw;
 import dev.gyro.bench.SystemUnderTest;
-import dev.gyro.runtime.Backend;
-import dev.gyro.runtime.Capacity;
+import dev.gyro.cluster.Backend;
+import dev.gyro.emulation.Capacity;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 

@@ -1,0 +1,66 @@
+package dev.gyro.check;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The dynamic check of Definition 1 (paper Section IV): a request is local only if no request of another
+ * partition reads from it. Given what every request of a run read and wrote, it reports each request that read a
+ * row written by a LOCAL request of another partition, written before the reader finished. Such a read is
+ * exactly what a wrong classification causes: the local write exists on one instance only, so the reader, served
+ * by its own partition's instance, may have seen another value than a serial execution would give it.
+ *
+ * <p>It stands apart from the code it checks (STYLE.md lesson 5): it sees only the recorded accesses.
+ */
+public final class ReadFromChecker {
+
+    private ReadFromChecker() {}
+
+    /** One reader that read from a local writer of another partition. */
+    public record Violation(Access reader, RowRef row, Access writer) {
+        @Override
+        public String toString() {
+            return reader.describe() + " (partition " + reader.partition() + ") read " + row + ", written by "
+                    + writer.describe() + " (partition " + writer.partition() + ")";
+        }
+    }
+
+    /**
+     * Whether two requests are of one partition: they share a partitioning value. For requests partitioned by one
+     * key this is equality; a local-or-global request ran locally because both its keys route to one instance
+     * (Section VII-A), so a reader routed by either of its keys meets its writes. (Values are compared without
+     * their parameter's name, so an item and a user with the same number count as one partition: a collision can
+     * hide a violation, never invent one.)
+     */
+    static boolean sharePartition(Access a, Access b) {
+        for (var v : a.partition()) if (b.partition().contains(v)) return true;
+        return false;
+    }
+
+    public static List<Violation> check(List<Access> accesses) {
+        Map<String, List<Access>> localWritersByTable = new HashMap<>();
+        for (Access a : accesses) {
+            if (a.global()) continue; // a global request's writes reach every instance in token order
+            for (RowRef w : a.writes())
+                localWritersByTable.computeIfAbsent(w.table(), t -> new ArrayList<>()).add(a);
+        }
+        List<Violation> violations = new ArrayList<>();
+        for (Access reader : accesses) {
+            for (RowRef read : reader.reads()) {
+                for (Access writer : localWritersByTable.getOrDefault(read.table(), List.of())) {
+                    if (writer == reader || sharePartition(reader, writer)) continue;
+                    if (writer.startNanos() > reader.endNanos()) continue; // wrote after the reader was done
+                    for (RowRef w : writer.writes()) {
+                        if (read.covers(w)) {
+                            violations.add(new Violation(reader, w, writer));
+                            break;
+                        }
+                    }
+                }
+            }
+        }
+        return violations;
+    }
+}

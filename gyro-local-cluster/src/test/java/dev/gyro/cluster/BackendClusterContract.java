@@ -1,0 +1,150 @@
+package dev.gyro.cluster;
+
+import dev.gyro.apps.store.OnlineStore;
+import dev.gyro.apps.store.StoreAudit;
+import dev.gyro.client.GyroClient;
+import dev.gyro.wire.Reply;
+import dev.gyro.protocol.Value;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.SplittableRandom;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The online store on three Gyro instances, each on its own real database server that the test starts, talking
+ * over real loopback sockets (issue 5, item 4). One subclass per server backend.
+ */
+abstract class BackendClusterContract {
+
+    static final long SEED = 42;
+    static final int ITEMS = OnlineStore.ITEMS_PER_SCALE;
+    static final AtomicInteger CLUSTERS = new AtomicInteger();
+
+    abstract Backend backend();
+
+    LocalCluster cluster;
+    GyroClient client;
+
+    @BeforeEach
+    void start() throws Exception {
+        TestServers.require(backend());
+        Path dir = TestServers.base().resolve(backend().label() + "-cluster-" + CLUSTERS.incrementAndGet());
+        cluster = LocalCluster.create(backend(), dir, new OnlineStore(), 3, 1, SEED, n -> {}).startAll();
+        client = GyroClient.connect(cluster.addresses());
+    }
+
+    @AfterEach
+    void stop() {
+        if (client != null) client.close();
+        if (cluster != null) cluster.close();
+    }
+
+    long cartOwnedBy(int instance, long from) {
+        return StoreClusterChecks.cartOwnedBy(client, instance, from);
+    }
+
+    @Test
+    void aGlobalRequestsUpdateReachesEveryServerWithItsGeneratedKey() throws Exception {
+        assertThat(cluster.servers()).hasSize(3).allMatch(s -> s.kind() == backend().serverKind() && s.isRunning());
+        long cart = cartOwnedBy(1, 1);
+        assertThat(client.call("createCart", cart).ok()).isTrue();
+        assertThat(client.call("addItem", cart, 7L, 3).ok()).isTrue();
+        long before = count(0, "SELECT STOCK FROM ITEMS WHERE I_ID = 7");
+        Reply order = client.call("order", cart);
+        assertThat(order.status()).as(order.toString()).isEqualTo(Reply.Status.OK);
+        assertThat(order.executedAs()).isEqualTo("global");
+        assertThat(order.gsn()).isEqualTo(1);
+        assertThat(cluster.awaitQuiet(10_000)).isTrue();
+        for (int i = 0; i < 3; i++) {
+            assertThat(count(i, "SELECT STOCK FROM ITEMS WHERE I_ID = 7")).as("stock on " + i).isEqualTo(before - 3);
+            assertThat(count(i, "SELECT COUNT(*) FROM SHOPPING_CARTS WHERE CART_ID = " + cart))
+                    .as("the cart is local to instance 1").isEqualTo(i == 1 ? 2 : 0);
+        }
+        assertThat(order.values()).containsExactly(new Value.Int(count(0, "SELECT O_ID FROM ORDERS")));
+        assertThat(digests("ORDERS")).hasSize(1);
+        assertThat(digests("ORDER_LINES")).hasSize(1);
+    }
+
+    /**
+     * Concurrent clients for a few seconds; meanwhile the database server of instance 1 crashes and comes back.
+     * Afterwards the replicated tables are equal everywhere, the store's invariants hold on every instance, and
+     * every instance has applied exactly as many global updates as there are orders.
+     */
+    @Test
+    void aConcurrentWorkloadSurvivesADatabaseServerCrashAndConverges() throws Exception {
+        AtomicBoolean stop = new AtomicBoolean();
+        AtomicLong ordersOk = new AtomicLong(), uncertain = new AtomicLong(), failed = new AtomicLong();
+        List<Thread> clients = new ArrayList<>();
+        for (int t = 0; t < 6; t++) {
+            int id = t;
+            Thread th = new Thread(() -> {
+                SplittableRandom random = new SplittableRandom(id);
+                for (long seq = 1; !stop.get(); seq++) {
+                    long cart = (id + 1L) * 1_000_000 + seq;
+                    if (!client.call("createCart", cart).ok()) {
+                        failed.incrementAndGet();
+                        continue;
+                    }
+                    for (int l = 0; l < 3; l++) client.call("addItem", cart, 1L + random.nextInt(50), 1 + random.nextInt(3));
+                    Reply r = client.call("order", cart);
+                    if (r.ok()) ordersOk.incrementAndGet();
+                    else if (r.status() == Reply.Status.UNAVAILABLE || r.status() == Reply.Status.FAILED)
+                        uncertain.incrementAndGet();
+                }
+            });
+            clients.add(th);
+            th.start();
+        }
+        Thread.sleep(1500);
+        cluster.server(1).crash();
+        Thread.sleep(500);
+        cluster.server(1).start();
+        Thread.sleep(2000);
+        stop.set(true);
+        for (Thread th : clients) th.join(120_000);
+        assertThat(cluster.awaitQuiet(60_000)).as("ring quiet").isTrue();
+        assertThat(ordersOk.get()).isPositive();
+        for (String table : new OnlineStore().replicatedTables())
+            assertThat(digests(table)).as("copies of " + table).hasSize(1);
+        List<Connection> conns = new ArrayList<>();
+        try {
+            for (int i = 0; i < 3; i++) conns.add(cluster.connect(i));
+            long[] initial = OnlineStore.initialStock(ITEMS, OnlineStore.MIN_STOCK, SEED);
+            assertThat(StoreAudit.audit(conns, client.routing().map(), initial, -1)).isEmpty();
+        } finally {
+            for (Connection c : conns) c.close();
+        }
+        long orders = count(0, "SELECT COUNT(*) FROM ORDERS");
+        assertThat(orders).isBetween(ordersOk.get(), ordersOk.get() + uncertain.get());
+        for (int i = 0; i < 3; i++)
+            assertThat(cluster.instance(i).appliedGsn()).as("updates applied by instance " + i + ": one per order")
+                    .isEqualTo(orders);
+        // Appendix B: globals ran concurrently exactly where the DBMS has commit ordering.
+        int most = 0;
+        for (int i = 0; i < 3; i++) {
+            assertThat(cluster.instance(i).parallelGlobals()).isEqualTo(backend().dialect().parallelGlobals());
+            most = Math.max(most, cluster.instance(i).mostGlobalsAtOnce());
+        }
+        if (backend().dialect().parallelGlobals()) assertThat(most).as("globals executing at once").isGreaterThan(1);
+        else assertThat(most).as("globals executing at once").isEqualTo(1);
+    }
+
+    Set<String> digests(String table) throws Exception {
+        return StoreClusterChecks.digests(cluster, table);
+    }
+
+    long count(int instance, String sql) throws Exception {
+        return StoreClusterChecks.count(cluster, instance, sql);
+    }
+}
