@@ -14,7 +14,7 @@ import static dev.gyro.analyzer.Fixtures.transaction;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The front-end for unmodified legacy JDBC code (issue 3, item 1), on servlet-era fixtures: a class of
+ * The front-end for unmodified legacy JDBC code, on servlet-era fixtures: a class of
  * static methods (TPC-W style) and servlets (RUBiS style).
  */
 class LegacyFrontEndTest {

@@ -13,7 +13,7 @@ import static dev.gyro.analyzer.Fixtures.classification;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * DESIGN.md decision 8: what the analysis does not model widens to "any row", which makes the transaction
+ * docs/decisions.md, decision 8: what the analysis does not model widens to "any row", which makes the transaction
  * global rather than local. Touch(accountId) writes an account, Balance(accountId) reads one; with an
  * equality on ID, Touch is local by accountId.
  */

@@ -7,9 +7,9 @@ import java.sql.SQLException;
 import java.util.List;
 
 /**
- * An application's own consistency conditions, checked after a run directly on every instance's database (not
- * through Gyro: the checker stands apart from what it checks, STYLE.md lesson 5). Data of a partition lives at the
- * instance that owns it ({@code map}); data written by global requests is on every instance.
+ * An application's own consistency conditions, checked after a run directly on every instance's database (not through
+ * Gyro: a checker that went through the code it checks could share that code's faults). Data of a partition lives at
+ * the instance that owns it ({@code map}); data written by global requests is on every instance.
  */
 public interface Audit {
 

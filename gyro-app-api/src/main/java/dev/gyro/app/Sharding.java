@@ -7,7 +7,7 @@ import java.util.Locale;
 import java.util.Map;
 
 /**
- * How a sharded deployment of the application splits its data (issue 6, the 2pc and ShardingSphere baselines):
+ * How a sharded deployment of the application splits its data (the benchmark's 2pc and ShardingSphere baselines):
  * each sharded table lives on the instance that owns its sharding column's value, under the same partition map
  * that routes Gyro's requests by their partitioning parameters (so a row lives where Gyro runs the local requests
  * that write it); every other table is replicated on every instance and written everywhere, as sharded deployments

@@ -3,7 +3,7 @@ package dev.gyro.app;
 /**
  * A transaction of the application: a procedure with typed input parameters (paper Section IV).
  *
- * <p>The contract, which lets {@code gyro analyze} read a transaction without running it (STYLE.md lesson 10):
+ * <p>The contract, which lets {@code gyro analyze} read a transaction without running it:
  * <ul>
  *   <li>its SQL is declared as {@code static final String} constants of the class;</li>
  *   <li>it has exactly one public method named {@code run} whose first parameter is a {@link TxContext} and whose

@@ -14,7 +14,7 @@ import java.util.Map;
 import java.util.Objects;
 
 /**
- * One experiment of the paper's Section VII as data (issue 6, item 4): the settings to measure, the systems, the
+ * One experiment of the paper's Section VII as data: the settings to measure, the systems, the
  * load sweep, how long each point runs, the latency bound of "peak throughput", the figure it reproduces and the
  * paper's numbers to set beside ours. {@link ScenarioRunner} runs it, {@link ScenarioOutput} writes it;
  * {@link Scenarios} holds the definitions.
@@ -219,8 +219,8 @@ public record Scenario(String name, String title, String paperRef, List<Setting>
     }
 
     /**
-     * Peak throughput is the highest throughput whose mean latency stays under {@code meanMs} (DESIGN.md "Benchmark
-     * method").
+     * Peak throughput is the highest throughput whose mean latency stays under {@code meanMs} (docs/decisions.md,
+     * "Benchmark method").
      *
      * @param why e.g. "the paper's LAN bound"
      */

@@ -22,7 +22,7 @@ import java.util.Objects;
 import java.util.Set;
 
 /**
- * Writes a scenario's run to its output directory (issue 6, item 4):
+ * Writes a scenario's run to its output directory:
  * <ul>
  *   <li>{@code results.json}: the run (machine, command, settings, mode, load, bound), every point (system,
  *       parameters, throughput, latency overall / per class / per transaction, throughput over time, open-loop

@@ -158,7 +158,7 @@ public final class ScenarioRunner {
                         + "the system is stuck or its calls outlast the window by over 30 s (not checked)");
                 return Measured.of(name, scenario.name(), setting.id(), params, mode, r, problems);
             }
-            // Correctness goes with speed (issue 6): a point whose replicas or audit fail is not a result.
+            // Correctness goes with speed: a point whose replicas or audit fail is not a result.
             long t1 = System.nanoTime();
             try {
                 problems.addAll(d.settleAndCheck());

@@ -11,7 +11,7 @@ import java.util.List;
 import java.util.function.IntConsumer;
 
 /**
- * A system the harness measures (issue 6, item 2): Gyro, or a baseline, deployed over the same application code
+ * A system the harness measures: Gyro, or a baseline, deployed over the same application code
  * and the same kind of database instances. A scenario deploys it fresh for every measured point, drives load
  * through its {@link Target}, then asks it to settle and checks it. The systems of this slice are in
  * {@link Systems}; two-phase commit and ShardingSphere-JDBC slot in as further implementations.

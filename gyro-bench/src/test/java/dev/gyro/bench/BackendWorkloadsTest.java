@@ -18,7 +18,7 @@ import java.util.Map;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Every benchmark application runs unchanged through Gyro on PostgreSQL and on MariaDB (issue 5, item 3): each
+ * Every benchmark application runs unchanged through Gyro on PostgreSQL and on MariaDB: each
  * mix for a short while on three instances, each on a throwaway server the test starts on a free loopback port,
  * then replica convergence and the application's own consistency conditions. Outside CI a missing server skips
  * the test with the reason; with CI=true it fails.

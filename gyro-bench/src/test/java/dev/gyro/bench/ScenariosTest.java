@@ -11,7 +11,10 @@ import java.util.stream.Collectors;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-/** The scenario definitions say what the issue and the paper ask of each (the engine itself: ScenarioRunnerTest). */
+/**
+ * The scenario definitions say what each experiment needs and what the paper reports for it (the engine itself:
+ * ScenarioRunnerTest).
+ */
 class ScenariosTest {
 
     static Scenario quick(String name) {

@@ -12,7 +12,7 @@ import java.util.Map;
  * exactly what a wrong classification causes: the local write exists on one instance only, so the reader, served
  * by its own partition's instance, may have seen another value than a serial execution would give it.
  *
- * <p>It stands apart from the code it checks (STYLE.md lesson 5): it sees only the recorded accesses.
+ * <p>It stands apart from the code it checks, so a fault there cannot hide itself: it sees only the recorded accesses.
  */
 public final class ReadFromChecker {
 

@@ -12,8 +12,8 @@ import java.util.HexFormat;
 import java.util.List;
 
 /**
- * Checks that replicated tables are equal on every instance once the ring is quiet (STYLE.md lesson 5: the
- * checker stands apart from the code it checks; it reads the databases directly, not through Gyro).
+ * Checks that replicated tables are equal on every instance once the ring is quiet. It stands apart from
+ * the code it checks, so a fault there cannot hide itself: it reads the databases directly, not through Gyro.
  */
 public final class ReplicaCheck {
 

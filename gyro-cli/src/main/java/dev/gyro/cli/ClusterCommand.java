@@ -31,7 +31,7 @@ import java.util.stream.Stream;
 
 /**
  * {@code gyro cluster start|stop|status}: N Gyro instances of an application, each on its own database server,
- * for trying Gyro on PostgreSQL or MariaDB without setting anything up (issue 5, item 2). {@code start} initialises
+ * for trying Gyro on PostgreSQL or MariaDB without setting anything up. {@code start} initialises
  * and starts one throwaway server per instance in the cluster's directory (free loopback ports, never the standard
  * ones), loads the application's data, starts the instances in this process and prints how to reach everything;
  * it runs until interrupted, or with {@code --detach} in the background with a pid file. {@code stop} ends a

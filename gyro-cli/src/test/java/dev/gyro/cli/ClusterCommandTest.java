@@ -32,7 +32,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * {@code gyro cluster} and {@code gyro demo --backend} on real PostgreSQL and MariaDB servers that the commands
- * start themselves (issue 5, item 2). Skipped when a server is not installed, failed instead under CI=true.
+ * start themselves. Skipped when a server is not installed, failed instead under CI=true.
  */
 class ClusterCommandTest {
 

@@ -22,7 +22,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * paper's Figure 1), using the routing table an instance publishes. Thread-safe; share one per process.
  *
  * <p>Calls made directly on the client carry no session guarantee. A {@link Session} (one per user, not per
- * process) keeps the guarantee of DESIGN.md decision 9: after it sees a global request's reply, it asks each of
+ * process) keeps the guarantee of docs/decisions.md, decision 9: after it sees a global request's reply, it asks each of
  * its later requests to wait, wherever it runs, until that instance has applied the same gsn.
  */
 public final class GyroClient implements AutoCloseable {

@@ -9,7 +9,7 @@ import dev.gyro.servers.ServerKind;
 import java.util.Locale;
 
 /**
- * The DBMSs a Gyro cluster can run on, chosen per cluster (issue 5): {@code sqlite} (one file per instance, the
+ * The DBMSs a Gyro cluster can run on, chosen per cluster: {@code sqlite} (one file per instance, the
  * embedded default), {@code postgres}, and {@code mariadb} (MariaDB 10.5 or newer). Each instance of a cluster
  * reaches its own database of that kind through JDBC only.
  */

@@ -27,7 +27,7 @@ import java.util.function.IntConsumer;
  * {@code gyro cluster} command and the integration tests run. In production each instance is its own process
  * ({@code gyro instance}).
  *
- * <p>The databases are, per backend (issue 5): one SQLite file each in the cluster's directory; one throwaway
+ * <p>The databases are, per backend: one SQLite file each in the cluster's directory; one throwaway
  * PostgreSQL or MariaDB server each, initialised in the directory and started on a free loopback port (stopped
  * again by {@link #close()}); or existing databases given by JDBC URL ({@link #attach}), which are left running.
  */

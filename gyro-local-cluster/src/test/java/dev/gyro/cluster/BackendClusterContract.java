@@ -23,7 +23,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * The online store on three Gyro instances, each on its own real database server that the test starts, talking
- * over real loopback sockets (issue 5, item 4). One subclass per server backend.
+ * over real loopback sockets. One subclass per server backend.
  */
 abstract class BackendClusterContract {
 

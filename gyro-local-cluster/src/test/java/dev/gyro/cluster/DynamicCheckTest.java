@@ -19,7 +19,7 @@ import java.util.SplittableRandom;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The dynamic check of Definition 1 on a live 3-instance ring (issue 3, item 5): with the store's correct
+ * The dynamic check of Definition 1 on a live 3-instance ring: with the store's correct
  * classification no request reads from a local request of another partition; with order misclassified as local,
  * addItem requests of other carts read the ITEMS rows such local orders wrote, and the checker names them.
  */

@@ -6,7 +6,7 @@ import java.sql.Connection;
 import java.util.SplittableRandom;
 import java.util.random.RandomGenerator;
 
-/** The deterministic context of one attempt of one request (STYLE.md lesson 10). */
+/** The deterministic context of one attempt of one request (TxContext: time and randomness come from the runtime, so replicas agree). */
 final class RequestContext implements TxContext {
     private final Connection connection;
     private final long now;

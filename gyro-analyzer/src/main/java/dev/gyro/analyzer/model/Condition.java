@@ -10,7 +10,7 @@ import java.util.stream.Collectors;
  *
  * <p>Whatever the analysis does not model (ranges, LIKE, OR, NOT, IN lists, functions of columns) is
  * not represented: dropping a conjunct only widens the set of rows, so the condition stays an
- * over-approximation (DESIGN.md decision 8). {@link #widenings} says what was dropped, for the reason
+ * over-approximation (docs/decisions.md, decision 8). {@link #widenings} says what was dropped, for the reason
  * shown to the user.
  */
 public record Condition(List<Equality> equalities, List<String> widenings) {

@@ -24,7 +24,7 @@ import java.util.TreeSet;
 import java.util.function.IntConsumer;
 
 /**
- * The databases of a sharded deployment (the 2pc and ShardingSphere baselines of issue 6): N databases of one
+ * The databases of a sharded deployment (the 2pc and ShardingSphere baselines): N databases of one
  * backend, each holding the replicated tables whole and, of every sharded table, only the rows whose sharding
  * column's value it owns under {@link PartitionMap#uniform(int)} (the map that routes Gyro's requests, so a row
  * lives where Gyro would run the local requests that write it).

@@ -27,7 +27,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
- * The 2pc baseline (issue 6; the paper's Section VII-C compares Gyro with MySQL Cluster, two-phase commit over
+ * The 2pc baseline (the paper's Section VII-C compares Gyro with MySQL Cluster, two-phase commit over
  * partitioned data): the application's data sharded over N databases the way Gyro partitions requests
  * ({@link ShardedDatabases}), each transaction's statements sent to the shards holding its rows ({@link Router}),
  * and a transaction that touched more than one shard committed with two-phase commit through the databases' own

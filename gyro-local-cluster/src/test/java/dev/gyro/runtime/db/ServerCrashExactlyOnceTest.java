@@ -22,7 +22,7 @@ import java.util.List;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Exactly once across crashes of the database server itself (DESIGN.md decision 5): instance 1 of a ring of three,
+ * Exactly once across crashes of the database server itself (docs/decisions.md, decision 5): instance 1 of a ring of three,
  * its database on a real server that is crashed (PostgreSQL: immediate shutdown; MariaDB: SIGKILL) once in the
  * middle of applying a token's updates and once right after committing them. After each restart the instance
  * resumes from what its database recorded, driven by the real {@link ConveyorBelt}: the update that did not commit

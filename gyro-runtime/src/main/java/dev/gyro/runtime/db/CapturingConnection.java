@@ -30,7 +30,7 @@ import java.util.Set;
 import java.util.TreeMap;
 
 /**
- * Row-image capture for a global request (DESIGN.md decision 4; paper Appendix B, "Extracting state updates").
+ * Row-image capture for a global request (docs/decisions.md, decision 4; paper Appendix B, "Extracting state updates").
  * {@link #wrap} gives a {@link Connection} (a {@link Proxy} over the transaction's real connection) that the
  * application's transaction uses with plain JDBC. Every INSERT, INSERT OR REPLACE / REPLACE, upsert, UPDATE and
  * DELETE it executes is rewritten to also return what it wrote ({@link Dialect#returningAll}: on SQLite,
@@ -42,7 +42,7 @@ import java.util.TreeMap;
  * generated-keys request), SELECTs run untouched on the real connection.
  *
  * <p>Refused with an {@link SQLException} at prepare (or execute) time, so the request rolls back and ships
- * nothing (DESIGN.md decision 10): statements that are not understood, non-DML statements (DDL, PRAGMA
+ * nothing (docs/decisions.md, decision 10): statements that are not understood, non-DML statements (DDL, PRAGMA
  * assignments, transaction control), writes to a table without a primary key, UPDATEs (and upsert actions) that
  * set a primary-key column, REPLACE on a table with other UNIQUE constraints (its hidden deletes would be lost),
  * writes with their own RETURNING clause, stored-procedure calls, and {@code commit}/{@code rollback}/
@@ -136,7 +136,7 @@ public final class CapturingConnection {
         }
         if (!info.hasPrimaryKey())
             throw WriteStatement.refused("cannot capture " + ws.describe() + ": table " + info.name()
-                    + " has no primary key, and row images are keyed by primary key (DESIGN.md decision 4)");
+                    + " has no primary key, and row images are keyed by primary key (docs/decisions.md, decision 4)");
         for (String col : ws.setColumns()) {
             if (info.isKeyColumn(col) || dialect.rowIdAliases().contains(col.toLowerCase(Locale.ROOT)))
                 throw WriteStatement.refused("cannot capture " + ws.describe() + ": it sets primary-key column "

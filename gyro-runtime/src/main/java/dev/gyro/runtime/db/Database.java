@@ -17,17 +17,17 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
- * One instance's DBMS, reached only through pooled JDBC connections (DESIGN.md decision 2). Two pools:
+ * One instance's DBMS, reached only through pooled JDBC connections (docs/decisions.md, decision 2). Two pools:
  * a read-write pool whose transactions take the write lock when they begin (SQLite: {@code BEGIN IMMEDIATE}),
  * so a transaction that reads and then writes never fails on a lock upgrade, and a read-only pool for
  * transactions that only read (SQLite: deferred, concurrent with the writer under WAL).
  *
- * <p>The simplest correct use is {@link #inTransaction}: it begins, runs the work, commits, rolls back on any
- * failure and retries the whole unit when the DBMS says it lost a race (busy, serialization failure; DESIGN.md
- * decision 6). {@link #writeConnection()}/{@link #readConnection()} hand out a connection with a transaction
- * already begun; finish it with {@link #commit(Connection)} or {@link #rollback(Connection)} (not the
- * connection's own commit/rollback: sqlite-jdbc begins the next transaction inside those, which on the
- * read-write pool would grab the write lock again) and close it at once.
+ * <p>The simplest correct use is {@link #inTransaction}: it begins, runs the work, commits, rolls back on any failure
+ * and retries the whole unit when the DBMS says it lost a race (busy, serialization failure;
+ * docs/decisions.md, decision 6). {@link #writeConnection()}/{@link #readConnection()} hand out a connection with a
+ * transaction already begun; finish it with {@link #commit(Connection)} or {@link #rollback(Connection)} (not the
+ * connection's own commit/rollback: sqlite-jdbc begins the next transaction inside those, which on the read-write pool
+ * would grab the write lock again) and close it at once.
  *
  * <p>Thread-safe. {@link #close()} closes both pools.
  */

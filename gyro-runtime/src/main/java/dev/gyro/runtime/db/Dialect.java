@@ -13,7 +13,7 @@ import java.util.Locale;
 import java.util.Set;
 
 /**
- * Everything that differs between the supported DBMSs (DESIGN.md decision 2), so that the rest of the database
+ * Everything that differs between the supported DBMSs (docs/decisions.md, decision 2), so that the rest of the database
  * layer is plain JDBC. One implementation per backend: {@link SqliteDialect}, {@link PostgresDialect},
  * {@link MariaDbDialect}. Implementations are stateless and thread-safe.
  */
@@ -106,7 +106,7 @@ public interface Dialect {
     void checkServer(Connection connection) throws SQLException;
 
     /**
-     * Commit ordering (paper Appendix B, DESIGN.md decision 6): true only when the DBMS never lets a
+     * Commit ordering (paper Appendix B; docs/decisions.md, decision 6): true only when the DBMS never lets a
      * transaction commit before one serialized ahead of it, so a primary may run its queued global requests in
      * parallel. False means: run them one at a time.
      */
@@ -114,7 +114,7 @@ public interface Dialect {
 
     /**
      * True when {@code e} (not its causes) means "the transaction lost a race; run it again": SQLite's
-     * BUSY/LOCKED, serialization failures (SQLSTATE 40001) and deadlocks elsewhere (DESIGN.md decision 6).
+     * BUSY/LOCKED, serialization failures (SQLSTATE 40001) and deadlocks elsewhere (docs/decisions.md, decision 6).
      */
     boolean isRetryable(SQLException e);
 
@@ -147,7 +147,7 @@ public interface Dialect {
     List<String> rowIdAliases();
 
     /**
-     * Row-image capture (DESIGN.md decision 4): {@code sql}, a single INSERT/REPLACE/UPDATE/DELETE statement,
+     * Row-image capture (docs/decisions.md, decision 4): {@code sql}, a single INSERT/REPLACE/UPDATE/DELETE statement,
      * rewritten so that executing it as a query also returns every row it wrote, with all columns -- the row after
      * the write for inserts and updates, the row before for deletes -- one result row per written row, and with
      * the same parameters at the same positions. Null when this backend cannot do that for {@code kind}

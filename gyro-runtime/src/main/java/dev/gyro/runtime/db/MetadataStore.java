@@ -14,7 +14,7 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Gyro's metadata tables inside each instance's own database (DESIGN.md decision 5): the protocol state that
+ * Gyro's metadata tables inside each instance's own database (docs/decisions.md, decision 5): the protocol state that
  * must survive a crash is written in the SAME DBMS transaction as the data change it describes, so after any
  * crash the instance resumes exactly where its database says it is -- nothing applied twice, nothing skipped.
  *

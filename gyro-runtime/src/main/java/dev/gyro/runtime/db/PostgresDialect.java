@@ -23,7 +23,7 @@ import java.util.Set;
  *   <li>Isolation: every pooled connection is SERIALIZABLE, which PostgreSQL implements as serializable snapshot
  *       isolation (SSI): optimistic, so a transaction may fail at any statement or at commit with SQLSTATE 40001;
  *       {@link #isRetryable} says so, and {@link Database#inTransaction} runs it again. Deadlocks (40P01) too.</li>
- *   <li>Commit ordering does NOT hold (paper Appendix B, DESIGN.md decision 6): SSI lets a transaction that read
+ *   <li>Commit ordering does NOT hold (paper Appendix B; docs/decisions.md, decision 6): SSI lets a transaction that read
  *       a row commit after one that later wrote it, although it is serialized first. Globals run one at a time
  *       ({@link #parallelGlobals()} is false); the tests show the reordering on a real server.</li>
  *   <li>Capture: {@code RETURNING *} appended to every INSERT, UPDATE and DELETE. Generated keys are what pgjdbc

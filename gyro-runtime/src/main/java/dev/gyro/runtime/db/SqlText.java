@@ -6,7 +6,7 @@ import java.util.Locale;
 
 /**
  * A small SQL lexer, enough to edit statement text safely: find where a statement really ends (so a
- * {@code RETURNING} clause can be appended after it, DESIGN.md decision 4), see whether a string holds more than
+ * {@code RETURNING} clause can be appended after it, docs/decisions.md, decision 4), see whether a string holds more than
  * one statement, and rewrite the few SQLite spellings JSqlParser does not read ({@code INSERT OR IGNORE},
  * {@code UPDATE OR REPLACE}, {@code [bracketed]} identifiers). It knows string literals, the three identifier
  * quotes, both comment styles and SQLite's parameter forms, so nothing inside a literal or a comment is ever

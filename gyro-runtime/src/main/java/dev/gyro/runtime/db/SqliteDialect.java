@@ -14,7 +14,7 @@ import java.util.List;
 import java.util.Locale;
 
 /**
- * SQLite through sqlite-jdbc: one database file per instance (DESIGN.md decisions 1-2).
+ * SQLite through sqlite-jdbc: one database file per instance (docs/decisions.md, decisions 1 and 2).
  *
  * <ul>
  *   <li>Connections: WAL journal (readers never block the writer), a busy timeout, {@code synchronous=NORMAL}

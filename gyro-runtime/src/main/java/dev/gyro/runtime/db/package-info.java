@@ -1,13 +1,13 @@
 /**
- * The database layer of a Gyro instance: one DBMS instance reached only through pooled JDBC (DESIGN.md
- * decision 2), the capture of a global request's writes as row images (decision 4), their idempotent
- * application elsewhere, and the metadata that makes both exactly-once across crashes (decision 5).
+ * The database layer of a Gyro instance: one DBMS instance reached only through pooled JDBC, the capture of a
+ * global request's writes as row images, their idempotent application elsewhere, and the metadata that makes both
+ * exactly-once across crashes (docs/decisions.md, decisions 2, 4 and 5).
  *
  * <h2>Who does what, in which transaction</h2>
  * <ul>
  *   <li>{@link dev.gyro.runtime.db.Database}: pools and transactions. {@code inTransaction(readOnly, work)} begins,
  *       runs, commits, rolls back on failure and retries lost races (busy / serialization failures,
- *       decision 6).</li>
+ *       docs/decisions.md, decision 6).</li>
  *   <li>{@link dev.gyro.runtime.db.CapturingConnection}: wraps the connection a global request runs on; its
  *       {@code changes()} are the state update.</li>
  *   <li>{@link dev.gyro.runtime.db.UpdateApplier}: applies row changes on the caller's connection and
@@ -15,7 +15,7 @@
  *   <li>{@link dev.gyro.runtime.db.MetadataStore}: the {@code gyro_} tables, written in the same transaction as
  *       the data they describe.</li>
  *   <li>{@link dev.gyro.runtime.db.Dialect}: every backend difference: {@link dev.gyro.runtime.db.SqliteDialect},
- *       {@link dev.gyro.runtime.db.PostgresDialect}, {@link dev.gyro.runtime.db.MariaDbDialect} (issue 5). Each says
+ *       {@link dev.gyro.runtime.db.PostgresDialect}, {@link dev.gyro.runtime.db.MariaDbDialect}. Each says
  *       how to reach the DBMS serializably, how to capture (RETURNING, or {@link dev.gyro.runtime.db.KeyedReRead})
  *       and apply (its upsert), which failures are lost races to retry, and whether it has commit ordering.</li>
  * </ul>

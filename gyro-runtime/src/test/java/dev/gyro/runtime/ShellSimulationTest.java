@@ -1,0 +1,326 @@
+package dev.gyro.runtime;
+
+import dev.gyro.app.Transaction;
+import dev.gyro.app.TransactionCatalog;
+import dev.gyro.app.TxContext;
+import dev.gyro.protocol.Codec;
+import dev.gyro.protocol.ConveyorBelt;
+import dev.gyro.protocol.ConveyorBeltConfig;
+import dev.gyro.protocol.DurableState;
+import dev.gyro.runtime.db.Database;
+import dev.gyro.runtime.db.MetadataStore;
+import dev.gyro.runtime.db.SqliteDialect;
+import dev.gyro.runtime.hook.TransactionGate;
+import dev.gyro.wire.Reply;
+import dev.gyro.wire.Request;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.SplittableRandom;
+import java.util.concurrent.AbstractExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The runtime shell's real parts (the belt loop performing the belt's actions, the global executor, the durable
+ * actions on a real SQLite database per instance) driven deterministically: every thread of every instance is a
+ * queue this test runs one task at a time, in an order a seed picks; the network between instances loses and
+ * duplicates messages; instances crash between tasks and recover from their databases. A safety phase with
+ * faults, then a liveness phase without; afterwards every request was answered once, every instance applied the
+ * same updates once, and the copies are equal and a serial history. One seed gives one run.
+ */
+class ShellSimulationTest {
+
+    static final int INSTANCES = 3;
+    static final int COUNTERS = 4;
+
+    @Test
+    void theRealShellConvergesUnderLossDuplicationAndCrashes(@TempDir Path dir) throws Exception {
+        for (long seed = 1; seed <= 40; seed++) {
+            Path runDir = dir.resolve("seed-" + seed);
+            java.nio.file.Files.createDirectories(runDir);
+            new Run(seed, runDir).check();
+        }
+    }
+
+    /** A global request that reads a counter and writes it, leaving a history row: {@code bump(key, counter)}. */
+    public static final class Bump implements Transaction {
+        static final String READ = "SELECT n FROM counters WHERE id = ?";
+        static final String WRITE = "UPDATE counters SET n = ? WHERE id = ?";
+        static final String LOG = "INSERT INTO history (k, id, n) VALUES (?, ?, ?)";
+
+        public Long run(TxContext ctx, long key, long counter) throws SQLException {
+            Connection c = ctx.connection();
+            long n;
+            try (PreparedStatement ps = c.prepareStatement(READ)) {
+                ps.setLong(1, counter);
+                try (ResultSet rs = ps.executeQuery()) {
+                    rs.next();
+                    n = rs.getLong(1) + 1;
+                }
+            }
+            try (PreparedStatement ps = c.prepareStatement(WRITE)) {
+                ps.setLong(1, n);
+                ps.setLong(2, counter);
+                ps.executeUpdate();
+            }
+            try (PreparedStatement ps = c.prepareStatement(LOG)) {
+                ps.setLong(1, key);
+                ps.setLong(2, counter);
+                ps.setLong(3, n);
+                ps.executeUpdate();
+            }
+            return n;
+        }
+    }
+
+    /** An executor whose tasks run only when the test says, one at a time, in submission order. */
+    static final class Lane extends AbstractExecutorService {
+        final ArrayDeque<Runnable> tasks = new ArrayDeque<>();
+        boolean shutdown;
+
+        @Override
+        public void execute(Runnable task) {
+            if (shutdown) throw new java.util.concurrent.RejectedExecutionException("lane shut down");
+            tasks.add(task);
+        }
+
+        @Override
+        public void shutdown() {
+            shutdown = true;
+            tasks.clear();
+        }
+
+        @Override
+        public List<Runnable> shutdownNow() {
+            shutdown();
+            return List.of();
+        }
+
+        @Override
+        public boolean isShutdown() {
+            return shutdown;
+        }
+
+        @Override
+        public boolean isTerminated() {
+            return shutdown;
+        }
+
+        @Override
+        public boolean awaitTermination(long timeout, TimeUnit unit) {
+            return true;
+        }
+    }
+
+    /** One instance's real parts, over lanes instead of threads. */
+    final class Node {
+        final int id;
+        final Database db;
+        final Lane loopLane = new Lane(), globalLane = new Lane();
+        final BeltLoop loop;
+        final GlobalExecutor globals;
+        final ConveyorBelt belt;
+        boolean closed;
+
+        Node(Run run, int id) throws SQLException {
+            this.id = id;
+            db = Database.open(SqliteDialect.INSTANCE, run.dir.resolve("i" + id + ".db").toString());
+            DurableState state = db.inTransaction(false, c -> {
+                try (Statement s = c.createStatement()) {
+                    s.execute("CREATE TABLE IF NOT EXISTS counters (id INTEGER PRIMARY KEY, n INTEGER NOT NULL)");
+                    s.execute("CREATE TABLE IF NOT EXISTS history (k INTEGER PRIMARY KEY, id INTEGER, n INTEGER)");
+                    for (int i = 0; i < COUNTERS; i++) s.execute("INSERT OR IGNORE INTO counters VALUES (" + i + ", 0)");
+                }
+                MetadataStore.createTables(c);
+                return MetadataStore.load(c, id);
+            });
+            InstanceStats stats = new InstanceStats();
+            SessionGate session = new SessionGate(state.lastGsn(), timers);
+            Replies replies = new Replies(id, stats);
+            globals = new GlobalExecutor(id, db, catalog, TransactionGate.NONE, replies, stats, session,
+                    run.requestIds, r -> List.of(), globalLane);
+            belt = new ConveyorBelt(new ConveyorBeltConfig(id, INSTANCES, 1_000, 50, 20), state, run.now);
+            loop = new BeltLoop(belt, loopLane, t -> run.failures.add(id + ": " + t), b -> {});
+            globals.attach(loop);
+            loop.start(new BeltActions(id, db, (to, m) -> run.network.add(new Run.InFlight(id, to,
+                    Codec.encodeMessage(m))), globals, session, stats, loop, () -> closed));
+        }
+
+        /** Everything in memory is lost; the database keeps what committed. */
+        void crash() {
+            closed = true;
+            loopLane.shutdownNow();
+            globalLane.shutdownNow();
+            db.close();
+        }
+    }
+
+    final ScheduledExecutorService timers = Executors.newSingleThreadScheduledExecutor();
+    final TransactionCatalog catalog = new TransactionCatalog(List.of(new Bump()));
+
+    final class Run {
+        record InFlight(int from, int to, byte[] bytes) {}
+
+        final long seed;
+        final Path dir;
+        final SplittableRandom random;
+        final AtomicLong requestIds = new AtomicLong(1);
+        final List<InFlight> network = new ArrayList<>();
+        final List<String> failures = new ArrayList<>();
+        final Node[] nodes = new Node[INSTANCES];
+        final Map<Long, List<Reply>> replies = new HashMap<>(); // by request key
+        long now;
+        long nextKey = 1;
+
+        Run(long seed, Path dir) throws SQLException {
+            this.seed = seed;
+            this.dir = dir;
+            this.random = new SplittableRandom(seed);
+            for (int i = 0; i < INSTANCES; i++) nodes[i] = new Node(this, i);
+        }
+
+        void check() throws Exception {
+            try {
+                for (int step = 0; step < 3_000; step++) step(true);
+                for (int step = 0; step < 200_000 && !quiet(); step++) step(false);
+                assertThat(failures).as("seed " + seed + ": instances that stopped").isEmpty();
+                assertThat(quiet()).as("seed " + seed + ": the ring falls quiet and every request is answered: "
+                        + describe()).isTrue();
+                verify();
+            } finally {
+                for (Node n : nodes) if (!n.closed) n.crash();
+            }
+        }
+
+        /** One task of one lane, or one message, or a tick, a request, a crash: the seed picks. */
+        void step(boolean faults) throws SQLException {
+            int roll = random.nextInt(100);
+            if (faults && roll < 8 && nextKey < 200) {
+                long key = nextKey++;
+                int at = random.nextInt(INSTANCES);
+                long counter = random.nextInt(COUNTERS);
+                replies.put(key, new ArrayList<>());
+                Node n = nodes[at];
+                n.globals.enqueue(Request.of("bump", key, counter), r -> replies.get(key).add(r));
+                return;
+            }
+            if (faults && roll == 8 && random.nextInt(10) == 0) {
+                int victim = random.nextInt(INSTANCES);
+                nodes[victim].crash();
+                network.removeIf(m -> m.to() == victim);
+                nodes[victim] = new Node(this, victim);
+                return;
+            }
+            if (roll < 13) {
+                now += 10;
+                for (Node n : nodes) n.loop.submit(b -> b.onTick(now));
+                return;
+            }
+            if (roll < 40 && !network.isEmpty()) {
+                InFlight m = network.remove(random.nextInt(network.size()));
+                if (faults && random.nextInt(20) == 0) return; // lost
+                if (faults && random.nextInt(20) == 0) network.add(m); // duplicated
+                var message = Codec.decodeMessage(m.bytes());
+                nodes[m.to()].loop.submit(b -> b.onMessage(message));
+                return;
+            }
+            List<Lane> busy = new ArrayList<>();
+            for (Node n : nodes) {
+                if (!n.loopLane.tasks.isEmpty()) busy.add(n.loopLane);
+                if (!n.globalLane.tasks.isEmpty()) busy.add(n.globalLane);
+            }
+            if (busy.isEmpty()) return;
+            busy.get(random.nextInt(busy.size())).tasks.poll().run();
+        }
+
+        boolean quiet() {
+            if (!network.isEmpty()) return false;
+            for (Node n : nodes)
+                if (!n.loopLane.tasks.isEmpty() || !n.globalLane.tasks.isEmpty() || n.belt.queuedGlobals() > 0
+                        || n.belt.role() == ConveyorBelt.Role.APPLYING)
+                    return false;
+            long answered = replies.values().stream().filter(r -> !r.isEmpty()).count();
+            long lost = replies.values().stream().filter(List::isEmpty).count(); // queued at a crashed instance
+            return answered + lost == replies.size() && lastGsns().stream().distinct().count() == 1;
+        }
+
+        String describe() {
+            StringBuilder out = new StringBuilder("network " + network.size());
+            for (Node n : nodes)
+                out.append(" | ").append(n.id).append(' ').append(n.belt.role()).append(" gsn ").append(n.belt.lastGsn())
+                        .append(" queued ").append(n.belt.queuedGlobals()).append(" lanes ")
+                        .append(n.loopLane.tasks.size()).append('/').append(n.globalLane.tasks.size());
+            out.append(" | unanswered ").append(replies.values().stream().filter(List::isEmpty).count())
+                    .append(" of ").append(replies.size());
+            return out.toString();
+        }
+
+        List<Long> lastGsns() {
+            List<Long> out = new ArrayList<>();
+            for (Node n : nodes) out.add(n.belt.lastGsn());
+            return out;
+        }
+
+        void verify() throws SQLException {
+            for (var e : replies.entrySet())
+                assertThat(e.getValue()).as("seed " + seed + ": replies to request " + e.getKey()).hasSizeLessThan(2);
+            long ok = replies.values().stream().filter(r -> !r.isEmpty() && r.get(0).ok()).count();
+            assertThat(ok).as("seed " + seed + ": requests that committed").isPositive();
+            List<String> copies = new ArrayList<>();
+            for (Node n : nodes)
+                copies.add(n.db.inTransaction(true, c -> dump(c, "SELECT id, n FROM counters ORDER BY id")
+                        + dump(c, "SELECT k, id, n FROM history ORDER BY k")));
+            assertThat(copies.stream().distinct().count()).as("seed " + seed + ": copies equal\n" + copies).isEqualTo(1);
+            // A serial history: each counter's history holds 1..n once, n its final value.
+            Map<Long, List<Long>> byCounter = new HashMap<>();
+            long[] finals = new long[COUNTERS];
+            nodes[0].db.inTransaction(true, c -> {
+                try (Statement s = c.createStatement()) {
+                    try (ResultSet rs = s.executeQuery("SELECT id, n FROM history ORDER BY n")) {
+                        while (rs.next()) byCounter.computeIfAbsent(rs.getLong(1), k -> new ArrayList<>()).add(rs.getLong(2));
+                    }
+                    try (ResultSet rs = s.executeQuery("SELECT id, n FROM counters")) {
+                        while (rs.next()) finals[(int) rs.getLong(1)] = rs.getLong(2);
+                    }
+                }
+                return null;
+            });
+            for (int i = 0; i < COUNTERS; i++) {
+                List<Long> expected = new ArrayList<>();
+                for (long v = 1; v <= finals[i]; v++) expected.add(v);
+                assertThat(byCounter.getOrDefault((long) i, List.of())).as("seed " + seed + ": history of counter " + i)
+                        .isEqualTo(expected);
+            }
+            // Every committed reply's value is in the history under its key.
+            long gsn = nodes[0].belt.lastGsn();
+            assertThat(gsn).as("seed " + seed + ": gsns used, one per committed request").isGreaterThanOrEqualTo(ok);
+        }
+
+        String dump(Connection c, String sql) throws SQLException {
+            StringBuilder out = new StringBuilder();
+            try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery(sql)) {
+                int cols = rs.getMetaData().getColumnCount();
+                while (rs.next()) {
+                    for (int i = 1; i <= cols; i++) out.append(rs.getLong(i)).append(i < cols ? "," : ";");
+                }
+            }
+            return out.toString();
+        }
+    }
+}
