@@ -142,7 +142,15 @@ final class GlobalExecutor implements AutoCloseable {
 
     private void start(long id, GsnSource gsns) {
         try {
-            threads.execute(() -> run(id, gsns));
+            threads.execute(() -> {
+                try {
+                    run(id, gsns);
+                } catch (RuntimeException | Error e) { // the belt waits for this request's report: fail-stop
+                    loop.submit(belt -> {
+                        throw new IllegalStateException("global request " + id + " could not be executed: " + e, e);
+                    });
+                }
+            });
         } catch (RejectedExecutionException e) {
             throw new Stopping();
         }
@@ -217,14 +225,13 @@ final class GlobalExecutor implements AutoCloseable {
                 }
                 db.commit(c);
                 committed = true;
-                watch.committed();
+                observed(watch, id);
                 return new Outcome(result, update, null);
             } catch (InterruptedException | Stopping e) {
                 if (c != null && !committed) db.rollback(c);
                 throw e;
             } catch (Exception e) {
                 if (c != null && !committed) db.rollback(c);
-                if (committed) return new Outcome(null, null, e); // an observer failed after the commit
                 if (gsn >= 0) {
                     StateUpdate anyway = committedAnyway(gsn, e);
                     if (anyway != null) return new Outcome(null, anyway, e);
@@ -238,6 +245,15 @@ final class GlobalExecutor implements AutoCloseable {
             } finally {
                 if (c != null) closeQuietly(c);
             }
+        }
+    }
+
+    /** Tells the observer the request committed; what it does then cannot change the outcome the database holds. */
+    static void observed(RequestObserver.Attempt watch, long id) {
+        try {
+            watch.committed();
+        } catch (RuntimeException e) {
+            log.error("a request observer failed after request {} committed", id, e);
         }
     }
 

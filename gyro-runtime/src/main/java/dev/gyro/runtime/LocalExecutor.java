@@ -68,7 +68,7 @@ final class LocalExecutor {
                 attempt.ran();
                 return r;
             });
-            last[0].committed();
+            GlobalExecutor.observed(last[0], id);
             stats.local.increment();
             return replies.local(result);
         } catch (Exception e) {

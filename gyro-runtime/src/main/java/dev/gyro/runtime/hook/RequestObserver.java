@@ -16,8 +16,8 @@ import java.util.List;
  * <p>Contract: {@link #begin} is called once per attempt of a request, on the thread that runs it, inside the
  * attempt's DBMS transaction, before the transaction's code runs; the attempt's {@link Attempt#ran()} after the code
  * ran (still inside the transaction), {@link Attempt#committed()} after the commit. An attempt that rolls back gets
- * neither {@code committed()} nor, when the code failed, {@code ran()}. An exception from an observer fails the
- * attempt (it rolls back).
+ * neither {@code committed()} nor, when the code failed, {@code ran()}. An exception from {@code begin} or
+ * {@code ran()} fails the attempt (it rolls back).
  */
 public interface RequestObserver {
 
@@ -45,7 +45,7 @@ public interface RequestObserver {
         /** The code ran; the transaction is still open. */
         default void ran() throws SQLException {}
 
-        /** The transaction committed. */
+        /** The transaction committed. Must not throw: the outcome is the database's now (a throw is logged). */
         default void committed() {}
     }
 
