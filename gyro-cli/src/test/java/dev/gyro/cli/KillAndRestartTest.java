@@ -107,12 +107,12 @@ class KillAndRestartTest {
             SplittableRandom chaos = new SplittableRandom(SEED);
             int[] victims = {0, 1, 2, chaos.nextInt(3)};
             for (int victim : victims) {
-                Thread.sleep(800 + chaos.nextInt(700));
+                // Each kill comes once the ring has made progress since the last restart: an event, not a time.
+                awaitOrders(ordersOk, ordersOk.get() + 5 + chaos.nextInt(10));
                 processes[victim].destroyForcibly().waitFor(10, TimeUnit.SECONDS); // SIGKILL: no shutdown hook
-                Thread.sleep(200 + chaos.nextInt(300));
-                processes[victim] = launch(victim);
+                processes[victim] = launch(victim); // returns once the instance says it serves
             }
-            Thread.sleep(1000);
+            awaitOrders(ordersOk, ordersOk.get() + 5);
             stop.set(true);
             for (Thread th : clients) th.join();
             assertThat(ordersOk.get()).as("orders that succeeded").isPositive();
@@ -144,9 +144,19 @@ class KillAndRestartTest {
         }
     }
 
+    /** Until {@code n} orders succeeded; the deadline only ends a hung test. */
+    static void awaitOrders(AtomicLong ordersOk, long n) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(3);
+        while (ordersOk.get() < n) {
+            if (System.nanoTime() > deadline)
+                throw new AssertionError("waited 3 minutes for " + n + " orders; " + ordersOk.get() + " succeeded");
+            Thread.sleep(5);
+        }
+    }
+
     void awaitQuiet(GyroClient client) throws Exception {
         ObjectMapper json = new ObjectMapper();
-        long deadline = System.currentTimeMillis() + 60_000;
+        long deadline = System.currentTimeMillis() + 180_000;
         String last = "";
         while (System.currentTimeMillis() < deadline) {
             try {

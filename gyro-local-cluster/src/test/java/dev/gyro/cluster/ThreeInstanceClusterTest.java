@@ -129,7 +129,7 @@ class ThreeInstanceClusterTest {
         Reply order = client.call("order", cart);
         assertThat(order.status()).isEqualTo(Reply.Status.ABORTED);
         assertThat(order.message()).contains("item 9 has only 0 in stock");
-        Thread.sleep(200);
+        assertThat(cluster.awaitQuiet(60_000)).isTrue(); // anything it shipped would have gone round by now
         for (int i = 0; i < 3; i++) assertThat(cluster.instance(i).appliedGsn()).isZero();
         assertThat(count(0, "SELECT COUNT(*) FROM ORDERS")).isZero();
     }
@@ -164,11 +164,11 @@ class ThreeInstanceClusterTest {
             clients.add(th);
             th.start();
         }
-        Thread.sleep(1500);
+        Await.until("20 orders before the restart", () -> ordersOk.get() >= 20);
         cluster.stop(1); // in-flight requests fail; its database keeps what committed
-        Thread.sleep(500);
         cluster.start(1);
-        Thread.sleep(1500);
+        long before = ordersOk.get();
+        Await.until("20 more orders after the restart", () -> ordersOk.get() >= before + 20);
         stop.set(true);
         for (Thread th : clients) th.join();
         assertThat(cluster.awaitQuiet(30_000)).as("ring quiet").isTrue();
