@@ -5,15 +5,9 @@ import dev.gyro.protocol.Value;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import java.io.IOException;
-import java.io.InputStream;
-import java.io.Reader;
 import java.lang.reflect.InvocationHandler;
-import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
 import java.lang.reflect.Proxy;
-import java.nio.charset.StandardCharsets;
-import java.sql.BatchUpdateException;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -21,13 +15,11 @@ import java.sql.ResultSetMetaData;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
-import java.util.TreeMap;
 
 /**
  * Row-image capture for a global request (docs/decisions.md, decision 4; paper Appendix B, "Extracting state updates").
@@ -61,14 +53,14 @@ public final class CapturingConnection {
     private static final Set<String> OWNED_BY_RUNTIME = Set.of("commit", "rollback", "setSavepoint",
             "releaseSavepoint", "setTransactionIsolation", "setReadOnly", "setCatalog", "setSchema", "abort");
 
-    private final Connection real;
-    private final Dialect dialect;
+    final Connection real;
+    final Dialect dialect;
     private final TableCatalog catalog;
     private final CaptureLog log_ = new CaptureLog();
-    private final Connection proxy;
+    final Connection proxy;
     private SQLException spoiled;
-    private long writes; // captured write executions so far (the driver's last_insert_rowid changes only with them)
-    private WrittenRows lastWritten = WrittenRows.none(); // the rows of the last captured write, for generated keys
+    long writes; // captured write executions so far (the driver's last_insert_rowid changes only with them)
+    WrittenRows lastWritten = WrittenRows.none(); // the rows of the last captured write, for generated keys
 
     private CapturingConnection(Connection real, Dialect dialect, TableCatalog catalog) {
         this.real = real;
@@ -107,7 +99,7 @@ public final class CapturingConnection {
         return log_.changes();
     }
 
-    private void checkNotSpoiled() throws SQLException {
+    void checkNotSpoiled() throws SQLException {
         if (spoiled != null)
             throw new SQLException("an earlier write of this transaction failed, so its row images are incomplete;"
                     + " the transaction must roll back: " + spoiled.getMessage(), spoiled.getSQLState(),
@@ -120,9 +112,9 @@ public final class CapturingConnection {
      * A write statement, checked and rewritten: what it does, to which table, and the SQL actually run; with
      * {@code reRead} not null, the SQL is the application's own and the rows are read by key around it.
      */
-    private record Target(WriteStatement statement, TableInfo table, String runSql, KeyedReRead reRead) {}
+    record Target(WriteStatement statement, TableInfo table, String runSql, KeyedReRead reRead) {}
 
-    private Target target(WriteStatement ws) throws SQLException {
+    Target target(WriteStatement ws) throws SQLException {
         String schema = dialect.captureSchema(real, ws.schema(), ws.table());
         if (ws.table().toLowerCase(Locale.ROOT).startsWith(MetadataStore.PREFIX))
             throw WriteStatement.refused("cannot capture " + ws.describe() + ": " + ws.table()
@@ -161,7 +153,7 @@ public final class CapturingConnection {
      *
      * @param params the statement's parameters as set ({index: {setter, args}}), for the key read
      */
-    private long runCaptured(PreparedStatement ps, Target target, Map<Integer, Object[]> params) throws SQLException {
+    long runCaptured(PreparedStatement ps, Target target, Map<Integer, Object[]> params) throws SQLException {
         checkNotSpoiled();
         TableInfo table = target.table();
         WrittenRows written;
@@ -250,7 +242,7 @@ public final class CapturingConnection {
                 if (index < 1) continue; // a parameter of the SET clause
                 Object[] args = ((Object[]) e.getValue()[1]).clone();
                 args[0] = index;
-                invokeSetter((Method) e.getValue()[0], ps, args);
+                JdbcProxies.invokeSetter((Method) e.getValue()[0], ps, args);
             }
             try (ResultSet rs = ps.executeQuery()) {
                 int n = target.table().keyColumns().size();
@@ -303,16 +295,6 @@ public final class CapturingConnection {
         return new WrittenRows(table, labels, rows);
     }
 
-    private static void invokeSetter(Method setter, PreparedStatement ps, Object[] args) throws SQLException {
-        try {
-            call(setter, ps, args);
-        } catch (SQLException | RuntimeException e) {
-            throw e;
-        } catch (Throwable t) {
-            throw new SQLException(t);
-        }
-    }
-
     // ---------------------------------------------------------------------------------------- the handlers
 
     private final class ConnectionHandler implements InvocationHandler {
@@ -324,13 +306,13 @@ public final class CapturingConnection {
                     case "equals": return self == args[0];
                     case "hashCode": return System.identityHashCode(self);
                     case "toString": return "CapturingConnection[" + real + "]";
-                    default: return call(m, real, args);
+                    default: return JdbcProxies.call(m, real, args);
                 }
             }
             switch (name) {
                 case "createStatement": {
-                    Statement st = (Statement) call(m, real, args);
-                    StatementHandler h = new StatementHandler(st);
+                    Statement st = (Statement) JdbcProxies.call(m, real, args);
+                    CapturedStatement h = new CapturedStatement(CapturingConnection.this, st);
                     return h.proxy;
                 }
                 case "prepareStatement":
@@ -346,7 +328,7 @@ public final class CapturingConnection {
                     throw ownedByRuntime(name);
                 default:
                     if (OWNED_BY_RUNTIME.contains(name)) throw ownedByRuntime(name);
-                    return call(m, real, args);
+                    return JdbcProxies.call(m, real, args);
             }
         }
 
@@ -354,7 +336,7 @@ public final class CapturingConnection {
             String sql = (String) args[0];
             WriteStatement ws = WriteStatement.classify(sql);
             if (!ws.isWrite()) {
-                PreparedStatement ps = (PreparedStatement) call(m, real, args);
+                PreparedStatement ps = (PreparedStatement) JdbcProxies.call(m, real, args);
                 return new ReadHandler(ps).proxy;
             }
             Target target = target(ws);
@@ -365,9 +347,9 @@ public final class CapturingConnection {
             } else {
                 Object[] runArgs = args.clone();
                 runArgs[0] = target.runSql();
-                ps = (PreparedStatement) call(m, real, runArgs);
+                ps = (PreparedStatement) JdbcProxies.call(m, real, runArgs);
             }
-            return new WriteHandler(ps, target, keys).proxy;
+            return new CapturedWrite(CapturingConnection.this, ps, target, keys).proxy;
         }
     }
 
@@ -375,130 +357,6 @@ public final class CapturingConnection {
         return new SQLException(method + "() is not allowed on the connection of a global request: the Gyro runtime"
                 + " owns its transaction (it commits the request's writes together with their state update)",
                 "0A000");
-    }
-
-    /** Plain statements: each SQL string is classified when executed; writes run as captured prepared statements. */
-    private final class StatementHandler implements InvocationHandler {
-        final Statement st;
-        final Statement proxy;
-        final List<String> batch = new ArrayList<>();
-        final GeneratedKeys keys = new GeneratedKeys();
-        long lastCount = -1;
-        boolean lastWasCaptured;
-
-        StatementHandler(Statement st) {
-            this.st = st;
-            this.proxy = (Statement) Proxy.newProxyInstance(CapturingConnection.class.getClassLoader(),
-                    new Class<?>[] {Statement.class}, this);
-        }
-
-        @Override
-        public Object invoke(Object self, Method m, Object[] args) throws Throwable {
-            String name = m.getName();
-            if (m.getDeclaringClass() == Object.class) return objectMethod(self, m, args, st);
-            boolean sqlArg = args != null && args.length >= 1 && args[0] instanceof String;
-            switch (name) {
-                case "executeQuery":
-                case "executeUpdate":
-                case "executeLargeUpdate":
-                case "execute":
-                    if (sqlArg) return execute(m, args);
-                    break;
-                case "addBatch":
-                    if (sqlArg) {
-                        batch.add((String) args[0]);
-                        return null;
-                    }
-                    break;
-                case "clearBatch":
-                    batch.clear();
-                    return call(m, st, args);
-                case "executeBatch":
-                case "executeLargeBatch":
-                    return executeBatch(name.equals("executeLargeBatch"));
-                case "getUpdateCount":
-                    if (lastWasCaptured) return (int) Math.min(Integer.MAX_VALUE, lastCount);
-                    break;
-                case "getLargeUpdateCount":
-                    if (lastWasCaptured) return lastCount;
-                    break;
-                case "getResultSet":
-                    if (lastWasCaptured) return null;
-                    break;
-                case "getMoreResults":
-                    if (lastWasCaptured) {
-                        lastCount = -1;
-                        return false;
-                    }
-                    break;
-                case "getGeneratedKeys":
-                    if (lastWasCaptured) return keys.get();
-                    break;
-                case "getConnection":
-                    return CapturingConnection.this.proxy;
-                case "close":
-                    keys.close();
-                    break;
-                default:
-                    break;
-            }
-            return call(m, st, args);
-        }
-
-        private Object execute(Method m, Object[] args) throws Throwable {
-            checkNotSpoiled();
-            String sql = (String) args[0];
-            WriteStatement ws = WriteStatement.classify(sql);
-            if (!ws.isWrite()) {
-                keys.close();
-                lastWasCaptured = false;
-                return call(m, st, args);
-            }
-            if (m.getName().equals("executeQuery"))
-                throw new SQLException("executeQuery() called with a write statement: ["
-                        + WriteStatement.abbreviate(sql) + "]; use executeUpdate()");
-            Target target = target(ws);
-            keys.close();
-            lastWasCaptured = false;
-            long count;
-            try (PreparedStatement ps = real.prepareStatement(target.runSql())) {
-                count = runCaptured(ps, target, Map.of());
-            }
-            keys.afterWrite(ws.kind(), KeyRequest.of(args));
-            lastWasCaptured = true;
-            lastCount = count;
-            switch (m.getName()) {
-                case "executeUpdate": return (int) Math.min(Integer.MAX_VALUE, count);
-                case "executeLargeUpdate": return count;
-                default: return false; // execute(): the first result is an update count
-            }
-        }
-
-        private Object executeBatch(boolean large) throws SQLException {
-            checkNotSpoiled();
-            List<String> sqls = new ArrayList<>(batch);
-            batch.clear();
-            long[] counts = new long[sqls.size()];
-            for (int i = 0; i < sqls.size(); i++) {
-                try {
-                    String sql = sqls.get(i);
-                    WriteStatement ws = WriteStatement.classify(sql);
-                    if (!ws.isWrite()) {
-                        counts[i] = st.executeLargeUpdate(sql);
-                        continue;
-                    }
-                    Target target = target(ws);
-                    try (PreparedStatement ps = real.prepareStatement(target.runSql())) {
-                        counts[i] = runCaptured(ps, target, Map.of());
-                    }
-                } catch (SQLException e) {
-                    throw batchFailure(e, Arrays.copyOf(counts, i));
-                }
-            }
-            keys.close();
-            lastWasCaptured = false;
-            return large ? counts : toInts(counts);
-        }
     }
 
     /** A prepared SELECT (or other read): everything goes to the driver's statement. */
@@ -514,260 +372,13 @@ public final class CapturingConnection {
 
         @Override
         public Object invoke(Object self, Method m, Object[] args) throws Throwable {
-            if (m.getDeclaringClass() == Object.class) return objectMethod(self, m, args, ps);
+            if (m.getDeclaringClass() == Object.class) return JdbcProxies.objectMethod(self, m, args, ps);
             if (m.getName().equals("getConnection")) return CapturingConnection.this.proxy;
-            if (isSqlStringExecution(m, args)) throw sqlOnPrepared(m);
+            if (JdbcProxies.isSqlStringExecution(m, args)) throw JdbcProxies.sqlOnPrepared(m);
             if (m.getName().startsWith("execute")) checkNotSpoiled();
-            return call(m, ps, args);
+            return JdbcProxies.call(m, ps, args);
         }
     }
 
-    /**
-     * A prepared write. Parameters are recorded as well as set (streams read into values once), so that each
-     * batch entry can be run as its own captured query: the driver's own batch cannot return rows.
-     */
-    private final class WriteHandler implements InvocationHandler {
-        final PreparedStatement ps;
-        final Target target;
-        final PreparedStatement proxy;
-        final TreeMap<Integer, Object[]> params = new TreeMap<>(); // index -> {Method, args}
-        final List<TreeMap<Integer, Object[]>> batch = new ArrayList<>();
-        final GeneratedKeys keys = new GeneratedKeys();
-        final KeyRequest keyRequest;
-        long lastCount = -1;
 
-        WriteHandler(PreparedStatement ps, Target target, KeyRequest keyRequest) {
-            this.ps = ps;
-            this.target = target;
-            this.keyRequest = keyRequest;
-            this.proxy = (PreparedStatement) Proxy.newProxyInstance(CapturingConnection.class.getClassLoader(),
-                    new Class<?>[] {PreparedStatement.class}, this);
-        }
-
-        @Override
-        public Object invoke(Object self, Method m, Object[] args) throws Throwable {
-            if (m.getDeclaringClass() == Object.class) return objectMethod(self, m, args, ps);
-            String name = m.getName();
-            if (isSqlStringExecution(m, args)) throw sqlOnPrepared(m);
-            if (isParameterSetter(m, args)) {
-                Object[] call = materialize(m, args);
-                Method setter = (Method) call[0];
-                Object[] setterArgs = (Object[]) call[1];
-                params.put((Integer) setterArgs[0], call);
-                return call(setter, ps, setterArgs);
-            }
-            switch (name) {
-                case "clearParameters":
-                    params.clear();
-                    return call(m, ps, args);
-                case "executeUpdate":
-                    run();
-                    return (int) Math.min(Integer.MAX_VALUE, lastCount);
-                case "executeLargeUpdate":
-                    run();
-                    return lastCount;
-                case "execute":
-                    run();
-                    return false;
-                case "executeQuery":
-                    throw new SQLException("executeQuery() called on a write statement: ["
-                            + WriteStatement.abbreviate(target.statement().sql()) + "]; use executeUpdate()");
-                case "addBatch":
-                    batch.add(new TreeMap<>(params));
-                    return null;
-                case "clearBatch":
-                    batch.clear();
-                    return null;
-                case "executeBatch":
-                case "executeLargeBatch":
-                    return executeBatch(name.equals("executeLargeBatch"));
-                case "getUpdateCount":
-                    return (int) Math.min(Integer.MAX_VALUE, lastCount);
-                case "getLargeUpdateCount":
-                    return lastCount;
-                case "getMoreResults":
-                    lastCount = -1;
-                    return false;
-                case "getResultSet":
-                    return null;
-                case "getMetaData":
-                    return null; // a write produces no result set
-                case "getGeneratedKeys":
-                    return keys.get();
-                case "getConnection":
-                    return CapturingConnection.this.proxy;
-                case "close":
-                    keys.close();
-                    return call(m, ps, args);
-                default:
-                    return call(m, ps, args);
-            }
-        }
-
-        private void run() throws SQLException {
-            keys.close();
-            lastCount = runCaptured(ps, target, params);
-            keys.afterWrite(target.statement().kind(), keyRequest);
-        }
-
-        private Object executeBatch(boolean large) throws SQLException {
-            List<TreeMap<Integer, Object[]>> entries = new ArrayList<>(batch);
-            batch.clear();
-            long[] counts = new long[entries.size()];
-            WrittenRows all = WrittenRows.none();
-            try {
-                for (int i = 0; i < entries.size(); i++) {
-                    try {
-                        bind(entries.get(i));
-                        counts[i] = runCaptured(ps, target, entries.get(i));
-                        all = all.plus(lastWritten);
-                    } catch (SQLException e) {
-                        throw batchFailure(e, Arrays.copyOf(counts, i));
-                    }
-                }
-            } finally {
-                bind(params); // the current parameters stay as the application last set them
-            }
-            lastWritten = all;
-            keys.afterWrite(target.statement().kind(), keyRequest);
-            lastCount = -1;
-            return large ? counts : toInts(counts);
-        }
-
-        private void bind(TreeMap<Integer, Object[]> values) throws SQLException {
-            ps.clearParameters();
-            for (Object[] call : values.values()) {
-                try {
-                    call((Method) call[0], ps, (Object[]) call[1]);
-                } catch (SQLException | RuntimeException e) {
-                    throw e;
-                } catch (Throwable t) {
-                    throw new SQLException(t);
-                }
-            }
-        }
-    }
-
-    /**
-     * Generated keys as the driver would report them for the application's statement. Read right after the write
-     * when the statement asked for keys; otherwise on demand, which is exact while no other write has run since.
-     */
-    private final class GeneratedKeys {
-        private ResultSet keys;
-        private WriteKind kind;
-        private WrittenRows written = WrittenRows.none();
-        private long atWrite = -1;
-
-        void afterWrite(WriteKind kind, KeyRequest request) throws SQLException {
-            close();
-            this.kind = kind;
-            this.atWrite = writes;
-            this.written = lastWritten;
-            if (request.requested()) keys = dialect.generatedKeys(real, kind, written, request);
-        }
-
-        ResultSet get() throws SQLException {
-            if (keys != null) return keys;
-            if (atWrite >= 0 && atWrite != writes)
-                throw new SQLException("generated keys of this statement are no longer known: another write ran"
-                        + " since; prepare the statement with Statement.RETURN_GENERATED_KEYS");
-            keys = dialect.generatedKeys(real, kind, written, KeyRequest.NONE);
-            return keys;
-        }
-
-        void close() throws SQLException {
-            if (keys != null) {
-                ResultSet rs = keys;
-                keys = null;
-                Statement st = rs.getStatement();
-                rs.close();
-                if (st != null) st.close();
-            }
-        }
-    }
-
-    // --------------------------------------------------------------------------------------------- helpers
-
-    private static Object objectMethod(Object self, Method m, Object[] args, Object target) throws Throwable {
-        switch (m.getName()) {
-            case "equals": return self == args[0];
-            case "hashCode": return System.identityHashCode(self);
-            case "toString": return "Captured[" + target + "]";
-            default: return call(m, target, args);
-        }
-    }
-
-    private static boolean isSqlStringExecution(Method m, Object[] args) {
-        String n = m.getName();
-        return (n.startsWith("execute") || n.equals("addBatch")) && args != null && args.length >= 1
-                && m.getParameterTypes()[0] == String.class;
-    }
-
-    private static SQLException sqlOnPrepared(Method m) {
-        return new SQLException(m.getName() + "(String) cannot be called on a PreparedStatement");
-    }
-
-    private static boolean isParameterSetter(Method m, Object[] args) {
-        return m.getDeclaringClass() == PreparedStatement.class && m.getName().startsWith("set") && args != null
-                && args.length >= 2 && m.getParameterTypes()[0] == int.class;
-    }
-
-    private static final Method SET_BYTES;
-    private static final Method SET_STRING;
-
-    static {
-        try {
-            SET_BYTES = PreparedStatement.class.getMethod("setBytes", int.class, byte[].class);
-            SET_STRING = PreparedStatement.class.getMethod("setString", int.class, String.class);
-        } catch (NoSuchMethodException e) {
-            throw new ExceptionInInitializerError(e);
-        }
-    }
-
-    /** {Method, args} to record for a parameter setter: streams and readers are read into bytes or text once. */
-    private static Object[] materialize(Method m, Object[] args) throws SQLException {
-        Object value = args[1];
-        long limit = args.length >= 3 && args[2] instanceof Number n ? n.longValue() : -1;
-        try {
-            if (value instanceof InputStream in && !m.getName().equals("setUnicodeStream")) {
-                byte[] bytes = limit < 0 ? in.readAllBytes() : in.readNBytes((int) Math.min(Integer.MAX_VALUE, limit));
-                if (m.getName().equals("setAsciiStream"))
-                    return new Object[] {SET_STRING, new Object[] {args[0], new String(bytes, StandardCharsets.US_ASCII)}};
-                return new Object[] {SET_BYTES, new Object[] {args[0], bytes}};
-            }
-            if (value instanceof Reader r) {
-                StringBuilder sb = new StringBuilder();
-                char[] buf = new char[8192];
-                long left = limit < 0 ? Long.MAX_VALUE : limit;
-                int n;
-                while (left > 0 && (n = r.read(buf, 0, (int) Math.min(buf.length, left))) > 0) {
-                    sb.append(buf, 0, n);
-                    left -= n;
-                }
-                return new Object[] {SET_STRING, new Object[] {args[0], sb.toString()}};
-            }
-        } catch (IOException e) {
-            throw new SQLException("cannot read the stream given for parameter " + args[0], e);
-        }
-        return new Object[] {m, args.clone()};
-    }
-
-    private static BatchUpdateException batchFailure(SQLException e, long[] done) {
-        return new BatchUpdateException("batch entry " + (done.length + 1) + " failed: " + e.getMessage(),
-                e.getSQLState(), e.getErrorCode(), done, e);
-    }
-
-    private static int[] toInts(long[] counts) {
-        int[] out = new int[counts.length];
-        for (int i = 0; i < counts.length; i++) out[i] = (int) Math.min(Integer.MAX_VALUE, counts[i]);
-        return out;
-    }
-
-    private static Object call(Method m, Object target, Object[] args) throws Throwable {
-        try {
-            return m.invoke(target, args);
-        } catch (InvocationTargetException e) {
-            throw e.getCause();
-        }
-    }
 }
