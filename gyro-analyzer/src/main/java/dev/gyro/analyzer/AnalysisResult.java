@@ -34,7 +34,12 @@ public record AnalysisResult(List<AnalyzedTransaction> transactions, List<Confli
         return classifications.stream().filter(c -> c.name().equals(transaction)).findFirst();
     }
 
-    public ClassificationFile classificationFile() {
-        return ClassificationFile.of(classifications);
+    /** The classification as the runtime reads it: the file {@code gyro analyze --json} writes. */
+    public dev.gyro.app.Classification classificationFile() {
+        List<dev.gyro.app.Classification.Rule> rules = new java.util.ArrayList<>();
+        for (Classification c : classifications)
+            rules.add(new dev.gyro.app.Classification.Rule(c.name(), c.kind(), c.readOnly(), c.partitionBy(),
+                    c.reason()));
+        return new dev.gyro.app.Classification(rules);
     }
 }

@@ -24,7 +24,7 @@ import java.util.concurrent.Callable;
  * Section VI). Reads the application's Java source (folders or files; {@code .sql} files in them are read
  * for CREATE TABLE), prints the classification in the form of the paper's Table I and, per transaction,
  * its class, partitioning parameter(s) and the reason, and with {@code --json} writes the classification
- * file the runtime consumes (see {@link ClassificationFile}).
+ * file the runtime consumes (see {@link dev.gyro.app.Classification}).
  *
  * <p><b>Mix file</b> ({@code --mix}): one transaction per line, a name and its relative frequency,
  * optionally separated by {@code =} or {@code :}, optionally with {@code %}; {@code #} starts a comment:

@@ -14,7 +14,7 @@ public final class Report {
     }
 
     public static void print(AnalysisResult result, String application, boolean sets, PrintWriter out) {
-        ClassificationFile.Summary s = result.classificationFile().summary();
+        dev.gyro.app.Classification.Summary s = result.classificationFile().summary();
         out.printf("Request classification (paper, Table I): %d transaction%s in %d Java file%s; partitioning by %s%n%n",
                 s.total(), s.total() == 1 ? "" : "s", result.javaFiles(), result.javaFiles() == 1 ? "" : "s",
                 result.search());

@@ -84,9 +84,10 @@ class AnalyzeCommandTest {
         assertThat(summary.get("readOnly").asInt()).isEqualTo(readOnly).isEqualTo(3);
         assertThat(summary.get("total").asInt()).isEqualTo(root.get("transactions").size()).isEqualTo(5);
 
-        ClassificationFile file = ClassificationFile.read(json);
-        assertThat(file.transactions()).filteredOn(t -> t.name().equals("storeBid")).singleElement()
-                .satisfies(t -> assertThat(t.partitionBy()).containsExactly("itemId", "userId"));
+        // what the runtime reads: the same codec
+        dev.gyro.app.Classification file = dev.gyro.app.Classification.read(json);
+        assertThat(file.rule("storeBid").partitionBy()).containsExactly("itemId", "userId");
+        assertThat(file.summary()).isEqualTo(new dev.gyro.app.Classification.Summary(local, global, both, readOnly, 5));
     }
 
     private static List<String> fieldNames(JsonNode node) {

@@ -1,12 +1,13 @@
 package dev.gyro.analyzer;
 
+import dev.gyro.app.Kind;
+
 import dev.gyro.analyzer.model.Condition;
 import dev.gyro.analyzer.model.Entry;
 import dev.gyro.analyzer.model.Equality;
 import dev.gyro.analyzer.model.SourceRef;
 import dev.gyro.analyzer.model.Value;
 import dev.gyro.analyzer.partition.Clause;
-import dev.gyro.analyzer.partition.TransactionClass;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -79,7 +80,7 @@ class ConflictTest {
                 "SELECT SUM(N) FROM STATS WHERE KIND = 'site'"));
         AnalysisResult r = Fixtures.analyze(dir);
         assertThat(r.conflicts()).noneMatch(c -> c.other().name().equals("siteTotal"));
-        assertThat(classification(r, "bump").kind()).isEqualTo(TransactionClass.LOCAL);
+        assertThat(classification(r, "bump").kind()).isEqualTo(Kind.LOCAL);
         assertThat(classification(r, "bump").partitionBy()).containsExactly("userId");
     }
 
@@ -90,7 +91,7 @@ class ConflictTest {
         Fixtures.write(dir, "app/AllUsers.java", Fixtures.oneStatement("AllUsers", "",
                 "SELECT SUM(N) FROM STATS WHERE KIND = 'user'"));
         AnalysisResult r = Fixtures.analyze(dir);
-        assertThat(classification(r, "bump").kind()).isEqualTo(TransactionClass.GLOBAL);
+        assertThat(classification(r, "bump").kind()).isEqualTo(Kind.GLOBAL);
         assertThat(classification(r, "bump").reason()).contains("allUsers (no partitioning parameter)");
     }
 
@@ -108,7 +109,7 @@ class ConflictTest {
                 }
                 """));
         AnalysisResult r = Fixtures.analyze(dir);
-        assertThat(classification(r, "transfer").kind()).isEqualTo(TransactionClass.GLOBAL);
+        assertThat(classification(r, "transfer").kind()).isEqualTo(Kind.GLOBAL);
         assertThat(classification(r, "transfer").reason()).contains("transfer' (another request of it");
     }
 }

@@ -1,7 +1,8 @@
 package dev.gyro.analyzer;
 
+import dev.gyro.app.Kind;
+
 import dev.gyro.analyzer.model.AnalyzedTransaction;
-import dev.gyro.analyzer.partition.TransactionClass;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -101,7 +102,7 @@ class LegacyFrontEndTest {
                 .startsWith("ORDERS.* | O_ID = <free: random value").endsWith("O_SC_ID = shoppingId");
         assertThat(entries(t.writeSet(), "CC_XACTS")).singleElement().asString()
                 .contains("CX_NUM = <free: variable i changes in a loop");
-        assertThat(classification(legacy, "buyConfirm").kind()).isEqualTo(TransactionClass.GLOBAL);
+        assertThat(classification(legacy, "buyConfirm").kind()).isEqualTo(Kind.GLOBAL);
     }
 
     @Test
@@ -309,7 +310,7 @@ class LegacyFrontEndTest {
         assertThat(entries(transaction(r, "addLine").writeSet(), "LINES"))
                 .containsExactly("LINES.* | CART_ID = line.cartId AND ITEM_ID = line.itemId");
         assertThat(entries(transaction(r, "showCart").readSet(), "LINES")).containsExactly("LINES.{CART_ID,ITEM_ID} | CART_ID = cart");
-        assertThat(classification(r, "addLine").kind()).isEqualTo(TransactionClass.LOCAL);
+        assertThat(classification(r, "addLine").kind()).isEqualTo(Kind.LOCAL);
         assertThat(classification(r, "addLine").partitionBy()).containsExactly("line.cartId");
     }
 }

@@ -1,6 +1,7 @@
 package dev.gyro.analyzer;
 
-import dev.gyro.analyzer.partition.TransactionClass;
+import dev.gyro.app.Kind;
+
 import dev.gyro.analyzer.sql.SqlAccessExtractor;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -22,15 +23,15 @@ class LocalOrGlobalTest {
     @Test
     void bidIsLocalOrGlobalPartitionedByItemThenUser() {
         AnalysisResult r = Fixtures.analyze(Fixtures.fixture("rubis"));
-        assertThat(classification(r, "storeBid").kind()).isEqualTo(TransactionClass.LOCAL_OR_GLOBAL);
+        assertThat(classification(r, "storeBid").kind()).isEqualTo(Kind.LOCAL_OR_GLOBAL);
         // the item is the home key: another bid on the same item reads what this one writes, and a bid
         // that is global runs at its home key's instance
         assertThat(classification(r, "storeBid").partitionBy()).containsExactly("itemId", "userId");
         assertThat(classification(r, "storeBid").reason()).startsWith("local-or-global: partitioned by itemId and userId")
                 .contains("userId (with viewUserInfo on BIDS)");
-        assertThat(classification(r, "storeComment").kind()).isEqualTo(TransactionClass.LOCAL);
+        assertThat(classification(r, "storeComment").kind()).isEqualTo(Kind.LOCAL);
         assertThat(classification(r, "viewUserInfo").partitionBy()).containsExactly("userId");
-        assertThat(r.classificationFile().summary()).isEqualTo(new ClassificationFile.Summary(4, 0, 1, 3, 5));
+        assertThat(r.classificationFile().summary()).isEqualTo(new dev.gyro.app.Classification.Summary(4, 0, 1, 3, 5));
     }
 
     @Test
@@ -41,12 +42,12 @@ class LocalOrGlobalTest {
         // viewUserInfo reads ITEMS rows of items the user bid on (any item); storeBid's state update is a row
         // image of ITEMS, NAME included, so it is global
         AnalysisResult rows = Fixtures.analyze(dir);
-        assertThat(classification(rows, "storeBid").kind()).isEqualTo(TransactionClass.GLOBAL);
+        assertThat(classification(rows, "storeBid").kind()).isEqualTo(Kind.GLOBAL);
         assertThat(classification(rows, "storeBid").reason()).contains("viewUserInfo").contains("ITEMS");
         // when only the SET columns count as written (the paper's attribute level), NAME is not written
         AnalysisResult attributes = new Analyzer().writeGranularity(SqlAccessExtractor.WriteGranularity.ATTRIBUTE)
                 .analyze(List.of(dir));
-        assertThat(classification(attributes, "storeBid").kind()).isEqualTo(TransactionClass.LOCAL_OR_GLOBAL);
+        assertThat(classification(attributes, "storeBid").kind()).isEqualTo(Kind.LOCAL_OR_GLOBAL);
     }
 
     @Test
@@ -74,9 +75,9 @@ class LocalOrGlobalTest {
                 }
                 """));
         AnalysisResult r = Fixtures.analyze(dir);
-        assertThat(classification(r, "storeBid").kind()).isEqualTo(TransactionClass.LOCAL_OR_GLOBAL);
+        assertThat(classification(r, "storeBid").kind()).isEqualTo(Kind.LOCAL_OR_GLOBAL);
         assertThat(classification(r, "storeBid").partitionBy()).containsExactly("itemId", "userId");
-        assertThat(classification(r, "rate").kind()).isEqualTo(TransactionClass.GLOBAL);
+        assertThat(classification(r, "rate").kind()).isEqualTo(Kind.GLOBAL);
         assertThat(classification(r, "rate").reason()).contains("storeBid (partitioned by itemId)");
     }
 }

@@ -1,5 +1,7 @@
 package dev.gyro.analyzer;
 
+import dev.gyro.app.Kind;
+
 import dev.gyro.analyzer.model.AnalyzedTransaction;
 import dev.gyro.analyzer.model.Condition;
 import dev.gyro.analyzer.model.Entry;
@@ -8,7 +10,6 @@ import dev.gyro.analyzer.model.SourceRef;
 import dev.gyro.analyzer.model.Value;
 import dev.gyro.analyzer.partition.ConflictDetector;
 import dev.gyro.analyzer.partition.Partitioner;
-import dev.gyro.analyzer.partition.TransactionClass;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -53,8 +54,8 @@ class OptimizerTest {
         AnalysisResult r = new Analyzer().weights(Map.of("dashboard", 5.0, "recordUserEvent", 5.0, "recordTeamEvent", 90.0))
                 .analyze(List.of(dir));
         assertThat(classification(r, "dashboard").partitionBy()).containsExactly("teamId");
-        assertThat(classification(r, "recordTeamEvent").kind()).isEqualTo(TransactionClass.LOCAL);
-        assertThat(classification(r, "recordUserEvent").kind()).isEqualTo(TransactionClass.GLOBAL);
+        assertThat(classification(r, "recordTeamEvent").kind()).isEqualTo(Kind.LOCAL);
+        assertThat(classification(r, "recordUserEvent").kind()).isEqualTo(Kind.GLOBAL);
         assertThat(r.cost()).isEqualTo(10.0); // the pair {dashboard, recordUserEvent}: 5 + 5
     }
 
@@ -64,8 +65,8 @@ class OptimizerTest {
         AnalysisResult r = new Analyzer().weights(Map.of("dashboard", 5.0, "recordUserEvent", 90.0, "recordTeamEvent", 5.0))
                 .analyze(List.of(dir));
         assertThat(classification(r, "dashboard").partitionBy()).containsExactly("userId");
-        assertThat(classification(r, "recordUserEvent").kind()).isEqualTo(TransactionClass.LOCAL);
-        assertThat(classification(r, "recordTeamEvent").kind()).isEqualTo(TransactionClass.GLOBAL);
+        assertThat(classification(r, "recordUserEvent").kind()).isEqualTo(Kind.LOCAL);
+        assertThat(classification(r, "recordTeamEvent").kind()).isEqualTo(Kind.GLOBAL);
     }
 
     @Test
@@ -101,7 +102,7 @@ class OptimizerTest {
         for (int k = 0; k < 8; k++) {
             assertThat(r.partitionBy().get("t" + k)).containsExactly("p" + (k % 6));
         }
-        assertThat(r.classifications()).allSatisfy(c -> assertThat(c.kind()).isEqualTo(TransactionClass.LOCAL));
+        assertThat(r.classifications()).allSatisfy(c -> assertThat(c.kind()).isEqualTo(Kind.LOCAL));
     }
 
     private static Entry entry(String table, String param, SourceRef at) {
@@ -121,10 +122,10 @@ class OptimizerTest {
         Fixtures.write(dir, "app/ResetAll.java", Fixtures.oneStatement("ResetAll", "", "UPDATE USER_STATS SET N = 0"));
         Fixtures.write(dir, "app/TopUsers.java", Fixtures.oneStatement("TopUsers", "", "SELECT USER_ID FROM USER_STATS ORDER BY N DESC"));
         AnalysisResult r = Fixtures.analyze(dir);
-        assertThat(classification(r, "resetAll").kind()).isEqualTo(TransactionClass.GLOBAL);
+        assertThat(classification(r, "resetAll").kind()).isEqualTo(Kind.GLOBAL);
         assertThat(classification(r, "resetAll").partitionBy()).isEmpty();
         assertThat(classification(r, "resetAll").reason()).contains("has no input parameter to partition by");
-        assertThat(classification(r, "topUsers").kind()).isEqualTo(TransactionClass.LOCAL);
+        assertThat(classification(r, "topUsers").kind()).isEqualTo(Kind.LOCAL);
         assertThat(classification(r, "topUsers").readOnly()).isTrue();
     }
 }

@@ -1,7 +1,8 @@
 package dev.gyro.analyzer;
 
+import dev.gyro.app.Kind;
+
 import dev.gyro.analyzer.model.AnalyzedTransaction;
-import dev.gyro.analyzer.partition.TransactionClass;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -18,9 +19,9 @@ class StoreExampleTest {
 
     private static void assertPaperResult(AnalysisResult r) {
         assertThat(r.classifications()).hasSize(3);
-        assertThat(classification(r, "createCart").kind()).isEqualTo(TransactionClass.LOCAL);
-        assertThat(classification(r, "addItem").kind()).isEqualTo(TransactionClass.LOCAL);
-        assertThat(classification(r, "order").kind()).isEqualTo(TransactionClass.GLOBAL);
+        assertThat(classification(r, "createCart").kind()).isEqualTo(Kind.LOCAL);
+        assertThat(classification(r, "addItem").kind()).isEqualTo(Kind.LOCAL);
+        assertThat(classification(r, "order").kind()).isEqualTo(Kind.GLOBAL);
         for (String t : List.of("createCart", "addItem", "order")) {
             assertThat(classification(r, t).partitionBy()).as(t).containsExactly("cartId");
             assertThat(classification(r, t).readOnly()).as(t).isFalse();
@@ -33,8 +34,8 @@ class StoreExampleTest {
         assertPaperResult(r);
         assertThat(r.diagnostics()).isEmpty();
         assertThat(r.search()).startsWith("exhaustive search");
-        ClassificationFile.Summary s = r.classificationFile().summary();
-        assertThat(s).isEqualTo(new ClassificationFile.Summary(2, 1, 0, 0, 3));
+        dev.gyro.app.Classification.Summary s = r.classificationFile().summary();
+        assertThat(s).isEqualTo(new dev.gyro.app.Classification.Summary(2, 1, 0, 0, 3));
     }
 
     @Test
@@ -113,7 +114,7 @@ class StoreExampleTest {
         AnalysisResult legacy = new Analyzer().frontEnd(dev.gyro.analyzer.java.JavaFrontEnd.Mode.LEGACY)
                 .analyze(List.of(Fixtures.fixture("store")));
         assertThat(legacy.classifications()).extracting(c -> c.name()).containsExactlyInAnyOrder("createSchema", "load");
-        assertThat(classification(legacy, "createSchema").kind()).isEqualTo(TransactionClass.GLOBAL);
+        assertThat(classification(legacy, "createSchema").kind()).isEqualTo(Kind.GLOBAL);
         assertThat(legacy.diagnostics()).anyMatch(d -> d.message().contains("computed at run time"));
     }
 }

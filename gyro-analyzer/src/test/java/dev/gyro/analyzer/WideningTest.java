@@ -1,7 +1,8 @@
 package dev.gyro.analyzer;
 
+import dev.gyro.app.Kind;
+
 import dev.gyro.analyzer.partition.Classification;
-import dev.gyro.analyzer.partition.TransactionClass;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -39,7 +40,7 @@ class WideningTest {
     void anEqualityOnTheKeyIsLocal(@TempDir Path dir) {
         AnalysisResult r = analyzeTouch(dir, touchWhere("ID = ?", "accountId"), "ID = ?");
         Classification touch = classification(r, "touch");
-        assertThat(touch.kind()).isEqualTo(TransactionClass.LOCAL);
+        assertThat(touch.kind()).isEqualTo(Kind.LOCAL);
         assertThat(touch.partitionBy()).containsExactly("accountId");
     }
 
@@ -53,16 +54,16 @@ class WideningTest {
     void aWidenedWriteIsGlobal(String kind, String where, String bindings, String note, @TempDir Path dir) {
         AnalysisResult r = analyzeTouch(dir, touchWhere(where, bindings.split(",")), "ID = ?");
         Classification touch = classification(r, "touch");
-        assertThat(touch.kind()).as(kind).isEqualTo(TransactionClass.GLOBAL);
+        assertThat(touch.kind()).as(kind).isEqualTo(Kind.GLOBAL);
         assertThat(touch.reason()).contains("any row (touch)").contains("widened: " + note);
     }
 
     @Test
     void aWidenedReadMakesTheWriterGlobal(@TempDir Path dir) {
         AnalysisResult r = analyzeTouch(dir, touchWhere("ID = ?", "accountId"), "BALANCE > ?");
-        assertThat(classification(r, "touch").kind()).isEqualTo(TransactionClass.GLOBAL);
+        assertThat(classification(r, "touch").kind()).isEqualTo(Kind.GLOBAL);
         assertThat(classification(r, "touch").reason()).contains("balance").contains("widened: range");
-        assertThat(classification(r, "balance").kind()).isEqualTo(TransactionClass.LOCAL);
+        assertThat(classification(r, "balance").kind()).isEqualTo(Kind.LOCAL);
     }
 
     @Test
@@ -71,7 +72,7 @@ class WideningTest {
                 String sql = String.format("UPDATE ACCOUNTS SET BALANCE = 0 WHERE ID = %d", accountId);
                 c.createStatement().executeUpdate(sql);
                 """, "ID = ?");
-        assertThat(classification(r, "touch").kind()).isEqualTo(TransactionClass.GLOBAL);
+        assertThat(classification(r, "touch").kind()).isEqualTo(Kind.GLOBAL);
         assertThat(classification(r, "touch").reason()).contains("SQL text computed at run time");
         assertThat(r.diagnostics()).anyMatch(d -> d.toString().contains("Touch.java:")
                 && d.message().contains("computed at run time"));
@@ -83,7 +84,7 @@ class WideningTest {
                 String table = name.isEmpty() ? "ACCOUNTS" : name;
                 c.createStatement().executeUpdate("UPDATE " + table + " SET BALANCE = 0 WHERE ID = " + accountId);
                 """, "ID = ?");
-        assertThat(classification(r, "touch").kind()).isEqualTo(TransactionClass.GLOBAL);
+        assertThat(classification(r, "touch").kind()).isEqualTo(Kind.GLOBAL);
         assertThat(r.diagnostics()).anyMatch(d -> d.message().contains("built at run time and could not be read"));
     }
 
@@ -92,6 +93,6 @@ class WideningTest {
         AnalysisResult r = analyzeTouch(dir, """
                 c.createStatement().executeUpdate("UPDATE ACCOUNTS SET BALANCE = 0 WHERE ID = " + accountId);
                 """, "ID = ?");
-        assertThat(classification(r, "touch").kind()).isEqualTo(TransactionClass.LOCAL);
+        assertThat(classification(r, "touch").kind()).isEqualTo(Kind.LOCAL);
     }
 }

@@ -2,6 +2,8 @@ package dev.gyro.app;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -14,11 +16,19 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * The classification file: per transaction, local / global / local-or-global and its partitioning
- * parameter(s). Written by hand or by {@code gyro analyze --json}; the format is the analyzer's:
- * <pre>{"transactions": [{"name": "order", "class": "global", "readOnly": false, "partitionBy": ["cartId"],
- *   "reason": "..."}], "summary": {...}}</pre>
- * Validated against the application's transactions when an instance starts.
+ * The classification of an application's transactions, and the one codec of its file: per transaction,
+ * local / global / local-or-global (Definition 1), whether it is read-only, its partitioning parameter(s) and
+ * why. {@code gyro analyze --json} writes it ({@link #write}), the runtime reads it ({@link #read}), and it may be
+ * written by hand:
+ * <pre>
+ * {"transactions": [{"name": "addItem", "class": "local", "readOnly": false,
+ *                    "partitionBy": ["cartId"], "reason": "..."}, ...],
+ *  "summary": {"local": 2, "global": 1, "localOrGlobal": 0, "readOnly": 0, "total": 3}}
+ * </pre>
+ * {@code partitionBy} names input parameters of the transaction; it is empty when there is none to partition by.
+ * A local-or-global transaction has two: its request is local when both values route to the same instance, and
+ * otherwise global, executed at the instance of the first (its home key). The summary counts as the paper's
+ * Table I does; reading ignores it. Validated against the application's transactions when an instance starts.
  */
 public final class Classification {
 
@@ -26,8 +36,14 @@ public final class Classification {
     public record Rule(String name, Kind kind, boolean readOnly, List<String> partitionBy, String reason) {
         public Rule {
             partitionBy = List.copyOf(partitionBy);
+            reason = reason == null ? "" : reason;
         }
     }
+
+    /** Counts in the form of the paper's Table I. */
+    public record Summary(int local, int global, int localOrGlobal, int readOnly, int total) {}
+
+    private static final ObjectMapper JSON = new ObjectMapper();
 
     private final Map<String, Rule> rules;
 
@@ -47,6 +63,53 @@ public final class Classification {
 
     public List<Rule> rules() {
         return List.copyOf(rules.values());
+    }
+
+    public Summary summary() {
+        int local = 0, global = 0, both = 0, readOnly = 0;
+        for (Rule r : rules.values()) {
+            switch (r.kind()) {
+                case LOCAL -> local++;
+                case GLOBAL -> global++;
+                case LOCAL_OR_GLOBAL -> both++;
+            }
+            if (r.readOnly()) readOnly++;
+        }
+        return new Summary(local, global, both, readOnly, rules.size());
+    }
+
+    /** The file's text, transactions in the order given. */
+    public String toJson() {
+        ObjectNode root = JSON.createObjectNode();
+        ArrayNode txs = root.putArray("transactions");
+        for (Rule r : rules.values()) {
+            ObjectNode t = txs.addObject();
+            t.put("name", r.name());
+            t.put("class", r.kind().label());
+            t.put("readOnly", r.readOnly());
+            ArrayNode by = t.putArray("partitionBy");
+            r.partitionBy().forEach(by::add);
+            t.put("reason", r.reason());
+        }
+        Summary s = summary();
+        ObjectNode sum = root.putObject("summary");
+        sum.put("local", s.local());
+        sum.put("global", s.global());
+        sum.put("localOrGlobal", s.localOrGlobal());
+        sum.put("readOnly", s.readOnly());
+        sum.put("total", s.total());
+        try {
+            return JSON.writerWithDefaultPrettyPrinter().writeValueAsString(root) + System.lineSeparator();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /** Writes the file, creating its folder. */
+    public void write(Path file) throws IOException {
+        Path parent = file.toAbsolutePath().getParent();
+        if (parent != null) Files.createDirectories(parent);
+        Files.writeString(file, toJson());
     }
 
     /**
@@ -90,7 +153,7 @@ public final class Classification {
     public static Classification read(InputStream in, String source) {
         JsonNode root;
         try {
-            root = new ObjectMapper().readTree(in);
+            root = JSON.readTree(in);
         } catch (IOException e) {
             throw new IllegalArgumentException("classification " + source + " is not valid JSON: "
                     + e.getMessage());

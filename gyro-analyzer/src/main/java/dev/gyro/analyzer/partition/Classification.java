@@ -1,5 +1,7 @@
 package dev.gyro.analyzer.partition;
 
+import dev.gyro.app.Kind;
+
 import dev.gyro.analyzer.model.AnalyzedTransaction;
 
 import java.util.List;
@@ -8,7 +10,7 @@ import java.util.List;
  * The classification of one transaction: its class (Definition 1), whether it is read-only, its
  * partitioning parameter(s) (home key first), and the reason.
  */
-public record Classification(AnalyzedTransaction transaction, TransactionClass kind, List<String> partitionBy,
+public record Classification(AnalyzedTransaction transaction, Kind kind, List<String> partitionBy,
                              String reason) {
     public Classification {
         partitionBy = List.copyOf(partitionBy);

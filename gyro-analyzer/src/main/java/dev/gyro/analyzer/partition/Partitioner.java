@@ -1,5 +1,7 @@
 package dev.gyro.analyzer.partition;
 
+import dev.gyro.app.Kind;
+
 import dev.gyro.analyzer.model.AnalyzedTransaction;
 import dev.gyro.analyzer.model.Entry;
 import dev.gyro.analyzer.model.Equality;
@@ -128,7 +130,7 @@ public final class Partitioner {
             keys[i] = single[i] == null ? new String[0] : new String[] {single[i]};
         }
         doubleKeys(keys);
-        TransactionClass[] classes = classify(keys);
+        Kind[] classes = classify(keys);
         List<Classification> out = new ArrayList<>();
         Map<String, List<String>> partitionBy = new LinkedHashMap<>();
         for (int i = 0; i < n; i++) {
@@ -321,30 +323,30 @@ public final class Partitioner {
         return keys.length == 0 ? null : keys[0];
     }
 
-    private TransactionClass[] classify(String[][] keys) {
-        TransactionClass[] out = new TransactionClass[n];
+    private Kind[] classify(String[][] keys) {
+        Kind[] out = new Kind[n];
         for (int i = 0; i < n; i++) {
             out[i] = classify(i, keys);
         }
         return out;
     }
 
-    private TransactionClass classify(int i, String[][] keys) {
+    private Kind classify(int i, String[][] keys) {
         if (txs.get(i).readOnly()) {
-            return TransactionClass.LOCAL;
+            return Kind.LOCAL;
         }
         for (int j = 0; j < n; j++) {
             if (!localized(i, j, keys[i], home(keys[j]))) {
-                return TransactionClass.GLOBAL;
+                return Kind.GLOBAL;
             }
         }
-        return keys[i].length >= 2 ? TransactionClass.LOCAL_OR_GLOBAL : TransactionClass.LOCAL;
+        return keys[i].length >= 2 ? Kind.LOCAL_OR_GLOBAL : Kind.LOCAL;
     }
 
-    private double score(TransactionClass[] classes) {
+    private double score(Kind[] classes) {
         double s = 0;
         for (int i = 0; i < n; i++) {
-            s += weight[i] * (classes[i] == TransactionClass.GLOBAL ? 1 : classes[i] == TransactionClass.LOCAL_OR_GLOBAL ? 0.5 : 0);
+            s += weight[i] * (classes[i] == Kind.GLOBAL ? 1 : classes[i] == Kind.LOCAL_OR_GLOBAL ? 0.5 : 0);
         }
         return s;
     }
@@ -352,7 +354,7 @@ public final class Partitioner {
     private void doubleKeys(String[][] keys) {
         for (int i = 0; i < n; i++) {
             List<String> params = choices.get(i);
-            if (txs.get(i).readOnly() || params.size() < 2 || classify(i, keys) != TransactionClass.GLOBAL) {
+            if (txs.get(i).readOnly() || params.size() < 2 || classify(i, keys) != Kind.GLOBAL) {
                 continue;
             }
             double current = score(classify(keys));
@@ -374,9 +376,9 @@ public final class Partitioner {
                         continue;
                     }
                     keys[i] = new String[] {h, s};
-                    TransactionClass[] classes = classify(keys);
+                    Kind[] classes = classify(keys);
                     double sc = score(classes);
-                    if (classes[i] == TransactionClass.LOCAL_OR_GLOBAL && sc < bestScore - 1e-12) {
+                    if (classes[i] == Kind.LOCAL_OR_GLOBAL && sc < bestScore - 1e-12) {
                         bestScore = sc;
                         bestKeys = keys[i];
                     }
@@ -393,8 +395,8 @@ public final class Partitioner {
             String[] original = keys[i];
             for (String k : original) {
                 keys[i] = new String[] {k};
-                TransactionClass[] classes = classify(keys);
-                if (classes[i] == TransactionClass.LOCAL && score(classes) <= current + 1e-12) {
+                Kind[] classes = classify(keys);
+                if (classes[i] == Kind.LOCAL && score(classes) <= current + 1e-12) {
                     original = null;
                     break;
                 }
@@ -408,7 +410,7 @@ public final class Partitioner {
     // ------------------------------------------------------------------------------------------------
     // Reasons
 
-    private String reason(int i, String[][] keys, TransactionClass[] classes) {
+    private String reason(int i, String[][] keys, Kind[] classes) {
         AnalyzedTransaction t = txs.get(i);
         if (t.readOnly()) {
             return "read-only: it writes nothing, so no request of another partition can read from it (Definition 1)";
@@ -425,14 +427,14 @@ public final class Partitioner {
                 }
             }
         }
-        if (classes[i] == TransactionClass.GLOBAL) {
+        if (classes[i] == Kind.GLOBAL) {
             return globalReason(i, keys, unlocalized);
         }
         if (localByKey.isEmpty()) {
             return "local: no other request reads or writes the rows it writes";
         }
         StringBuilder sb = new StringBuilder();
-        if (classes[i] == TransactionClass.LOCAL_OR_GLOBAL) {
+        if (classes[i] == Kind.LOCAL_OR_GLOBAL) {
             sb.append("local-or-global: partitioned by ").append(keys[i][0]).append(" and ").append(keys[i][1])
                     .append("; a request is local when both route to the same instance, else global (run at the "
                             + "instance of ").append(keys[i][0]).append("). Every conflict on what it writes implies ");
