@@ -1,7 +1,6 @@
 package dev.gyro.cluster;
 
 import dev.gyro.runtime.GyroInstance;
-import dev.gyro.runtime.InstanceConfig;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.gyro.apps.store.OnlineStore;
@@ -33,9 +32,7 @@ class ShellLivenessTest {
     @Test
     void aTokenIsDeliveredWhileMoreReadsWaitForItsGsnThanThereAreRequestThreads(@TempDir Path dir) throws Exception {
         try (LocalCluster cluster = LocalCluster.create(dir, new OnlineStore(), 2, 1, 42, n -> {})
-                .withInstanceConfig(c -> new InstanceConfig(c.self(), c.addresses(), c.database(), c.application(),
-                        c.classification(), c.partitionMap(), c.maxQueuedGlobals(), 2, c.maxQueuedRequests(),
-                        c.tickMillis(), c.jdbcUrl(), c.hooks()))
+                .withInstanceConfig(c -> c.withRequestThreads(2))
                 .startAll();
              GyroClient client = GyroClient.connect(cluster.addresses())) {
             long readCart = StoreClusterChecks.cartOwnedBy(client, 1, 1);

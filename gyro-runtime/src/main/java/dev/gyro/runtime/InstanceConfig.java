@@ -112,6 +112,12 @@ public record InstanceConfig(int self, List<String> addresses, Path database, Ap
                 requestThreads, maxQueuedRequests, tickMillis, jdbcUrl, hooks);
     }
 
+    /** This instance with {@code threads} request threads (local requests running at once). */
+    public InstanceConfig withRequestThreads(int threads) {
+        return new InstanceConfig(self, addresses, database, application, classification, partitionMap,
+                maxQueuedGlobals, threads, maxQueuedRequests, tickMillis, jdbcUrl, hooks);
+    }
+
     public InstanceConfig withHooks(Hooks h) {
         return new InstanceConfig(self, addresses, database, application, classification, partitionMap,
                 maxQueuedGlobals, requestThreads, maxQueuedRequests, tickMillis, jdbcUrl, h);

@@ -66,8 +66,8 @@ final class RequestRouter {
         } else {
             session.await(request.afterGsn(), () -> runLocal(request, reply), () -> reply.accept(
                     replies.error(Reply.Status.UNAVAILABLE, "instance " + self + " has not applied gsn "
-                            + request.afterGsn() + " within " + SessionGate.MAX_WAIT.toSeconds() + " s (at "
-                            + session.applied() + ")")));
+                            + request.afterGsn() + " (at " + session.applied() + "): it waited "
+                            + SessionGate.MAX_WAIT.toSeconds() + " s at most, or is shutting down")));
         }
     }
 
