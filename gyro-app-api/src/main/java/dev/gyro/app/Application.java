@@ -69,7 +69,10 @@ public interface Application {
      * @throws UnsupportedOperationException if the application has no workload
      */
     default Workload workload(int scale, WorkloadOptions options) {
-        throw new UnsupportedOperationException("application " + name() + " defines no workload");
+        throw new UnsupportedOperationException("application '" + name() + "' (" + getClass().getName()
+                + ") defines no workload: implement Application.workload(int scale, WorkloadOptions options) to return"
+                + " a dev.gyro.app.Workload whose ClientSession.next() picks each client's next Call"
+                + " (docs/your-application.md, \"A workload\")");
     }
 
     /**

@@ -1,29 +1,44 @@
 package dev.gyro.cli;
 
 import dev.gyro.app.Application;
-import dev.gyro.apps.micro.Micro;
-import dev.gyro.apps.rubis.Rubis;
-import dev.gyro.apps.store.OnlineStore;
-import dev.gyro.apps.tpcc.Tpcc;
-import dev.gyro.apps.tpcw.Tpcw;
+import dev.gyro.app.Applications;
+import dev.gyro.runtime.ApplicationCheck;
+import picocli.CommandLine.Option;
 
+import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 
-/** The applications the gyro command knows by name. */
+/**
+ * The applications a command can run: the built-in ones and those in the jars given with {@code --app-jar}, all
+ * found through {@link Applications} (no application is known by a hard-coded name). A picocli mixin: every command
+ * that takes {@code --app NAME} mixes this in for {@code --app-jar PATH}.
+ */
 final class Apps {
-    private Apps() {}
 
-    static final List<String> NAMES = List.of(OnlineStore.NAME, Tpcw.NAME, Rubis.NAME, Tpcc.NAME, Micro.NAME);
+    @Option(names = "--app-jar", paramLabel = "PATH", description = "a jar holding applications of your own "
+            + "(found through META-INF/services/dev.gyro.app.Application; repeatable, e.g. for the libraries they need)")
+    List<Path> jars = new ArrayList<>();
 
-    static Application byName(String name) {
-        return switch (name) {
-            case OnlineStore.NAME -> new OnlineStore();
-            case Tpcw.NAME -> new Tpcw();
-            case Rubis.NAME -> new Rubis();
-            case Tpcc.NAME -> new Tpcc();
-            case Micro.NAME -> new Micro();
-            default -> throw new IllegalArgumentException("unknown application '" + name + "' (known: "
-                    + String.join(", ", NAMES) + ")");
-        };
+    /** The application called {@code name}, checked by the runtime (transactions, classification, SQL). */
+    Application byName(String name) {
+        Application app = Applications.load(jars).find(name).application();
+        ApplicationCheck.check(app);
+        return app;
+    }
+
+    /** The jars as command-line arguments, for a command that starts another gyro process. */
+    List<String> arguments() {
+        List<String> out = new ArrayList<>();
+        for (Path j : jars) {
+            out.add("--app-jar");
+            out.add(j.toAbsolutePath().toString());
+        }
+        return out;
+    }
+
+    /** The built-in application names, for help texts. */
+    static List<String> builtInNames() {
+        return Applications.builtIn().names();
     }
 }

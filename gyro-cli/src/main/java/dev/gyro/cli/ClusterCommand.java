@@ -101,6 +101,9 @@ final class ClusterCommand implements Runnable {
         @Option(names = "--app", defaultValue = "store", description = "the application (default: ${DEFAULT-VALUE})")
         String app;
 
+        @picocli.CommandLine.Mixin
+        Apps apps = new Apps();
+
         @Option(names = "--scale", defaultValue = "1", description = "the application's scale (default: ${DEFAULT-VALUE})")
         int scale;
 
@@ -137,7 +140,7 @@ final class ClusterCommand implements Runnable {
                     try (InputStream in = Files.newInputStream(config)) {
                         p.load(in);
                     }
-                    application = Apps.byName(p.getProperty("app", app).strip());
+                    application = apps.byName(p.getProperty("app", app).strip());
                     int sc = Integer.parseInt(p.getProperty("scale", Integer.toString(scale)).strip());
                     long sd = Long.parseLong(p.getProperty("seed", Long.toString(seed)).strip());
                     List<String> urls = urls(p, config);
@@ -146,7 +149,7 @@ final class ClusterCommand implements Runnable {
                     cluster = LocalCluster.attach(urls, application, sc, sd, n -> {});
                 } else {
                     Backend b = Backend.parse(backend);
-                    application = Apps.byName(app);
+                    application = apps.byName(app);
                     out.printf("gyro cluster: starting %d %s for %d instances of %s in %s%n", instances,
                             b == Backend.SQLITE ? "SQLite databases" : b + " servers", instances, application.name(), d);
                     cluster = LocalCluster.create(b, d, application, instances, scale, seed, n -> {});
@@ -200,6 +203,8 @@ final class ClusterCommand implements Runnable {
             root.put("application", application.name());
             root.put("pid", ProcessHandle.current().pid());
             root.put("attached", config != null);
+            ArrayNode jars = root.putArray("appJars");
+            apps.arguments().stream().filter(a -> !a.equals("--app-jar")).forEach(jars::add);
             ArrayNode list = root.putArray("instances");
             for (int i = 0; i < cluster.size(); i++) {
                 ObjectNode n = list.addObject();
@@ -246,6 +251,7 @@ final class ClusterCommand implements Runnable {
             cmd.addAll(List.of("cluster", "start", "--backend", backend, "--instances", Integer.toString(instances),
                     "--dir", d.toString(), "--app", app, "--scale", Integer.toString(scale), "--seed",
                     Long.toString(seed)));
+            cmd.addAll(apps.arguments());
             if (config != null) cmd.addAll(List.of("--config", config.toAbsolutePath().toString()));
             Files.deleteIfExists(log);
             Process p = new ProcessBuilder(cmd).redirectErrorStream(true)

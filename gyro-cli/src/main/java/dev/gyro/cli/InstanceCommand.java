@@ -39,6 +39,9 @@ final class InstanceCommand implements Callable<Integer> {
     @Option(names = "--app", defaultValue = "store", description = "the application (default: ${DEFAULT-VALUE})")
     String app;
 
+    @picocli.CommandLine.Mixin
+    Apps apps = new Apps();
+
     @Option(names = "--classification", description = "classification file (default: the application's own)")
     Path classification;
 
@@ -55,7 +58,13 @@ final class InstanceCommand implements Callable<Integer> {
             return 2;
         }
         String target = jdbcUrl != null ? jdbcUrl : db.toString();
-        Application application = Apps.byName(app);
+        Application application;
+        try {
+            application = apps.byName(app);
+        } catch (IllegalArgumentException e) {
+            System.err.println("gyro instance: " + e.getMessage());
+            return 2;
+        }
         if (loadScale != null) {
             try (Connection c = DriverManager.getConnection(Dialect.forTarget(target).jdbcUrl(target))) {
                 c.setAutoCommit(false);

@@ -14,9 +14,12 @@ import java.util.concurrent.Callable;
                 + "--load' do it. The last line starts with 'load: OK' or 'load: FAILED'.")
 final class LoadCommand implements Callable<Integer> {
 
-    @Option(names = "--app", required = true, description = "the application: ${COMPLETION-CANDIDATES}",
-            completionCandidates = AppNames.class)
+    @Option(names = "--app", required = true, description = "the application: ${COMPLETION-CANDIDATES}, or one"
+            + " of your own with --app-jar", completionCandidates = AppNames.class)
     String app;
+
+    @picocli.CommandLine.Mixin
+    Apps apps = new Apps();
 
     @Option(names = "--db", required = true, description = "a SQLite file, or a JDBC URL (jdbc:postgresql:..., jdbc:mariadb:...)")
     String db;
@@ -29,7 +32,7 @@ final class LoadCommand implements Callable<Integer> {
 
     static final class AppNames extends java.util.ArrayList<String> {
         AppNames() {
-            super(Apps.NAMES);
+            super(Apps.builtInNames());
         }
     }
 
@@ -41,7 +44,7 @@ final class LoadCommand implements Callable<Integer> {
         }
         Application application;
         try {
-            application = Apps.byName(app);
+            application = apps.byName(app);
         } catch (IllegalArgumentException e) {
             System.out.println("load: FAILED: " + e.getMessage());
             return 2;

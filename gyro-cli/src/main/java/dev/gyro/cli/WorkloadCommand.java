@@ -21,8 +21,12 @@ import java.util.concurrent.Callable;
                 + "'workload: OK' or 'workload: FAILED'; the exit code is 0 only if every check passed.")
 final class WorkloadCommand implements Callable<Integer> {
 
-    @Option(names = "--app", required = true, description = "tpcw, rubis, tpcc or micro")
+    @Option(names = "--app", required = true, description = "tpcw, rubis, tpcc, micro, or one of your own with"
+            + " --app-jar (its own workload: Application.workload)")
     String app;
+
+    @picocli.CommandLine.Mixin
+    Apps apps = new Apps();
 
     @Option(names = "--instances", defaultValue = "3", description = "number of instances (default: ${DEFAULT-VALUE})")
     int instances;
@@ -61,7 +65,7 @@ final class WorkloadCommand implements Callable<Integer> {
         dev.gyro.cluster.Backend dbms;
         try {
             dbms = dev.gyro.cluster.Backend.parse(backend);
-            application = Apps.byName(app);
+            application = apps.byName(app);
             parsed = WorkloadOptions.parse(options);
             application.workload(scale, parsed);
         } catch (RuntimeException e) {
