@@ -142,6 +142,22 @@ public final class Classification {
                     + String.join("; ", problems));
     }
 
+    /**
+     * The {@code classification.json} that sits beside {@code owner} in its jar (same package), the usual place for
+     * an application's classification.
+     *
+     * @throws IllegalStateException naming the resource when it is missing
+     */
+    public static Classification resource(Class<?> owner) {
+        String where = owner.getPackageName().replace('.', '/') + "/classification.json";
+        try (InputStream in = owner.getResourceAsStream("classification.json")) {
+            if (in == null) throw new IllegalStateException(owner.getName() + ": " + where + " is missing from its jar");
+            return read(in, where);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot read " + where, e);
+        }
+    }
+
     public static Classification read(Path file) {
         try (InputStream in = Files.newInputStream(file)) {
             return read(in, file.toString());

@@ -1,40 +1,84 @@
 package dev.gyro.cli;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import dev.gyro.client.GyroClient;
 import dev.gyro.wire.Reply;
+import dev.gyro.wire.RoutingTable;
+import picocli.CommandLine.ArgGroup;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.Callable;
 
 /** Sends one request to a running ring, routed like any client's, and prints the reply. */
 @Command(name = "call", mixinStandardHelpOptions = true,
         description = "Send one request to a running Gyro ring and print the reply, e.g. "
-                + "gyro call --ring 127.0.0.1:7000 addItem 5 7 2")
+                + "gyro call --cluster gyro-cluster createCart 5, or list the transactions it accepts with --list.")
 final class CallCommand implements Callable<Integer> {
 
-    @Option(names = "--ring", required = true, split = ",", description = "host:port of one or more instances")
-    List<String> ring;
+    static final class Target {
+        @Option(names = "--ring", split = ",", paramLabel = "HOST:PORT", description = "host:port of one or more instances")
+        List<String> ring;
 
-    @Parameters(index = "0", description = "the transaction")
+        @Option(names = "--cluster", paramLabel = "DIR", description = "the directory of a cluster started with"
+                + " 'gyro cluster start' (its cluster.json says where the instances are)")
+        Path cluster;
+    }
+
+    @ArgGroup(exclusive = true, multiplicity = "1")
+    Target target;
+
+    @Option(names = "--list", description = "list the transactions the ring accepts, with their class, and exit")
+    boolean list;
+
+    @Parameters(index = "0", arity = "0..1", paramLabel = "TRANSACTION", description = "the transaction")
     String transaction;
 
-    @Parameters(index = "1..*", arity = "0..*",
+    @Parameters(index = "1..*", arity = "0..*", paramLabel = "PARAMETER",
             description = "its parameters: integers, decimals (with a '.'), or text (quote text that looks numeric: 's:42')")
     List<String> parameters = new ArrayList<>();
 
     @Override
-    public Integer call() {
+    public Integer call() throws IOException {
+        List<String> addresses = target.ring != null ? target.ring : addressesOf(target.cluster);
+        if (!list && transaction == null) {
+            System.err.println("gyro call: name a transaction (gyro call --list shows them)");
+            return 2;
+        }
         List<Object> values = new ArrayList<>();
         for (String p : parameters) values.add(parse(p));
-        try (GyroClient client = GyroClient.connect(ring)) {
+        try (GyroClient client = GyroClient.connect(addresses)) {
+            if (list) {
+                System.out.printf("%-24s %s%n", "transaction", "class");
+                for (Map.Entry<String, RoutingTable.Route> r : client.routing().routes().entrySet())
+                    System.out.printf("%-24s %s%n", r.getKey(), r.getValue().kind());
+                return 0;
+            }
             Reply r = client.call(transaction, values.toArray());
             System.out.println(r);
             return r.ok() ? 0 : 1;
         }
+    }
+
+    /** The instances' client addresses, from the cluster.json of a cluster directory. */
+    static List<String> addressesOf(Path dir) throws IOException {
+        Path info = ClusterCommand.infoFile(dir.toAbsolutePath());
+        if (!Files.exists(info))
+            throw new IllegalArgumentException("no cluster in " + dir.toAbsolutePath() + " (no cluster.json): start one"
+                    + " with gyro cluster start --dir " + dir);
+        if (ClusterCommand.running(dir.toAbsolutePath()) == null)
+            throw new IllegalArgumentException("the cluster in " + dir.toAbsolutePath() + " is not running");
+        List<String> out = new ArrayList<>();
+        for (JsonNode n : ClusterCommand.JSON.readTree(info.toFile()).path("instances")) out.add(n.get("address").asText());
+        if (out.isEmpty()) throw new IllegalArgumentException(info + " lists no instances");
+        return out;
     }
 
     static Object parse(String p) {

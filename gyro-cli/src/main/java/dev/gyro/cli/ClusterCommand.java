@@ -234,7 +234,8 @@ final class ClusterCommand implements Runnable {
                             s.clientCommand(LocalCluster.DATABASE));
             }
             String ring = String.join(",", cluster.addresses());
-            out.printf("requests:  gyro call --ring %s TRANSACTION ARGS...   (e.g. createCart 7)%n", ring);
+            out.printf("requests:  gyro call --cluster %s TRANSACTION ARGS...   (gyro call --cluster %s --list: the"
+                    + " transactions; or --ring %s)%n", d, d, ring);
             out.printf("clients:   GyroClient.connect(List.of(\"%s\"))%n", String.join("\", \"", cluster.addresses()));
             out.printf("stop:      gyro cluster stop --dir %s   (or Ctrl-C when in the foreground)%n", d);
         }

@@ -47,6 +47,9 @@ public final class RoutingTable {
 
     public Route route(String transaction) { return routes.get(transaction); }
 
+    /** Every transaction the instances accept, by name. */
+    public java.util.SortedMap<String, Route> routes() { return new java.util.TreeMap<>(routes); }
+
     /**
      * Decides where a request runs, or returns null when it cannot be decided here (unknown transaction, too few
      * parameters): then any instance may take it and answer with the exact error.

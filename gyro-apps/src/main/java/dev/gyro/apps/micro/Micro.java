@@ -11,7 +11,6 @@ import dev.gyro.app.Sharding;
 import dev.gyro.app.Transaction;
 import dev.gyro.app.Workload;
 import dev.gyro.app.WorkloadOptions;
-import dev.gyro.apps.Resources;
 
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -68,7 +67,7 @@ public final class Micro implements Application {
 
     @Override
     public Classification classification() {
-        return Resources.classification(Micro.class, NAME);
+        return Classification.resource(Micro.class);
     }
 
     @Override

@@ -8,7 +8,6 @@ import dev.gyro.app.Sharding;
 import dev.gyro.app.Transaction;
 import dev.gyro.app.Workload;
 import dev.gyro.app.WorkloadOptions;
-import dev.gyro.apps.Resources;
 
 import java.sql.Connection;
 import java.sql.ResultSet;
@@ -94,7 +93,7 @@ public final class Rubis implements Application {
 
     @Override
     public Classification classification() {
-        return Resources.classification(Rubis.class, NAME);
+        return Classification.resource(Rubis.class);
     }
 
     @Override

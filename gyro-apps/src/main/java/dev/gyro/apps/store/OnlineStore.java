@@ -5,9 +5,6 @@ import dev.gyro.app.Classification;
 import dev.gyro.app.Sharding;
 import dev.gyro.app.Transaction;
 
-import java.io.IOException;
-import java.io.InputStream;
-import java.io.UncheckedIOException;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
@@ -82,12 +79,7 @@ public final class OnlineStore implements Application {
 
     @Override
     public Classification classification() {
-        try (InputStream in = OnlineStore.class.getResourceAsStream("classification.json")) {
-            if (in == null) throw new IllegalStateException("store classification.json is missing from the jar");
-            return Classification.read(in, "store classification.json");
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
+        return Classification.resource(OnlineStore.class);
     }
 
     @Override

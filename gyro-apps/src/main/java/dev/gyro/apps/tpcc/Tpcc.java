@@ -8,7 +8,6 @@ import dev.gyro.app.Sharding;
 import dev.gyro.app.Transaction;
 import dev.gyro.app.Workload;
 import dev.gyro.app.WorkloadOptions;
-import dev.gyro.apps.Resources;
 
 import java.sql.Connection;
 import java.sql.ResultSet;
@@ -97,7 +96,7 @@ public final class Tpcc implements Application {
 
     @Override
     public Classification classification() {
-        return Resources.classification(Tpcc.class, NAME);
+        return Classification.resource(Tpcc.class);
     }
 
     @Override

@@ -8,7 +8,6 @@ import dev.gyro.app.Sharding;
 import dev.gyro.app.Transaction;
 import dev.gyro.app.Workload;
 import dev.gyro.app.WorkloadOptions;
-import dev.gyro.apps.Resources;
 
 import java.sql.Connection;
 import java.sql.ResultSet;
@@ -88,7 +87,7 @@ public final class Tpcw implements Application {
 
     @Override
     public Classification classification() {
-        return Resources.classification(Tpcw.class, NAME);
+        return Classification.resource(Tpcw.class);
     }
 
     @Override
