@@ -66,9 +66,16 @@ public final class Scenarios {
             case TPCC -> tpcc(o);
             case WAN_LATENCY -> wanLatency(o);
             case WAN_SCALE -> wanScale(o);
+            case APP -> throw new IllegalArgumentException("the app scenario needs an application: "
+                    + "Scenarios.application(app, options)");
             default -> throw new IllegalArgumentException("unknown scenario '" + name + "' (known: "
-                    + String.join(", ", NAMES) + ")");
+                    + String.join(", ", NAMES) + ", " + APP + ")");
         };
+        return define(s, o);
+    }
+
+    /** {@code s} with the command line's think time and load, where given. */
+    public static Scenario define(Scenario s, Options o) {
         if (o.thinkMs() != null) {
             s = s.mapSettings(st -> {
                 Map<String, String> opts = new LinkedHashMap<>(st.options().asMap());
@@ -197,6 +204,53 @@ public final class Scenarios {
                 load, Duration.ofSeconds(q ? 1 : 3), Duration.ofSeconds(q ? 2 : 15), Scenario.Bound.LAN, 42, q,
                 new Scenario.Figure("instances", "database instances (" + WAREHOUSES_PER_INSTANCE
                         + " warehouses each)", "transactions"), List.of(), notes);
+    }
+
+    // ------------------------------------------------------------------------------------------- app
+
+    /** The scenario that runs any application, {@link #application}. */
+    public static final String APP = "app";
+
+    /**
+     * {@code app}: an application of the user's own (or a built-in one) under its own workload
+     * ({@link Application#workload}), Gyro against one database holding everything and, when the application declares
+     * its sharding ({@link Application#sharding}), two-phase commit over the same partitioning; on 1, 2 and 4 instances
+     * (quick: 2), capacity emulated as in the other application scenarios. Peak throughput under the LAN bound.
+     *
+     * @throws IllegalArgumentException when the application defines no workload, naming what to implement
+     */
+    public static Scenario application(Application app, Options o) {
+        boolean q = o.quick();
+        try {
+            app.workload(1, WorkloadOptions.NONE);
+        } catch (UnsupportedOperationException e) {
+            throw new IllegalArgumentException(e.getMessage());
+        }
+        boolean sharded;
+        try {
+            app.sharding();
+            sharded = true;
+        } catch (UnsupportedOperationException e) {
+            sharded = false;
+        }
+        Backend backend = backend(o, Backend.POSTGRES);
+        if (backend == Backend.SQLITE) sharded = false; // two-phase commit needs XA, which SQLite lacks
+        Capacity capacity = appCapacity(o);
+        List<Integer> instances = q ? List.of(2) : List.of(1, 2, 4);
+        List<Scenario.Setting> settings = new ArrayList<>();
+        for (int n : instances)
+            settings.add(new Scenario.Setting(app.name() + "-n" + n, app.name(), params("app", app.name(), "instances",
+                    n), app, 1, WorkloadOptions.NONE, n, backend, capacity, null, Wan.OFF, List.of()));
+        List<String> systems = sharded ? List.of("gyro", "2pc", "centralized") : List.of("gyro", "centralized");
+        Scenario.Load load = Scenario.Load.closed(q ? List.of(2, 16) : List.of(2, 8, 32, 128));
+        List<String> notes = new ArrayList<>(List.of("the application's own workload: "
+                + app.workload(1, WorkloadOptions.NONE).describe()));
+        if (!sharded) notes.add("no 2pc: " + (backend == Backend.SQLITE ? "SQLite has no two-phase commit"
+                : "the application declares no sharding (Application.sharding)"));
+        return new Scenario(APP, "Gyro vs one database" + (sharded ? " vs two-phase commit" : "") + ", application "
+                + app.name(), "not in the paper", settings, systems, load, Duration.ofSeconds(q ? 1 : 3),
+                Duration.ofSeconds(q ? 3 : 15), Scenario.Bound.LAN, 42, q,
+                new Scenario.Figure("instances", "database instances", "requests"), List.of(), notes);
     }
 
     // ------------------------------------------------------------------------------------------- WAN

@@ -30,8 +30,15 @@ import java.util.concurrent.Callable;
                 + "starts with 'bench: OK' or 'bench: FAILED'.")
 final class BenchCommand implements Callable<Integer> {
 
-    @Parameters(index = "0", paramLabel = "SCENARIO", description = "local-ratio, scale-lan, wan-latency, wan-scale or tpcc")
+    @Parameters(index = "0", paramLabel = "SCENARIO", description = "local-ratio, scale-lan, wan-latency, wan-scale, "
+            + "tpcc, or app (an application's own workload: --app NAME [--app-jar PATH])")
     String scenario;
+
+    @Option(names = "--app", paramLabel = "NAME", description = "the application of the 'app' scenario")
+    String app;
+
+    @picocli.CommandLine.Mixin
+    Apps apps = new Apps();
 
     @Option(names = "--quick", description = "a reduced run that finishes in under 3 minutes on 2 cores "
             + "(fewer settings and loads, short points)")
@@ -71,13 +78,24 @@ final class BenchCommand implements Callable<Integer> {
             Backend db = backend == null ? null : Backend.parse(backend);
             Scenario.Load load = rates == null || rates.isEmpty() ? null
                     : Scenario.Load.open(rates, sessions, WorkloadRunner.Arrivals.parse(arrivals));
-            s = Scenarios.define(scenario, new Scenarios.Options(quick, db, plain, thinkMs, load));
+            Scenarios.Options options = new Scenarios.Options(quick, db, plain, thinkMs, load);
+            if (scenario.equals(Scenarios.APP)) {
+                if (app == null) throw new IllegalArgumentException("the app scenario needs --app NAME (and --app-jar"
+                        + " PATH for an application of your own)");
+                s = Scenarios.define(Scenarios.application(apps.byName(app), options), options);
+            } else {
+                if (app != null || !apps.jars.isEmpty())
+                    throw new IllegalArgumentException("--app and --app-jar go with the app scenario; " + scenario
+                            + " runs its own applications");
+                s = Scenarios.define(scenario, options);
+            }
         } catch (IllegalArgumentException e) {
             System.out.println("bench: FAILED: " + e.getMessage());
             return 2;
         }
         Path dir = out != null ? out : Path.of("bench-results", scenario);
-        String command = "./gyro bench " + scenario + (quick ? " --quick" : "") + (plain ? " --plain" : "")
+        String command = "./gyro bench " + scenario + (app != null ? " --app " + app : "")
+                + String.join("", apps.jars.stream().map(j -> " --app-jar " + j).toList()) + (quick ? " --quick" : "") + (plain ? " --plain" : "")
                 + (backend != null ? " --backend " + backend : "") + (thinkMs != null ? " --think-ms " + thinkMs : "")
                 + (rates != null && !rates.isEmpty() ? " --rates " + String.join(",", rates.stream()
                 .map(r -> String.format(Locale.ROOT, "%.0f", r)).toList()) + " --sessions " + sessions + " --arrivals "
