@@ -40,6 +40,9 @@ public final class Applications {
         }
     }
 
+    /** The origin of an application that is on the class path, not in an application jar. */
+    public static final String CLASS_PATH = "the class path";
+
     /** The service file an application jar must carry. */
     public static final String SERVICE_FILE = "META-INF/services/" + Application.class.getName();
 
@@ -92,7 +95,7 @@ public final class Applications {
                 throw new IllegalArgumentException(describeError(e, jarByUrl));
             }
             Path jar = jarOf(provider.type(), jarByUrl);
-            String origin = jar == null ? "the class path" : jar.toString();
+            String origin = jar == null ? CLASS_PATH : jar.toString();
             Application app;
             try {
                 app = provider.get();
@@ -114,10 +117,24 @@ public final class Applications {
             if (jar != null) perJar.merge(jar, 1, Integer::sum);
         }
         for (Map.Entry<Path, Integer> e : perJar.entrySet())
-            if (e.getValue() == 0)
+            if (e.getValue() == 0) {
+                // A jar whose listed classes came from an earlier jar: the same classes given twice.
+                for (String cls : listed(e.getKey())) {
+                    Path other;
+                    try {
+                        other = jarOf(Class.forName(cls, false, loader), jarByUrl);
+                    } catch (ClassNotFoundException | LinkageError notLoadable) {
+                        continue;
+                    }
+                    if (other != null && !other.equals(e.getKey()))
+                        throw new IllegalArgumentException("application jar " + e.getKey() + ": its application "
+                                + cls + " is also in application jar " + other + ", which comes first and wins;"
+                                + " give one of them");
+                }
                 throw new IllegalArgumentException("application jar " + e.getKey() + ": holds no application: it needs "
                         + SERVICE_FILE + " naming a public class that implements " + Application.class.getName()
                         + " and has a public no-argument constructor");
+            }
         return new Applications(byName);
     }
 
@@ -162,21 +179,28 @@ public final class Applications {
     /** A broken service entry: name the jar whose service file lists the class, when one of ours does. */
     private static String describeError(ServiceConfigurationError e, Map<String, Path> jarByUrl) {
         String message = rootMessage(e);
-        for (Path jar : jarByUrl.values()) {
-            try (JarFile j = new JarFile(jar.toFile())) {
-                var entry = j.getEntry(SERVICE_FILE);
-                if (entry == null) continue;
-                String listed = new String(j.getInputStream(entry).readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
-                for (String line : listed.split("\\R")) {
-                    String cls = line.replaceAll("#.*", "").strip();
-                    if (!cls.isEmpty() && message.contains(cls))
-                        return "application jar " + jar + ": " + SERVICE_FILE + " lists " + cls + ", which " + reason(message);
-                }
-            } catch (IOException io) {
-                throw new UncheckedIOException(io);
-            }
-        }
+        for (Path jar : jarByUrl.values())
+            for (String cls : listed(jar))
+                if (message.contains(cls))
+                    return "application jar " + jar + ": " + SERVICE_FILE + " lists " + cls + ", which " + reason(message);
         return "loading applications: " + message;
+    }
+
+    /** The classes a jar's service file lists (none when it has no such file). */
+    private static List<String> listed(Path jar) {
+        List<String> out = new ArrayList<>();
+        try (JarFile j = new JarFile(jar.toFile())) {
+            var entry = j.getEntry(SERVICE_FILE);
+            if (entry == null) return out;
+            String text = new String(j.getInputStream(entry).readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+            for (String line : text.split("\\R")) {
+                String cls = line.replaceAll("#.*", "").strip();
+                if (!cls.isEmpty()) out.add(cls);
+            }
+            return out;
+        } catch (IOException io) {
+            throw new UncheckedIOException(io);
+        }
     }
 
     private static String reason(String message) {

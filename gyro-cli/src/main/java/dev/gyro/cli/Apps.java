@@ -22,9 +22,14 @@ final class Apps {
 
     /** The application called {@code name}, checked by the runtime (transactions, classification, SQL). */
     Application byName(String name) {
-        Application app = Applications.load(jars).find(name).application();
-        ApplicationCheck.check(app);
-        return app;
+        Applications.Found found = Applications.load(jars).find(name);
+        try {
+            ApplicationCheck.check(found.application());
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException(found.origin().equals(Applications.CLASS_PATH) ? e.getMessage()
+                    : "application jar " + found.origin() + ": " + e.getMessage(), e);
+        }
+        return found.application();
     }
 
     /** The jars as command-line arguments, for a command that starts another gyro process. */

@@ -3,6 +3,7 @@ package dev.gyro.cli;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.gyro.client.GyroClient;
 import dev.gyro.wire.Reply;
+import dev.gyro.wire.Request;
 import dev.gyro.wire.RoutingTable;
 import picocli.CommandLine.ArgGroup;
 import picocli.CommandLine.Command;
@@ -38,6 +39,10 @@ final class CallCommand implements Callable<Integer> {
     @Option(names = "--list", description = "list the transactions the ring accepts, with their class, and exit")
     boolean list;
 
+    @Option(names = "--after-gsn", paramLabel = "GSN", description = "run the request only once its instance has"
+            + " applied global request GSN (a reply's 'gsn N'): it then sees that request's writes")
+    long afterGsn;
+
     @Parameters(index = "0", arity = "0..1", paramLabel = "TRANSACTION", description = "the transaction")
     String transaction;
 
@@ -61,9 +66,28 @@ final class CallCommand implements Callable<Integer> {
                     System.out.printf("%-24s %s%n", r.getKey(), r.getValue().kind());
                 return 0;
             }
-            Reply r = client.call(transaction, values.toArray());
+            // Calls through one cluster directory form one session (docs/decisions.md, decision 9): each waits, at
+            // whichever instance runs it, until that instance applied the last global request an earlier call saw.
+            Path session = target.cluster == null ? null : sessionFile(target.cluster);
+            long after = Math.max(afterGsn, session == null ? 0 : seenGsn(session));
+            Request request = Request.of(transaction, values.toArray());
+            Reply r = client.call(new Request(request.transaction(), request.parameters(), false, after));
             System.out.println(r);
+            if (session != null && r.gsn() > after) Files.writeString(session, r.gsn() + "\n");
             return r.ok() ? 0 : 1;
+        }
+    }
+
+    /** Where {@code gyro call --cluster DIR} keeps the highest gsn its calls have seen. */
+    static Path sessionFile(Path clusterDir) {
+        return clusterDir.toAbsolutePath().resolve("call-session.gsn");
+    }
+
+    private static long seenGsn(Path session) {
+        try {
+            return Files.exists(session) ? Long.parseLong(Files.readString(session).strip()) : 0;
+        } catch (IOException | NumberFormatException e) {
+            return 0; // no session yet, or a damaged file: no wait
         }
     }
 

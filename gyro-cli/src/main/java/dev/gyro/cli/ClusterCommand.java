@@ -173,6 +173,8 @@ final class ClusterCommand implements Runnable {
                 }
             }, "gyro-cluster-stop"));
             Files.writeString(pidFile(d), ProcessHandle.current().pid() + "\n");
+            Files.deleteIfExists(CallCommand.sessionFile(d)); // gsns seen by calls to an earlier cluster here
+
             JSON.writerWithDefaultPrettyPrinter().writeValue(infoFile(d).toFile(), describe(cluster, application));
             print(out, cluster, d);
             out.println(READY + " (pid " + ProcessHandle.current().pid() + ")");
@@ -322,6 +324,7 @@ final class ClusterCommand implements Runnable {
             if (!keepData) {
                 for (Path s : serverDirectories(d)) deleteTree(s);
                 for (String f : List.of("cluster.json", "cluster.log")) Files.deleteIfExists(d.resolve(f));
+                Files.deleteIfExists(CallCommand.sessionFile(d));
                 for (int i = 0; ; i++) {
                     Path db = LocalCluster.databaseFile(d, i);
                     if (!Files.exists(db)) break;
