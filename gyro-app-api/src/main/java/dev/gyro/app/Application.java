@@ -72,7 +72,7 @@ public interface Application {
         throw new UnsupportedOperationException("application '" + name() + "' (" + getClass().getName()
                 + ") defines no workload: implement Application.workload(int scale, WorkloadOptions options) to return"
                 + " a dev.gyro.app.Workload whose ClientSession.next() picks each client's next Call"
-                + " (docs/your-application.md, \"A workload\")");
+                + " (docs/your-application.md, step 4)");
     }
 
     /**

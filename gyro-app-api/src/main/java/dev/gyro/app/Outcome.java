@@ -14,6 +14,7 @@ import java.util.List;
  */
 public record Outcome(Status status, List<Value> values, String message) {
 
+    /** How a call ended: committed, rolled back by the transaction itself, or failed (nothing committed). */
     public enum Status { OK, ABORTED, FAILED }
 
     public Outcome {

@@ -17,6 +17,15 @@ package dev.gyro.app;
  * </ul>
  * The transaction's name is the class's simple name with its first letter in lower case
  * ({@code AddItem} is {@code addItem}). Instances must be stateless: one is shared by all requests.
+ *
+ * <p>What Gyro says when a transaction breaks the contract. When the application is loaded, in one line naming the
+ * class and the reason: no or several {@code run} methods, a first parameter that is not a {@code TxContext}, a
+ * parameter of another type, a class compiled without {@code -parameters} (the names are needed for partitioning),
+ * and, for a transaction classified global or local-or-global, an SQL constant that write capture cannot ship to the
+ * other instances (DDL, transaction control, a statement with its own {@code RETURNING}, a multi-table write). When a
+ * request runs: {@code commit()}, {@code rollback()} or a settings change on the connection of a global request, a
+ * write to a table without a primary key or to a primary-key column fail the request, which rolls back and ships
+ * nothing; the client receives {@code FAILED} and the reason.
  */
 public interface Transaction {
 

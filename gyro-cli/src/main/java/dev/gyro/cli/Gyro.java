@@ -4,7 +4,7 @@ import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
 /** The {@code gyro} command. */
-@Command(name = "gyro", mixinStandardHelpOptions = true, version = "gyro 0.1.0",
+@Command(name = "gyro", mixinStandardHelpOptions = true, versionProvider = Gyro.Version.class,
         description = "Gyro: scale out an OLTP application over N unmodified database instances, serializably.",
         subcommands = {DemoCommand.class, NewAppCommand.class, LoadCommand.class, WorkloadCommand.class, ClusterCommand.class, InstanceCommand.class, CallCommand.class, LatencyCommand.class, BenchCommand.class,
                 CommandLine.HelpCommand.class})
@@ -16,6 +16,13 @@ public final class Gyro implements Runnable {
     @Override
     public void run() {
         spec.commandLine().usage(System.out);
+    }
+
+    /** The version of the build, as Maven knows it (the version an application's pom depends on). */
+    static final class Version implements CommandLine.IVersionProvider {
+        public String[] getVersion() {
+            return new String[] {"gyro " + NewAppCommand.gyroVersion()};
+        }
     }
 
     public static void main(String[] args) {

@@ -3,6 +3,7 @@ package dev.gyro.cli;
 import dev.gyro.app.Application;
 import dev.gyro.app.WorkloadOptions;
 import dev.gyro.bench.ClusterBenchmark;
+import dev.gyro.check.AccessLog;
 import dev.gyro.bench.Reports;
 import dev.gyro.bench.WorkloadRunner;
 import picocli.CommandLine.Command;
@@ -49,6 +50,11 @@ final class WorkloadCommand implements Callable<Integer> {
     @Option(names = "--backend", defaultValue = "sqlite", description = "sqlite, postgres or mariadb: the DBMS of every "
             + "instance (postgres and mariadb: throwaway servers started on free loopback ports) (default: ${DEFAULT-VALUE})")
     String backend;
+
+    @Option(names = "--check", description = "also check the classification on this run: every instance records"
+            + " what each request reads and writes, and each read from a local request of another partition (a breach"
+            + " of the paper's Definition 1) fails the run")
+    boolean check;
 
     @Option(names = {"-o", "--option"}, description = "a workload option name=value, repeatable: tpcw mix=browsing|shopping|ordering; "
             + "rubis mix=bidding|browsing; tpcc remote-lines=1 remote-payments=15; micro local=90 service-ms=5 void; all think-ms=0")
@@ -100,7 +106,7 @@ final class WorkloadCommand implements Callable<Integer> {
                 public void finished(WorkloadRunner.Result r) {
                     run[0].done(String.format("%.1f s, %d requests", r.seconds(), r.completed()));
                 }
-            });
+            }, check ? new AccessLog() : null);
         } catch (Exception e) {
             System.out.println("workload: FAILED: " + e);
             return 1;
@@ -108,8 +114,9 @@ final class WorkloadCommand implements Callable<Integer> {
         Reports.print(report, System.out);
         System.out.println();
         if (report.ok()) {
-            System.out.printf("workload: OK (%s, %d instances, %d sessions, %d requests; replicas equal, conditions hold)%n",
-                    app, instances, sessions, report.run().completed());
+            System.out.printf("workload: OK (%s, %d instances, %d sessions, %d requests; replicas equal, conditions hold%s)%n",
+                    app, instances, sessions, report.run().completed(),
+                    check ? "; no request read from a local request of another partition" : "");
             return 0;
         }
         System.out.println("workload: FAILED: " + String.join("; ", report.problems()));

@@ -135,6 +135,19 @@ class YourApplicationTest {
     }
 
     @Test
+    void workloadCheckCatchesAClassificationThatIsWrongForTheData() throws IOException {
+        // deposit marked local: a transfer of another partition then reads the account row it wrote on one instance
+        String classification = Files.readString(project.resolve("src/main/resources/com/example/bank/classification.json"))
+                .replaceFirst("(\"name\" : \"deposit\",\\s*\"class\" : )\"global\"", "$1\"local\"");
+        assertThat(classification).contains("\"local\"");
+        Path wrong = jarWith("deposit-local", Map.of("com/example/bank/classification.json", classification));
+        ClusterCommandTest.Run run = gyro("workload", "--app-jar", wrong.toString(), "--app", "bank", "--check",
+                "--sessions", "4", "--duration", "2", "--dir", base.resolve("check").toString());
+        assertThat(run.exit()).as(run.out()).isEqualTo(1);
+        assertThat(run.out()).contains("Definition 1 violated").contains("deposit").contains("workload: FAILED");
+    }
+
+    @Test
     void anApplicationWithoutAWorkloadIsToldWhatToImplement() {
         ClusterCommandTest.Run run = gyro("workload", "--app", "store", "--duration", "1", "--dir",
                 base.resolve("no-workload").toString());
