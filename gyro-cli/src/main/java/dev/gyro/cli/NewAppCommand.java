@@ -103,8 +103,8 @@ final class NewAppCommand implements Callable<Integer> {
         out.println("next:");
         out.println("  cd " + d + " && mvn -q package");
         out.println("  gyro cluster start --app-jar " + d.resolve("target/" + name + "-0.1.0.jar") + " --app " + name
-                + " --instances 3 --backend sqlite --detach --dir " + name + "-cluster");
-        out.println("  gyro call --cluster " + name + "-cluster openAccount 1 100");
+                + " --instances 3 --detach --dir /tmp/" + name + "-cluster");
+        out.println("  gyro call --cluster /tmp/" + name + "-cluster openAccount 1 100");
         out.println("see " + d.resolve("README.md"));
         return 0;
     }
