@@ -294,7 +294,7 @@ public final class JavaFrontEnd {
     }
 
     // ------------------------------------------------------------------------------------------------
-    // Schema declarations: CREATE TABLE in string constants and .sql files
+    // Schema declarations: CREATE TABLE (and keys added apart) in string constants and .sql files
 
     private static List<SchemaText> schemaTexts(SourceIndex index, List<Diagnostic> diagnostics) {
         List<SchemaText> out = new ArrayList<>();
@@ -307,8 +307,8 @@ public final class JavaFrontEnd {
                 if (!(node instanceof BinaryExpr) && node.getParentNode().orElse(null) instanceof BinaryExpr) {
                     continue;
                 }
-                String text = literalText((Expression) node);
-                if (text != null && text.toUpperCase(Locale.ROOT).contains("CREATE TABLE")) {
+                String text = literalText((Expression) node, index, 0);
+                if (text != null && declaresSchema(text)) {
                     out.add(new SchemaText(text, new SourceRef(e.getKey(), SourceIndex.line(node))));
                 }
             }
@@ -323,8 +323,18 @@ public final class JavaFrontEnd {
         return out;
     }
 
-    /** The text of a literal or of a concatenation of literals, else null. */
-    private static String literalText(Expression e) {
+    /** CREATE TABLE, CREATE UNIQUE INDEX, or ALTER TABLE ... PRIMARY KEY | UNIQUE: text that declares keys. */
+    public static boolean declaresSchema(String text) {
+        String upper = text.toUpperCase(Locale.ROOT);
+        return upper.contains("CREATE TABLE") || upper.contains("CREATE UNIQUE INDEX")
+                || upper.contains("ALTER TABLE") && (upper.contains("PRIMARY KEY") || upper.contains("UNIQUE"));
+    }
+
+    /**
+     * The text of a literal or of a concatenation of literals and final constants of the same class
+     * ({@code "CREATE TABLE ITEMS (" + ITEM_COLUMNS + ")"}), else null.
+     */
+    private static String literalText(Expression e, SourceIndex index, int depth) {
         if (e instanceof StringLiteralExpr s) {
             return s.asString();
         }
@@ -332,9 +342,18 @@ public final class JavaFrontEnd {
             return t.asString();
         }
         if (e instanceof BinaryExpr b && b.getOperator() == BinaryExpr.Operator.PLUS) {
-            String l = literalText(b.getLeft());
-            String r = literalText(b.getRight());
+            String l = literalText(b.getLeft(), index, depth);
+            String r = literalText(b.getRight(), index, depth);
             return l == null || r == null ? null : l + r;
+        }
+        if (e instanceof com.github.javaparser.ast.expr.NameExpr name && depth < 4) {
+            return index.typeOf(e).flatMap(t -> index.field(t, name.getNameAsString()))
+                    .filter(f -> f instanceof com.github.javaparser.ast.body.VariableDeclarator v
+                            && v.getParentNode().orElse(null) instanceof com.github.javaparser.ast.body.FieldDeclaration fd
+                            && fd.isFinal() && v.getInitializer().isPresent())
+                    .map(f -> literalText(((com.github.javaparser.ast.body.VariableDeclarator) f).getInitializer().get(),
+                            index, depth + 1))
+                    .orElse(null);
         }
         return null;
     }

@@ -10,6 +10,7 @@ import net.sf.jsqlparser.expression.CastExpression;
 import net.sf.jsqlparser.expression.DateValue;
 import net.sf.jsqlparser.expression.DoubleValue;
 import net.sf.jsqlparser.expression.Expression;
+import net.sf.jsqlparser.expression.Function;
 import net.sf.jsqlparser.expression.ExpressionVisitorAdapter;
 import net.sf.jsqlparser.expression.HexValue;
 import net.sf.jsqlparser.expression.JdbcNamedParameter;
@@ -170,10 +171,24 @@ public final class SqlAccessExtractor {
         }
     }
 
-    /** Learns table columns and keys from a parsed statement (CREATE TABLE, or the columns DML names). */
-    public static void learnSchema(Statement statement, Schema schema) {
+    /** Learns columns and keys from a declaration (CREATE TABLE, CREATE UNIQUE INDEX, ALTER TABLE); false if none. */
+    public static boolean learnDeclaration(Statement statement, Schema schema) {
         if (statement instanceof CreateTable create) {
             schema.learn(create);
+        } else if (statement instanceof net.sf.jsqlparser.statement.create.index.CreateIndex create) {
+            schema.learn(create);
+        } else if (statement instanceof Alter alter) {
+            schema.learn(alter);
+        } else {
+            return false;
+        }
+        return true;
+    }
+
+    /** Learns table columns and keys from a parsed statement (CREATE TABLE, or the columns DML names). */
+    public static void learnSchema(Statement statement, Schema schema) {
+        if (learnDeclaration(statement, schema)) {
+            return;
         } else if (statement instanceof Insert insert && insert.getTable() != null && insert.getColumns() != null) {
             for (Column c : insert.getColumns()) {
                 schema.learnColumn(insert.getTable().getName(), c.getColumnName());
@@ -402,16 +417,24 @@ public final class SqlAccessExtractor {
         }
 
         void readSelect(Select select, Scope outer) {
+            readSelect(select, outer, false);
+        }
+
+        /**
+         * {@code existenceOnly}: the select list is not read, only whether rows exist ({@code EXISTS (SELECT *
+         * ...)}): the sub-select reads its WHERE columns and the rows' existence, not every column.
+         */
+        void readSelect(Select select, Scope outer, boolean existenceOnly) {
             with(select.getWithItemsList(), outer);
             if (select instanceof PlainSelect plain) {
-                plainSelect(plain, outer);
+                plainSelect(plain, outer, existenceOnly);
             } else if (select instanceof SetOperationList set) {
                 for (Select s : set.getSelects()) {
-                    readSelect(s, outer);
+                    readSelect(s, outer, existenceOnly);
                 }
             } else if (select instanceof ParenthesedSelect parenthesed) {
                 if (parenthesed.getSelect() != null) {
-                    readSelect(parenthesed.getSelect(), outer);
+                    readSelect(parenthesed.getSelect(), outer, existenceOnly);
                 }
             } else if (select instanceof Values values) {
                 Scope scope = new Scope(outer);
@@ -430,7 +453,7 @@ public final class SqlAccessExtractor {
                     site.source(), shownSql));
         }
 
-        void plainSelect(PlainSelect select, Scope outer) {
+        void plainSelect(PlainSelect select, Scope outer, boolean existenceOnly) {
             Scope scope = new Scope(outer);
             List<Join> joins = new ArrayList<>();
             if (select.getFromItem() != null) {
@@ -446,7 +469,7 @@ public final class SqlAccessExtractor {
             applyConjuncts(select.getWhere(), scope, eq);
             applyJoins(joins, scope, eq);
 
-            if (select.getSelectItems() != null) {
+            if (select.getSelectItems() != null && !existenceOnly) {
                 for (SelectItem<?> item : select.getSelectItems()) {
                     if (item.getExpression() != null) {
                         collect(item.getExpression(), scope);
@@ -466,14 +489,28 @@ public final class SqlAccessExtractor {
             collectJoins(joins, scope);
             for (TableRef ref : scope.refs) {
                 if (ref.base()) {
-                    reads.add(entry(ref, ref.all ? Set.of(Entry.ALL) : ref.columns, condition(ref, eq)));
+                    reads.add(entry(ref, readAttributes(ref), condition(ref, eq)));
                 }
             }
         }
 
         Entry entry(TableRef ref, Set<String> attributes, Condition condition) {
+            return entry(ref, attributes, condition, Entry.Effect.ANY);
+        }
+
+        Entry entry(TableRef ref, Set<String> attributes, Condition condition, Entry.Effect effect) {
             return new Entry(ref.table, attributes.isEmpty() ? Set.of(Entry.ALL) : attributes, condition, site.source(),
-                    shownSql);
+                    shownSql, effect);
+        }
+
+        /** A query reads the columns it mentions and whether its rows exist (the rows it selects). */
+        Set<String> readAttributes(TableRef ref) {
+            if (ref.all) {
+                return Set.of(Entry.ALL);
+            }
+            Set<String> out = new TreeSet<>(ref.columns);
+            out.add(Entry.EXISTENCE);
+            return out;
         }
 
         void addFrom(FromItem item, Scope scope, Scope outer, List<Join> joins) {
@@ -945,7 +982,34 @@ public final class SqlAccessExtractor {
                     readSelect(select, scope);
                     return null;
                 }
+
+                @Override
+                public <S> Void visit(Function function, S context) {
+                    // COUNT(*) counts rows: it reads their existence (and the WHERE columns), not every column.
+                    if (countsRows(function)) {
+                        return null;
+                    }
+                    return super.visit(function, context);
+                }
+
+                @Override
+                public <S> Void visit(ExistsExpression exists, S context) {
+                    if (exists.getRightExpression() instanceof Select select) {
+                        readSelect(select, scope, true);
+                        return null;
+                    }
+                    return super.visit(exists, context);
+                }
             }, null);
+        }
+
+        boolean countsRows(Function function) {
+            if (!"COUNT".equalsIgnoreCase(function.getName()) || function.getParameters() == null
+                    || function.getParameters().size() != 1 || function.isDistinct()) {
+                return false;
+            }
+            Object p = function.getParameters().get(0);
+            return p instanceof AllColumns && !(p instanceof AllTableColumns) || p instanceof LongValue;
         }
 
         /** The condition of one table reference: its columns' equivalence classes (Section VI, e.C). */
@@ -1152,14 +1216,18 @@ public final class SqlAccessExtractor {
                 List<String> notes = new ArrayList<>();
                 List<Equality> full = equalities(values, values.keySet());
                 List<List<String>> keys = applicableKeys(t, values.keySet());
+                // A plain INSERT (or one that ignores a duplicate) only ever adds a row that did not exist, and its
+                // duplicate-key check reads only whether a row exists at its key, not the row's other columns.
+                boolean creates = mode == OnDuplicate.FAIL || mode == OnDuplicate.IGNORE;
+                Entry.Effect effect = creates ? Entry.Effect.CREATE : Entry.Effect.ANY;
                 if (conflictTarget != null) {
                     // ON CONFLICT (cols): the row written is the new one or the one agreeing on the target
                     List<Equality> target = equalities(values, conflictTarget);
-                    writes.add(entry(t, target, notes));
-                    reads.add(entry(t, target, notes));
+                    writes.add(entry(t, Set.of(Entry.ALL), target, notes, effect));
+                    reads.add(entry(t, creates ? existenceAt(conflictTarget) : Set.of(Entry.ALL), target, notes, Entry.Effect.ANY));
                     continue;
                 }
-                writes.add(entry(t, full, notes));
+                writes.add(entry(t, Set.of(Entry.ALL), full, notes, effect));
                 if (!schema.declared(t)) {
                     if (mode == OnDuplicate.UPDATE) {
                         Set<String> kept = new LinkedHashSet<>(values.keySet());
@@ -1173,16 +1241,28 @@ public final class SqlAccessExtractor {
                 }
                 for (List<String> key : keys) {
                     List<Equality> onKey = equalities(values, key);
-                    reads.add(entry(t, onKey, notes));
-                    if (mode == OnDuplicate.UPDATE || mode == OnDuplicate.REPLACE) {
+                    reads.add(entry(t, creates ? existenceAt(key) : Set.of(Entry.ALL), onKey, notes, Entry.Effect.ANY));
+                    if (!creates) {
                         writes.add(entry(t, onKey, notes));
                     }
                 }
             }
         }
 
+        /** What a duplicate-key check reads: whether a row exists with these key columns' values. */
+        Set<String> existenceAt(List<String> key) {
+            Set<String> out = new TreeSet<>(key);
+            out.add(Entry.EXISTENCE);
+            return out;
+        }
+
         Entry entry(String table, List<Equality> equalities, List<String> widenings) {
-            return new Entry(table, Set.of(Entry.ALL), new Condition(equalities, widenings), site.source(), shownSql);
+            return entry(table, Set.of(Entry.ALL), equalities, widenings, Entry.Effect.ANY);
+        }
+
+        Entry entry(String table, Set<String> attributes, List<Equality> equalities, List<String> widenings,
+                    Entry.Effect effect) {
+            return new Entry(table, attributes, new Condition(equalities, widenings), site.source(), shownSql, effect);
         }
 
         List<Equality> equalities(Map<String, Value> values, java.util.Collection<String> columns) {
@@ -1273,13 +1353,15 @@ public final class SqlAccessExtractor {
                 }
                 Condition before = condition(ref, eq);
                 // An UPDATE reads the rows its WHERE selects (it returns how many) and what its SET expressions read.
-                reads.add(entry(ref, ref.all ? Set.of(Entry.ALL) : ref.columns, before));
+                reads.add(entry(ref, readAttributes(ref), before));
                 Map<String, Value> set = assigned.get(ref);
                 if (set == null) {
                     continue;
                 }
-                Set<String> attributes = granularity == WriteGranularity.ROW ? Set.of(Entry.ALL) : set.keySet();
-                writes.add(entry(ref, attributes, before));
+                Set<String> attributes = updatedAttributes(ref.table, set.keySet());
+                Entry.Effect effect = attributes.contains(Entry.ALL) || attributes.contains(Entry.EXISTENCE)
+                        ? Entry.Effect.ANY : Entry.Effect.CHANGE;
+                writes.add(entry(ref, attributes, before, effect));
                 boolean movesRow = before.equalities().stream().anyMatch(e -> set.containsKey(e.column()));
                 if (movesRow) {
                     // The row after the update no longer satisfies the equalities on the columns it sets.
@@ -1292,9 +1374,35 @@ public final class SqlAccessExtractor {
                     for (Map.Entry<String, Value> e : set.entrySet()) {
                         after.add(new Equality(e.getKey(), e.getValue()));
                     }
-                    writes.add(entry(ref, attributes, new Condition(after, before.widenings())));
+                    writes.add(entry(ref, attributes, new Condition(after, before.widenings()), effect));
                 }
             }
+        }
+
+        /**
+         * What an UPDATE setting {@code set} writes. It keeps its rows where they are, so it never changes
+         * their existence, unless it sets a column of a unique key (the row leaves one key for another) or
+         * the table's keys are unknown (no CREATE TABLE, or no key declared: any column may be one). By rows
+         * ({@link WriteGranularity#ROW}), the state update is a row image (docs/decisions.md, decision 4), so
+         * it also writes what the image carries ({@link Entry#IMAGE}, resolved once all statements are seen).
+         */
+        Set<String> updatedAttributes(String table, Set<String> set) {
+            // no key seen at all may be a key declared where the analysis did not look: any column may be one
+            boolean movesRow = !schema.declared(table) || schema.uniqueKeys(table).isEmpty()
+                    || schema.uniqueKeys(table).stream().anyMatch(key -> key.stream().anyMatch(set::contains));
+            if (granularity == WriteGranularity.ROW) {
+                if (movesRow) {
+                    return Set.of(Entry.ALL);
+                }
+                Set<String> out = new TreeSet<>(set);
+                out.add(Entry.IMAGE);
+                return out;
+            }
+            Set<String> out = new TreeSet<>(set);
+            if (movesRow) {
+                out.add(Entry.EXISTENCE);
+            }
+            return out;
         }
 
         void delete(Delete delete) {
@@ -1334,9 +1442,9 @@ public final class SqlAccessExtractor {
                     continue;
                 }
                 Condition condition = condition(ref, eq);
-                reads.add(entry(ref, ref.all ? Set.of(Entry.ALL) : ref.columns, condition));
+                reads.add(entry(ref, readAttributes(ref), condition));
                 if (targets.contains(ref)) {
-                    writes.add(entry(ref, Set.of(Entry.ALL), condition));
+                    writes.add(entry(ref, Set.of(Entry.ALL), condition, Entry.Effect.DELETE));
                 }
             }
         }
