@@ -11,6 +11,7 @@ import dev.gyro.analyzer.model.Value;
 import dev.gyro.analyzer.partition.Conflict;
 import dev.gyro.analyzer.partition.ConflictDetector;
 import dev.gyro.analyzer.partition.Partitioner;
+import dev.gyro.analyzer.sql.ReadRows;
 import dev.gyro.analyzer.sql.RowImages;
 import dev.gyro.analyzer.sql.Schema;
 import dev.gyro.analyzer.sql.SqlAccessExtractor;
@@ -120,6 +121,14 @@ public final class Analyzer {
                 writes.addAll(r.writes());
                 diagnostics.addAll(r.diagnostics());
             }
+        }
+        // A key read from a row names that row: the entry at that key gets the equalities the row satisfied.
+        ReadRows rows = new ReadRows(parsed.values(), schema);
+        for (JavaFrontEnd.DiscoveredTransaction t : found.transactions()) {
+            List<Entry> reads = readSets.get(t);
+            List<Entry> writes = writeSets.get(t);
+            readSets.put(t, rows.strengthen(reads, reads, writes));
+            writeSets.put(t, rows.strengthen(writes, reads, writes));
         }
         // What row images carry is known once every statement is: the columns some statement can change. A
         // request classified global ships its row images in the token's total order, so a column that only

@@ -1033,22 +1033,43 @@ final class Interpreter {
         return Sym.free("unknown name " + name);
     }
 
+    /**
+     * A field's value: a final field's initializer (static or not: a final instance field initialized where
+     * it is declared holds that value in every instance), or, for a private field, any of the values the
+     * declaring class assigns it (an SQL text chosen per database vendor in a constructor: each text is a
+     * statement the transaction may run). Anything else is free.
+     */
     private Sym constantField(Node field, String name, Frame f) {
         if (field instanceof VariableDeclarator v
                 && v.getParentNode().orElse(null) instanceof com.github.javaparser.ast.body.FieldDeclaration decl) {
-            boolean constant = decl.isFinal() && decl.isStatic() || isInterfaceMember(decl);
-            if (constant && v.getInitializer().isPresent()) {
-                Optional<TypeInfo> declaring = index.typeOf(decl);
-                if (declaring.isPresent()) {
-                    Frame constantFrame = new Frame(null, declaring.get(), Map.of(), null, f.summary, f.walk);
-                    if (!f.walk.constantsInProgress.add(v)) {
-                        return Sym.free("constant " + name + " depends on itself");
+            Optional<TypeInfo> declaring = index.typeOf(decl);
+            boolean constant = decl.isFinal() || isInterfaceMember(decl);
+            List<Expression> values = new ArrayList<>();
+            v.getInitializer().ifPresent(values::add);
+            if (!constant && decl.isPrivate() && declaring.isPresent()) {
+                values.addAll(FieldAssignments.of(declaring.get().declaration, name));
+            } else if (!constant) {
+                values.clear();
+            }
+            if (!values.isEmpty() && declaring.isPresent()) {
+                Frame constantFrame = new Frame(null, declaring.get(), Map.of(), null, f.summary, f.walk);
+                if (!f.walk.constantsInProgress.add(v)) {
+                    return Sym.free("constant " + name + " depends on itself");
+                }
+                try {
+                    List<Sym> syms = new ArrayList<>();
+                    for (Expression e : values) {
+                        syms.add(eval(e, constantFrame));
                     }
-                    try {
-                        return eval(v.getInitializer().get(), constantFrame);
-                    } finally {
-                        f.walk.constantsInProgress.remove(v);
+                    if (syms.size() == 1) {
+                        return syms.get(0);
                     }
+                    Sym any = Sym.Alternatives.of(syms);
+                    if (any != null) {
+                        return any;
+                    }
+                } finally {
+                    f.walk.constantsInProgress.remove(v);
                 }
             }
         }
@@ -1161,7 +1182,8 @@ final class Interpreter {
             }
         }
         if (RESULT_SET_GETTER.matcher(name).matches() && argc >= 1) {
-            return Sym.free("value read from the database: " + shortJava(call));
+            return new Sym.Scalar(new Value.Free("value read from the database: " + shortJava(call),
+                    ResultOrigins.of(call, f.method, f::at)));
         }
         if (RANDOM.contains(name) || name.toLowerCase(java.util.Locale.ROOT).contains("random")) {
             return Sym.free("random value: " + shortJava(call));
