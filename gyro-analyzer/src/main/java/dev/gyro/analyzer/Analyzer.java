@@ -105,14 +105,17 @@ public final class Analyzer {
             writeSets.put(t, writes);
             for (SqlSite site : t.sites()) {
                 SqlAccessExtractor.Parsed p = parsed.get(site);
+                // located at the transaction, naming where the statement is: once per transaction and statement,
+                // however many call paths reach it
                 if (site.sql() == null) {
-                    diagnostics.add(Diagnostic.warning(site.source(), "SQL text of " + t.name()
+                    diagnostics.add(Diagnostic.warning(t.source(), "SQL text of " + t.name() + " at " + site.source()
                             + " is computed at run time (" + site.unknownReason() + "): the statement is taken to "
                             + (site.hint() == SqlSite.ExecutionHint.QUERY ? "read" : "read and write")
                             + " any row of any table"));
                 } else if (p.error() != null && !site.named().isEmpty()) {
-                    diagnostics.add(Diagnostic.warning(site.source(), "SQL text of " + t.name() + " is built at run "
-                            + "time and could not be read (" + p.error() + "); taken to access any row of any table"));
+                    diagnostics.add(Diagnostic.warning(t.source(), "SQL text of " + t.name() + " at " + site.source()
+                            + " is built at run time and could not be read (" + p.error()
+                            + "); taken to access any row of any table"));
                     p = new SqlAccessExtractor.Parsed(new SqlSite(null, "values concatenated into the SQL text",
                             site.positional(), site.named(), site.hint(), site.source()), List.of(), null);
                 }
@@ -164,8 +167,10 @@ public final class Analyzer {
             }
         }
         LOG.debug("partitioned and classified in {} ms", (System.nanoTime() - start) / 1_000_000);
+        // a statement reached by several transactions or call paths reports each problem once
+        List<Diagnostic> distinct = new ArrayList<>(new LinkedHashSet<>(diagnostics));
         return new AnalysisResult(transactions, conflicts, partitioning.classifications(), partitioning.search(),
-                partitioning.cost(), diagnostics, index.javaFileCount());
+                partitioning.cost(), distinct, index.javaFileCount());
     }
 
     /** The transactions the partitioning does not make global. */

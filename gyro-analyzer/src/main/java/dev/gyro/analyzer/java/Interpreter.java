@@ -796,7 +796,48 @@ final class Interpreter {
                 }
             }
         }
-        return out;
+        return byArgumentTypes(out, call, f);
+    }
+
+    /**
+     * Overloads of one arity told apart by the static types of the arguments where they are evident (a
+     * literal, a declared variable or parameter): an overload whose parameter cannot take an argument is
+     * not called. When nothing is evident every overload is followed (the union: never fewer statements).
+     */
+    private List<Callee> byArgumentTypes(List<Callee> callees, MethodCallExpr call, Frame f) {
+        if (callees.size() < 2) {
+            return callees;
+        }
+        List<Callee> out = new ArrayList<>();
+        for (Callee c : callees) {
+            boolean possible = true;
+            for (int i = 0; i < call.getArguments().size() && i < c.method().getParameters().size(); i++) {
+                Parameter p = c.method().getParameter(i);
+                if (p.isVarArgs()) {
+                    break;
+                }
+                String argType = staticType(call.getArgument(i), f);
+                if (argType != null && !Overloads.mayPass(argType, SourceIndex.simpleName(p.getType()))) {
+                    possible = false;
+                    break;
+                }
+            }
+            if (possible) {
+                out.add(c);
+            }
+        }
+        return out.isEmpty() ? callees : out;
+    }
+
+    private String staticType(Expression e, Frame f) {
+        if (e instanceof com.github.javaparser.ast.expr.LiteralExpr) {
+            return Overloads.literalType(e);
+        }
+        if (e instanceof NameExpr n) {
+            Optional<String> declared = declaredType(n.getNameAsString(), f);
+            return declared.filter(t -> !t.isEmpty() && !t.equals("var")).orElse(null);
+        }
+        return null;
     }
 
     private final Map<String, List<Callee>> fallbackCache = new HashMap<>();

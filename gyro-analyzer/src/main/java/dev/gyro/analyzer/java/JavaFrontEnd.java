@@ -76,15 +76,17 @@ public final class JavaFrontEnd {
 
     private static final Set<String> SERVLET_ENTRIES = Set.of("doGet", "doPost", "doPut", "doDelete", "service");
     private static final Set<String> SERVLET_TYPES = Set.of("HttpServletRequest", "ServletRequest");
+    private static final Set<String> CONNECTION_FIELDS = Set.of("Connection", "PreparedStatement", "CallableStatement",
+            "Statement");
     private static final Set<String> NOT_INPUT = Set.of("Connection", "TxContext", "HttpServletRequest",
             "HttpServletResponse", "ServletRequest", "ServletResponse", "DataSource", "PrintWriter");
     private static final Set<String> SCALARS = Set.of("String", "Integer", "Long", "Short", "Byte", "Double",
             "Float", "Boolean", "Character", "BigDecimal", "BigInteger", "UUID", "CharSequence", "Date",
             "Timestamp", "LocalDate", "LocalDateTime", "Instant", "OffsetDateTime");
 
-    private enum Kind {
+    enum Kind {
         GYRO("Gyro transaction class"), SERVLET("servlet entry method"), OPENS("method opening a connection"),
-        RECEIVES("method receiving a Connection");
+        FIELD("method using a connection or statement held in a field"), RECEIVES("method receiving a Connection");
 
         final String text;
 
@@ -93,7 +95,7 @@ public final class JavaFrontEnd {
         }
     }
 
-    private record Candidate(Kind kind, MethodDeclaration method, TypeInfo owner, Interpreter.Walk walk,
+    record Candidate(Kind kind, MethodDeclaration method, TypeInfo owner, Interpreter.Walk walk,
                              List<String> declaredInputs) {
     }
 
@@ -128,6 +130,8 @@ public final class JavaFrontEnd {
                     kind = Kind.RECEIVES;
                 } else if (m.isPublic() && interpreter.opensConnection(m, type)) {
                     kind = Kind.OPENS;
+                } else if (m.isPublic() && !m.isStatic() && holdsConnection(type, index)) {
+                    kind = Kind.FIELD;
                 }
                 if (kind == null || kind != Kind.GYRO && !interpreter.runsSql(m)) {
                     continue;
@@ -159,13 +163,15 @@ public final class JavaFrontEnd {
                 || mode == Mode.AUTO && candidates.stream().anyMatch(c -> c.kind() == Kind.GYRO);
         candidates.removeIf(c -> gyroModel != (c.kind() == Kind.GYRO));
 
-        // A candidate another candidate calls runs inside that caller's request: it is a helper.
+        // A method receiving the caller's Connection that another candidate calls runs inside that caller's
+        // request: it is a helper. A public entry point that gets its own connection (or uses the object's)
+        // stays a transaction even when another entry point also calls it: requests may run it directly.
         List<Candidate> transactions = new ArrayList<>();
         for (Candidate c : candidates) {
             boolean helper = false;
             for (Candidate d : candidates) {
                 if (d != c && d.walk().visited.contains(c.method()) && !c.walk().visited.contains(d.method())) {
-                    helper = true;
+                    helper = c.kind() == Kind.RECEIVES || c.kind() == Kind.SERVLET;
                     break;
                 }
             }
@@ -173,9 +179,25 @@ public final class JavaFrontEnd {
                 transactions.add(c);
             }
         }
+        if (!gyroModel) {
+            Unclassified.warn(index, interpreter, candidates, diagnostics);
+        }
 
         List<DiscoveredTransaction> out = name(transactions, diagnostics);
         return new Result(out, schemaTexts(index, diagnostics), diagnostics);
+    }
+
+    /** Whether the type (or a supertype in the sources) keeps a Connection or a statement in a field. */
+    private static boolean holdsConnection(TypeInfo type, SourceIndex index) {
+        for (TypeInfo t : index.hierarchy(type)) {
+            for (com.github.javaparser.ast.body.FieldDeclaration f : t.declaration.getFields()) {
+                String fieldType = SourceIndex.simpleName(f.getElementType());
+                if (CONNECTION_FIELDS.contains(fieldType)) {
+                    return true;
+                }
+            }
+        }
+        return false;
     }
 
     private static boolean hasParameterOf(MethodDeclaration m, Set<String> typeNames) {
@@ -254,7 +276,7 @@ public final class JavaFrontEnd {
         for (int i = 0; i < transactions.size(); i++) {
             Candidate c = transactions.get(i);
             String n = names.get(i);
-            if (counts.get(n) > 1 && (c.kind() == Kind.OPENS || c.kind() == Kind.RECEIVES)) {
+            if (counts.get(n) > 1 && c.kind() != Kind.GYRO && c.kind() != Kind.SERVLET) {
                 n = c.owner().name() + "." + n;
             }
             String base = n;

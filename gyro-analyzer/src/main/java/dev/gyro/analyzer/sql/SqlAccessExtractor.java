@@ -845,7 +845,55 @@ public final class SqlAccessExtractor {
                 Object inner = term(cast.getLeftExpression(), scope);
                 return inner instanceof Value ? inner : OTHER_TERM;
             }
+            if (u instanceof ParenthesedSelect sub) {
+                Value v = scalarSubqueryValue(sub, scope);
+                return v != null ? v : OTHER_TERM;
+            }
             return OTHER_TERM;
+        }
+
+        /**
+         * {@code (SELECT c FROM T WHERE c = v ...)} yields v or nothing (no row: NULL, which equals nothing),
+         * so a column equal to it is equal to v. Only a single-table sub-select whose one selected column the
+         * WHERE binds to a placeholder or a constant.
+         */
+        Value scalarSubqueryValue(ParenthesedSelect sub, Scope scope) {
+            if (!(sub.getSelect() instanceof PlainSelect p) || !(p.getFromItem() instanceof Table table)
+                    || p.getJoins() != null && !p.getJoins().isEmpty() || p.getSelectItems() == null
+                    || p.getSelectItems().size() != 1 || !(p.getSelectItems().get(0).getExpression() instanceof Column c)
+                    || p.getWhere() == null) {
+                return null;
+            }
+            String column = Schema.normalize(c.getColumnName());
+            List<Expression> list = new ArrayList<>();
+            conjuncts(p.getWhere(), list);
+            for (Expression conjunct : list) {
+                if (conjunct instanceof EqualsTo eq && !(conjunct instanceof NotEqualsTo)) {
+                    Expression l = unwrap(eq.getLeftExpression());
+                    Expression r = unwrap(eq.getRightExpression());
+                    Expression other = sameColumn(l, column, table) ? r : sameColumn(r, column, table) ? l : null;
+                    if (other instanceof JdbcParameter || other instanceof JdbcNamedParameter
+                            || other instanceof LongValue || other instanceof StringValue) {
+                        Object t = term(other, scope);
+                        if (t instanceof Value.Param || t instanceof Value.Constant) {
+                            return (Value) t;
+                        }
+                    }
+                }
+            }
+            return null;
+        }
+
+        boolean sameColumn(Expression e, String column, Table table) {
+            if (!(e instanceof Column c) || !Schema.normalize(c.getColumnName()).equals(column)) {
+                return false;
+            }
+            if (c.getTable() == null || c.getTable().getName() == null) {
+                return true;
+            }
+            String q = Schema.normalize(c.getTable().getName());
+            return q.equals(Schema.normalize(table.getName()))
+                    || table.getAlias() != null && q.equals(Schema.normalize(table.getAlias().getName()));
         }
 
         boolean isBooleanLiteral(Column column, Scope scope) {
@@ -1203,12 +1251,12 @@ public final class SqlAccessExtractor {
                     Expression e = row.get(i);
                     Value v;
                     Object term = e == null ? OTHER_TERM : term(e, scope);
+                    if (e != null) {
+                        collect(e, scope); // a scalar sub-select giving the value is read all the same
+                    }
                     if (term instanceof Value value) {
                         v = value;
                     } else {
-                        if (e != null) {
-                            collect(e, scope);
-                        }
                         v = new Value.Free(term == NULL_TERM ? "NULL" : "computed " + shorten(String.valueOf(e)));
                     }
                     values.put(cols.get(i), v);
