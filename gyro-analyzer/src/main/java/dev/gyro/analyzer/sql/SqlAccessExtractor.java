@@ -147,7 +147,7 @@ public final class SqlAccessExtractor {
         if (site.sql() == null) {
             return new Parsed(site, List.of(), null);
         }
-        String sql = site.sql();
+        String sql = Dialects.normalize(site.sql());
         Matcher m = SQLITE_INSERT_OR.matcher(sql);
         if (m.find()) {
             sql = m.replaceFirst(m.group(2).equalsIgnoreCase("IGNORE") ? "$1 IGNORE" : "$1");
@@ -210,10 +210,20 @@ public final class SqlAccessExtractor {
         if (parsed.site().sql() == null) {
             x.unknown("SQL text computed at run time (" + parsed.site().unknownReason() + ")");
         } else if (parsed.error() != null) {
-            x.diagnostics.add(Diagnostic.error(parsed.site().source(), parsed.error()
-                    + "; the statement is taken to " + (parsed.site().hint() == SqlSite.ExecutionHint.QUERY
-                    ? "read" : "read and write") + " any row of any table"));
-            x.unknown("unparsable SQL");
+            TolerantReading.Reading tolerant = TolerantReading.read(parsed.site());
+            if (tolerant != null) {
+                x.diagnostics.add(Diagnostic.warning(parsed.site().source(), parsed.error() + "; read tolerantly as "
+                        + tolerant.kind() + " of " + String.join(", ", tolerant.tables())
+                        + (tolerant.equalities().isEmpty() ? " (any row)" : " where " + tolerant.equalities().stream()
+                        .map(Object::toString).collect(java.util.stream.Collectors.joining(" AND ")))
+                        + ", whole rows"));
+                TolerantReading.entries(tolerant, parsed.site(), x.shownSql, x.reads, x.writes);
+            } else {
+                x.diagnostics.add(Diagnostic.error(parsed.site().source(), parsed.error()
+                        + "; the statement is taken to " + (parsed.site().hint() == SqlSite.ExecutionHint.QUERY
+                        ? "read" : "read and write") + " any row of any table"));
+                x.unknown("unparsable SQL");
+            }
         } else {
             for (Statement statement : parsed.statements()) {
                 try {

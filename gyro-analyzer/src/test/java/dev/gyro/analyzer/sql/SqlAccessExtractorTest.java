@@ -311,4 +311,36 @@ class SqlAccessExtractorTest {
         assertThat(render(r.reads())).singleElement().asString()
                 .startsWith("T.{A,B,C} | B = <free: value concatenated into a string literal").endsWith("C = c");
     }
+
+    @Test
+    void vendorDateArithmeticAndTuningClausesAreNormalizedBeforeParsing() {
+        SqlAccessExtractor.Result r = extract("SELECT ID FROM SESSIONS WHERE USER_ID = ? AND EXPIRES > CURRENT TIMESTAMP "
+                + "- 2 HOURS OPTIMIZE FOR 1 ROW WITH UR");
+        assertThat(r.diagnostics()).isEmpty();
+        assertThat(render(r.reads())).containsExactly("SESSIONS.{EXPIRES,ID,USER_ID} | USER_ID = p1");
+        // a literal's text is never rewritten: '2 HOURS' stays a constant
+        assertThat(render(extract("UPDATE T SET NOTE = '+ 2 HOURS' WHERE K = ?").reads()))
+                .containsExactly("T.K | K = p1");
+        assertThat(extract("SELECT A FROM T WHERE K = ? LOCK IN SHARE MODE").diagnostics()).isEmpty();
+    }
+
+    @Test
+    void anUnparsableStatementIsReadTolerantlyKeepingItsTablesAndCertainEqualities() {
+        SqlAccessExtractor.Result select = extract("SELECT A, B FROM T WHERE K = ? AND S = 3 AND R = ? ROWS 10");
+        assertThat(select.diagnostics()).singleElement().asString().contains("read tolerantly as SELECT of T");
+        // the last conjunct runs into the unreadable tail: dropped, so only the rows widen
+        assertThat(renderExactly(select.reads())).containsExactly("T.* | K = p1 AND S = 3 | ANY");
+        assertThat(select.writes()).isEmpty();
+        // an OR, a second table or a self-join: the rows are any rows of the tables named
+        assertThat(render(extract("SELECT A FROM T WHERE K = ? OR J = ? ROWS 10").reads())).containsExactly("T.* | any row");
+        assertThat(render(extract("SELECT A FROM T a, T b WHERE a.K = ? ROWS 10").reads())).containsExactly("T.* | any row");
+        assertThat(render(extract("SELECT A FROM T JOIN U ON T.X = U.X WHERE T.K = ? ROWS 10").reads()))
+                .containsExactlyInAnyOrder("T.* | any row", "U.* | any row");
+        // an UPDATE that sets a column of its WHERE writes any row of its table (the row moves)
+        SqlAccessExtractor.Result update = extract("UPDATE T SET K = ? WHERE K = ? ROWS 10");
+        assertThat(render(update.writes())).containsExactly("T.* | any row");
+        assertThat(render(extract("UPDATE T SET V = ? WHERE K = ? AND Z > 0 ROWS 10").writes())).containsExactly("T.* | K = p2");
+        // a DELETE whose target is not written DELETE FROM: nothing is certain
+        assertThat(render(extract("DELETE T WHERE K IN (SELECT K FROM U) ROWS 10").writes())).containsExactly("any table.* | any row");
+    }
 }
