@@ -981,34 +981,100 @@ final class Interpreter {
         if (bin.getOperator() != BinaryExpr.Operator.PLUS) {
             return Sym.free("computed value " + shortJava(bin));
         }
-        Sym left = eval(bin.getLeft(), f);
-        Sym right = eval(bin.getRight(), f);
+        return plus(eval(bin.getLeft(), f), eval(bin.getRight(), f), bin.getLeft().toString(),
+                bin.getRight().toString(), shortJava(bin));
+    }
+
+    /** {@code left + right} of symbolic values (string concatenation, or arithmetic: free). */
+    private static Sym plus(Sym left, Sym right, String leftJava, String rightJava, String whole) {
         if (left instanceof Sym.Alternatives la) {
-            return la.concat(right, bin.getRight().toString());
+            return la.concat(right, rightJava);
         }
         if (right instanceof Sym.Alternatives ra && left instanceof Sym.Scalar ls) {
             List<Sym> out = new ArrayList<>();
             for (Sym.Text t : ra.texts()) {
-                out.add(Sym.Text.prefix(ls.value(), bin.getLeft().toString(), t));
+                out.add(Sym.Text.prefix(ls.value(), leftJava, t));
             }
             Sym alternatives = Sym.Alternatives.of(out);
-            return alternatives != null ? alternatives : Sym.free("computed string " + shortJava(bin));
+            return alternatives != null ? alternatives : Sym.free("computed string " + whole);
         }
         if (right instanceof Sym.Alternatives ra) {
             List<Sym> out = new ArrayList<>();
             for (Sym.Text t : ra.texts()) {
-                out.add(((Sym.Text) left).concat(t, bin.getRight().toString()));
+                out.add(((Sym.Text) left).concat(t, rightJava));
             }
             Sym alternatives = Sym.Alternatives.of(out);
-            return alternatives != null ? alternatives : Sym.free("computed string " + shortJava(bin));
+            return alternatives != null ? alternatives : Sym.free("computed string " + whole);
         }
         if (left instanceof Sym.Text lt) {
-            return lt.concat(right, bin.getRight().toString());
+            return lt.concat(right, rightJava);
         }
         if (right instanceof Sym.Text rt) {
-            return Sym.Text.prefix(((Sym.Scalar) left).value(), bin.getLeft().toString(), rt);
+            return Sym.Text.prefix(((Sym.Scalar) left).value(), leftJava, rt);
         }
-        return Sym.free("arithmetic " + shortJava(bin));
+        return Sym.free("arithmetic " + whole);
+    }
+
+    private static final java.util.regex.Pattern FORMAT_SPEC =
+            java.util.regex.Pattern.compile("%(\\d+\\$)?([-#+ 0,(<]*)(\\d+)?(\\.\\d+)?([a-zA-Z%])");
+
+    /**
+     * {@code String.format(FORMAT, args)} or {@code FORMAT.formatted(args)} with a constant format: the text
+     * with each argument where its specifier is ({@code %s} of a constant is text, of a value a hole bound
+     * like a placeholder; any other conversion of a value is a free value). Explicit argument indexes and
+     * a computed format are not followed.
+     */
+    private Sym format(Sym format, List<Expression> args, Frame f, String java) {
+        if (!(format instanceof Sym.Text t) || !t.isLiteral()) {
+            return Sym.free("format computed at run time: " + java);
+        }
+        String text = t.literalText();
+        java.util.regex.Matcher m = FORMAT_SPEC.matcher(text);
+        Sym out = Sym.Text.literal("");
+        int last = 0;
+        int next = 0;
+        while (m.find()) {
+            out = appendLiteral(out, text.substring(last, m.start()), java);
+            String conversion = m.group(5);
+            if (conversion.equals("%") || conversion.equals("n")) {
+                out = appendLiteral(out, conversion.equals("%") ? "%" : "\n", java);
+            } else if (m.group(1) != null || m.group(2).contains("<") || next >= args.size()) {
+                return Sym.free("format with argument indexes: " + java);
+            } else {
+                Expression arg = args.get(next++);
+                Sym value = eval(arg, f);
+                boolean plain = m.group(2).isEmpty() && m.group(3) == null && m.group(4) == null
+                        && (conversion.equals("s") || conversion.equals("d"));
+                if (!plain && !(value instanceof Sym.Scalar)) {
+                    return Sym.free("text formatted with %" + conversion + ": " + java);
+                }
+                out = plus(out, plain ? value : Sym.free("value formatted with " + m.group()), "", arg.toString(), java);
+            }
+            last = m.end();
+        }
+        return appendLiteral(out, text.substring(last), java);
+    }
+
+    private static Sym appendLiteral(Sym text, String literal, String java) {
+        return literal.isEmpty() ? text : plus(text, Sym.Text.literal(literal), "", "", java);
+    }
+
+    /** {@code TEXT.replace(A, B)} with constant strings: done on each possible constant text, else free. */
+    private static Sym replace(Sym target, Sym from, Sym to, String java) {
+        if (!(from instanceof Sym.Text a) || !a.isLiteral() || !(to instanceof Sym.Text b) || !b.isLiteral()) {
+            return Sym.free("replacement computed at run time: " + java);
+        }
+        List<Sym> out = new ArrayList<>();
+        List<Sym.Text> texts = target instanceof Sym.Alternatives alt ? alt.texts()
+                : target instanceof Sym.Text t ? List.of(t) : List.of();
+        for (Sym.Text t : texts) {
+            if (!t.isLiteral()) {
+                return Sym.free("replacement in a text holding values: " + java);
+            }
+            out.add(Sym.Text.literal(t.literalText().replace(a.literalText(), b.literalText())));
+        }
+        Sym result = out.isEmpty() ? null : Sym.Alternatives.of(out);
+        return result != null ? result : Sym.free("replacement in a computed text: " + java);
     }
 
     private Sym name(String name, Frame f) {
@@ -1204,6 +1270,16 @@ final class Interpreter {
         }
         if (argc == 0 && UNBOXING.contains(name) && scope.isPresent()) {
             return eval(scope.get(), f);
+        }
+        if (name.equals("format") && argc >= 1 && scope.isPresent() && scope.get() instanceof NameExpr n
+                && n.getNameAsString().equals("String") && !isVariable("String", f)) {
+            return format(eval(call.getArgument(0), f), call.getArguments().subList(1, argc), f, shortJava(call));
+        }
+        if (name.equals("formatted") && scope.isPresent()) {
+            return format(eval(scope.get(), f), call.getArguments(), f, shortJava(call));
+        }
+        if (name.equals("replace") && argc == 2 && scope.isPresent()) {
+            return replace(eval(scope.get(), f), eval(call.getArgument(0), f), eval(call.getArgument(1), f), shortJava(call));
         }
         if (argc == 1 && name.equals("concat") && scope.isPresent()) {
             Sym target = eval(scope.get(), f);
