@@ -80,6 +80,15 @@ public final class AnalyzeCommand implements Callable<Integer> {
                     + "transaction class, else legacy.")
     String frontEnd;
 
+    @Option(names = "--instances", paramLabel = "N", defaultValue = "0",
+            description = "Number of instances: the partitioning then prefers keys that take at least N distinct "
+                    + "values (a boolean or enum key, or one given with --key-values, cannot spread load further).")
+    int instances;
+
+    @Option(names = "--key-values", paramLabel = "INPUT=N", split = ",",
+            description = "Distinct values an input takes (input or transaction.input), e.g. warehouseId=4.")
+    Map<String, Integer> keyValues = new java.util.LinkedHashMap<>();
+
     @Option(names = "--strict", description = "Fail (exit code 3, no JSON written) when a public method that can "
             + "execute SQL is neither a transaction nor called by one: a request the analysis did not see may read "
             + "what transactions it calls local write.")
@@ -125,8 +134,11 @@ public final class AnalyzeCommand implements Callable<Integer> {
             }
         }
 
+        if (instances < 0) {
+            throw new CommandLine.ParameterException(spec.commandLine(), "--instances must be 0 or more, not " + instances);
+        }
         AnalysisResult result = new Analyzer().weights(weights).writeGranularity(granularity).frontEnd(mode)
-                .analyze(paths);
+                .instances(instances, keyValues).analyze(paths);
         for (Diagnostic d : result.diagnostics()) {
             err.println(d);
         }

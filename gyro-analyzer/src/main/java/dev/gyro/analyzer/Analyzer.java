@@ -50,6 +50,8 @@ public final class Analyzer {
     private Map<String, Double> weights = Map.of();
     private SqlAccessExtractor.WriteGranularity granularity = SqlAccessExtractor.WriteGranularity.ROW;
     private JavaFrontEnd.Mode frontEnd = JavaFrontEnd.Mode.AUTO;
+    private int instances;
+    private Map<String, Integer> keyValues = Map.of();
 
     /** Weights of the transactions (a workload mix); a transaction not listed has weight 0. */
     public Analyzer weights(Map<String, Double> weights) {
@@ -60,6 +62,17 @@ public final class Analyzer {
     /** What an UPDATE writes: the whole row (default, matches row-image state updates) or its SET columns. */
     public Analyzer writeGranularity(SqlAccessExtractor.WriteGranularity granularity) {
         this.granularity = granularity;
+        return this;
+    }
+
+    /**
+     * The number of instances the application will run on (0: unknown), and how many distinct values some
+     * inputs take ({@code warehouseId} or {@code newOrder.warehouseId}), beyond what their Java types say:
+     * the partitioning objective then prefers keys that can spread a transaction's load over all instances.
+     */
+    public Analyzer instances(int instances, Map<String, Integer> keyValues) {
+        this.instances = instances;
+        this.keyValues = Map.copyOf(keyValues);
         return this;
     }
 
@@ -139,12 +152,12 @@ public final class Analyzer {
         // images are narrowed to the columns non-global requests change, growing that set until the
         // classification it gives makes no other request non-global (a fixpoint, hence consistent).
         RowImages images = RowImages.of(writeSets.values(), schema);
-        List<AnalyzedTransaction> transactions = build(found.transactions(), readSets, writeSets, images);
+        List<AnalyzedTransaction> transactions = build(found.transactions(), readSets, writeSets, images, keyValues);
         LOG.debug("read and write sets in {} ms", (System.nanoTime() - start) / 1_000_000);
         List<Conflict> conflicts = ConflictDetector.detect(transactions);
         LOG.debug("{} conflicts in {} ms", conflicts.size(), (System.nanoTime() - start) / 1_000_000);
         Map<String, Double> w = weightsFor(transactions, diagnostics);
-        Partitioner.Result partitioning = Partitioner.run(transactions, conflicts, w);
+        Partitioner.Result partitioning = Partitioner.run(transactions, conflicts, w, instances);
         if (granularity == SqlAccessExtractor.WriteGranularity.ROW) {
             Set<String> changers = notGlobal(partitioning);
             for (int round = 0; round < MAX_IMAGE_ROUNDS; round++) {
@@ -152,9 +165,9 @@ public final class Analyzer {
                 if (narrower.covers(images)) {
                     break; // nothing to narrow
                 }
-                List<AnalyzedTransaction> refined = build(found.transactions(), readSets, writeSets, narrower);
+                List<AnalyzedTransaction> refined = build(found.transactions(), readSets, writeSets, narrower, keyValues);
                 List<Conflict> refinedConflicts = ConflictDetector.detect(refined);
-                Partitioner.Result refinedPartitioning = Partitioner.run(refined, refinedConflicts, w);
+                Partitioner.Result refinedPartitioning = Partitioner.run(refined, refinedConflicts, w, instances);
                 Set<String> grown = new LinkedHashSet<>(changers);
                 grown.addAll(notGlobal(refinedPartitioning));
                 if (grown.equals(changers)) {
@@ -198,7 +211,7 @@ public final class Analyzer {
     private static List<AnalyzedTransaction> build(List<JavaFrontEnd.DiscoveredTransaction> found,
                                                    Map<JavaFrontEnd.DiscoveredTransaction, List<Entry>> readSets,
                                                    Map<JavaFrontEnd.DiscoveredTransaction, List<Entry>> writeSets,
-                                                   RowImages images) {
+                                                   RowImages images, Map<String, Integer> keyValues) {
         List<AnalyzedTransaction> transactions = new ArrayList<>();
         for (JavaFrontEnd.DiscoveredTransaction t : found) {
             List<Entry> reads = readSets.get(t);
@@ -215,8 +228,15 @@ public final class Analyzer {
                     notes.addAll(e.condition().widenings());
                 }
             }
+            Map<String, Integer> counts = new LinkedHashMap<>(t.valueCounts());
+            for (String p : parameters) {
+                Integer given = keyValues.getOrDefault(t.name() + "." + p, keyValues.get(p));
+                if (given != null) {
+                    counts.put(p, given);
+                }
+            }
             transactions.add(new AnalyzedTransaction(t.name(), t.origin(), t.className(), t.source(), parameters,
-                    reads, writes, new ArrayList<>(notes)));
+                    reads, writes, new ArrayList<>(notes), counts));
         }
         return transactions;
     }

@@ -185,4 +185,12 @@ class AnalyzeCommandTest {
         assertThat(strictJson).doesNotExist();
         assertThat(run(Fixtures.fixture("discovery/repository").toString(), "--strict").exit()).isZero();
     }
+
+    @Test
+    void instancesAndKeyValuesReachThePartitioningObjective() {
+        Run r = run(Fixtures.fixture("spread/procedures").toString(), "--instances", "8", "--key-values", "warehouseId=2");
+        assertThat(r.exit()).isZero();
+        assertThat(r.out()).containsPattern("Deliver\\.run\\s+local-or-global\\s+orderId, warehouseId");
+        assertThat(run(Fixtures.fixture("spread/procedures").toString(), "--instances", "-1").exit()).isEqualTo(2);
+    }
 }

@@ -51,11 +51,13 @@ public final class JavaFrontEnd {
 
     /** A transaction found in the sources, with its SQL statements. */
     public record DiscoveredTransaction(String name, String origin, String className, SourceRef source,
-                                        List<String> parameters, List<SqlSite> sites, List<String> notes) {
+                                        List<String> parameters, List<SqlSite> sites, List<String> notes,
+                                        Map<String, Integer> valueCounts) {
         public DiscoveredTransaction {
             parameters = List.copyOf(parameters);
             sites = List.copyOf(sites);
             notes = List.copyOf(notes);
+            valueCounts = Map.copyOf(valueCounts);
         }
     }
 
@@ -183,7 +185,7 @@ public final class JavaFrontEnd {
             Unclassified.warn(index, interpreter, candidates, diagnostics);
         }
 
-        List<DiscoveredTransaction> out = name(transactions, diagnostics);
+        List<DiscoveredTransaction> out = name(transactions, diagnostics, index);
         return new Result(out, schemaTexts(index, diagnostics), diagnostics);
     }
 
@@ -251,7 +253,30 @@ public final class JavaFrontEnd {
         return !source.isEmpty() && source.get(0).declaration instanceof EnumDeclaration;
     }
 
-    private static List<DiscoveredTransaction> name(List<Candidate> transactions, List<Diagnostic> diagnostics) {
+    /**
+     * How many distinct values an input can take, where its Java type says: a boolean 2, a byte 256, an
+     * enum of the sources its number of constants (the partitioning objective: a key with fewer values
+     * than instances cannot spread its load over all of them).
+     */
+    private static Map<String, Integer> valueCounts(MethodDeclaration m, SourceIndex index) {
+        Map<String, Integer> out = new LinkedHashMap<>();
+        for (Parameter p : m.getParameters()) {
+            String type = SourceIndex.simpleName(p.getType());
+            Integer count = switch (type) {
+                case "boolean", "Boolean" -> 2;
+                case "byte", "Byte" -> 256;
+                default -> index.typesNamed(type).stream().filter(t -> t.declaration instanceof EnumDeclaration)
+                        .map(t -> ((EnumDeclaration) t.declaration).getEntries().size()).findFirst().orElse(null);
+            };
+            if (count != null) {
+                out.put(p.getNameAsString(), count);
+            }
+        }
+        return out;
+    }
+
+    private static List<DiscoveredTransaction> name(List<Candidate> transactions, List<Diagnostic> diagnostics,
+                                                    SourceIndex index) {
         Map<TypeInfo, Integer> servletsPerClass = new HashMap<>();
         for (Candidate c : transactions) {
             if (c.kind() == Kind.SERVLET) {
@@ -302,7 +327,7 @@ public final class JavaFrontEnd {
             String origin = c.kind().text + " " + c.owner().name() + "." + c.method().getNameAsString();
             out.add(new DiscoveredTransaction(unique.get(i), origin, c.owner().name(),
                     new SourceRef(c.owner().file(), SourceIndex.line(c.method())), parameters, c.walk().sites,
-                    new ArrayList<>(c.walk().notes)));
+                    new ArrayList<>(c.walk().notes), valueCounts(c.method(), index)));
         }
         return out;
     }
