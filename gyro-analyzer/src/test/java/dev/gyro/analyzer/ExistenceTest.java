@@ -25,6 +25,8 @@ class ExistenceTest {
         // but it reads only whether the cart exists, which touchCart does not change
         assertThat(classification(r, "touchCartServlet").kind()).isEqualTo(Kind.LOCAL);
         assertThat(classification(r, "touchCartServlet").partitionBy()).containsExactly("cartId");
+        assertThat(classification(r, "touchCartServlet").reason())
+                .contains("newCartServlet read only CART.{(EXISTENCE),ID}");
         assertThat(classification(r, "addLineServlet").kind()).isEqualTo(Kind.LOCAL);
         assertThat(classification(r, "newCartServlet").kind()).isEqualTo(Kind.GLOBAL);
         assertThat(classification(r, "newCartServlet").reason()).contains("(EXISTENCE)");

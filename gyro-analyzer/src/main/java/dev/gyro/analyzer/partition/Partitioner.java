@@ -487,7 +487,48 @@ public final class Partitioner {
         sb.append(String.join(" or ", parts));
         sb.append(" equal to the other request's partitioning parameter, so no request of another partition "
                 + "reads from it (Definition 1)");
+        sb.append(existenceOnlyReaders(i));
         return sb.toString();
+    }
+
+    /**
+     * The readers that ask only whether rows this transaction changes exist (an INSERT's duplicate check,
+     * MAX(key), COUNT(*)): its UPDATEs change columns, never existence, so they do not read from it.
+     */
+    /** Existence and the columns it selects by (or a single column: MAX(key) of any row). */
+    private static boolean readsExistenceAndKeys(Entry r) {
+        if (!r.attributes().contains(Entry.EXISTENCE) || r.attributes().contains(Entry.ALL)) {
+            return false;
+        }
+        Set<String> bound = new java.util.HashSet<>();
+        r.condition().equalities().forEach(e -> bound.add(e.column()));
+        return r.attributes().size() <= 2 || bound.containsAll(r.attributes().stream()
+                .filter(a -> !a.equals(Entry.EXISTENCE)).toList());
+    }
+
+    private String existenceOnlyReaders(int i) {
+        Map<String, Set<String>> byTable = new LinkedHashMap<>();
+        for (Entry w : txs.get(i).writeSet()) {
+            if (w.effect() != Entry.Effect.CHANGE || w.touchesExistence()) {
+                continue;
+            }
+            for (AnalyzedTransaction other : txs) {
+                for (Entry r : other.readSet()) {
+                    if (other != txs.get(i) && r.table().equals(w.table()) && readsExistenceAndKeys(r)
+                            && !w.overlaps(r)) {
+                        byTable.computeIfAbsent(r.describeAttributes(), k -> new TreeSet<>()).add(other.name());
+                    }
+                }
+            }
+        }
+        if (byTable.isEmpty()) {
+            return "";
+        }
+        List<String> parts = new ArrayList<>();
+        byTable.forEach((attributes, readers) -> parts.add(String.join(", ", readers) + " read" + (readers.size() == 1 ? "s" : "")
+                + " only " + attributes));
+        return "; " + String.join("; ", parts) + ": whether rows exist and their keys, which " + txs.get(i).name()
+                + "'s updates do not change";
     }
 
     private static String localizingKey(Conflict c, String[] writerKeys, String otherHome) {
