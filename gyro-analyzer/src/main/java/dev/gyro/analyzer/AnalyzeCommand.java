@@ -1,6 +1,7 @@
 package dev.gyro.analyzer;
 
 import dev.gyro.analyzer.java.JavaFrontEnd;
+import dev.gyro.analyzer.java.Unclassified;
 import dev.gyro.analyzer.model.Diagnostic;
 import dev.gyro.analyzer.sql.SqlAccessExtractor;
 import picocli.CommandLine;
@@ -40,7 +41,8 @@ import java.util.concurrent.Callable;
  * <p><b>Exit code</b>: 0 when the analysis ran (problems in the input are reported on standard error, each
  * naming its file and line, and handled conservatively); 2 for usage errors (no such path, unreadable or
  * malformed mix file, bad option); 1 when nothing could be analyzed (no transaction found) or the JSON file
- * cannot be written.
+ * cannot be written; 3 with {@code --strict} when a public method that can execute SQL was not classified
+ * (it is listed, and the count is repeated loudly at the end, with or without {@code --strict}).
  *
  * <p>The lead registers this class as a subcommand of the {@code gyro} CLI; {@link #main} runs it alone.
  */
@@ -50,7 +52,8 @@ import java.util.concurrent.Callable;
                         + " Section VI, Definition 1, Algorithm 2), from its Java source, without running it."},
         footer = {"", "Mix file: one 'TRANSACTION WEIGHT' per line ('=' or ':' allowed, '%' allowed, '#' comments);"
                 + " unlisted transactions weigh 0, every transaction weighs 1 without --mix.",
-                "Exit code: 0 analyzed; 1 nothing could be analyzed; 2 usage error."})
+                "Exit code: 0 analyzed; 1 nothing could be analyzed; 2 usage error; 3 --strict and a public method"
+                        + " that can execute SQL was not classified."})
 public final class AnalyzeCommand implements Callable<Integer> {
 
     @Parameters(paramLabel = "PATH", arity = "1..*",
@@ -76,6 +79,20 @@ public final class AnalyzeCommand implements Callable<Integer> {
                     + "methods and servlets, or auto (default): the Gyro model if the sources have any Gyro "
                     + "transaction class, else legacy.")
     String frontEnd;
+
+    @Option(names = "--instances", paramLabel = "N", defaultValue = "0",
+            description = "Number of instances: the partitioning then prefers keys that take at least N distinct "
+                    + "values (a boolean or enum key, or one given with --key-values, cannot spread load further).")
+    int instances;
+
+    @Option(names = "--key-values", paramLabel = "INPUT=N", split = ",",
+            description = "Distinct values an input takes (input or transaction.input), e.g. warehouseId=4.")
+    Map<String, Integer> keyValues = new java.util.LinkedHashMap<>();
+
+    @Option(names = "--strict", description = "Fail (exit code 3, no JSON written) when a public method that can "
+            + "execute SQL is neither a transaction nor called by one: a request the analysis did not see may read "
+            + "what transactions it calls local write.")
+    boolean strict;
 
     @Spec
     CommandSpec spec;
@@ -117,8 +134,11 @@ public final class AnalyzeCommand implements Callable<Integer> {
             }
         }
 
+        if (instances < 0) {
+            throw new CommandLine.ParameterException(spec.commandLine(), "--instances must be 0 or more, not " + instances);
+        }
         AnalysisResult result = new Analyzer().weights(weights).writeGranularity(granularity).frontEnd(mode)
-                .analyze(paths);
+                .instances(instances, keyValues).analyze(paths);
         for (Diagnostic d : result.diagnostics()) {
             err.println(d);
         }
@@ -130,6 +150,18 @@ public final class AnalyzeCommand implements Callable<Integer> {
         }
         Report.print(result, applicationName(), sets, out);
         out.flush();
+        long unclassified = result.diagnostics().stream()
+                .filter(d -> d.message().startsWith(Unclassified.PREFIX)).count();
+        if (unclassified > 0) {
+            err.println("gyro analyze: WARNING: " + unclassified + " public method" + (unclassified == 1 ? "" : "s")
+                    + " that can execute SQL " + (unclassified == 1 ? "is" : "are") + " not classified (listed above):"
+                    + " if requests run them, the classification above may call local a transaction they read from."
+                    + (strict ? " --strict: failing." : " Use --strict to fail on this."));
+            if (strict) {
+                err.flush();
+                return 3;
+            }
+        }
         if (json != null) {
             try {
                 result.classificationFile().write(json);

@@ -11,13 +11,14 @@ import dev.gyro.analyzer.model.Value;
 import dev.gyro.analyzer.partition.Conflict;
 import dev.gyro.analyzer.partition.ConflictDetector;
 import dev.gyro.analyzer.partition.Partitioner;
+import dev.gyro.analyzer.sql.ReadRows;
+import dev.gyro.analyzer.sql.RowImages;
 import dev.gyro.analyzer.sql.Schema;
 import dev.gyro.analyzer.sql.SqlAccessExtractor;
 import dev.gyro.analyzer.sql.SqlSite;
 import net.sf.jsqlparser.parser.CCJSqlParserUtil;
 import net.sf.jsqlparser.statement.Statement;
 import net.sf.jsqlparser.statement.Statements;
-import net.sf.jsqlparser.statement.create.table.CreateTable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -41,11 +42,16 @@ import java.util.Set;
  * </pre>
  */
 public final class Analyzer {
+    /** How many times the row images may be narrowed and grown again before the analysis keeps the widest. */
+    private static final int MAX_IMAGE_ROUNDS = 8;
+
     private static final Logger LOG = LoggerFactory.getLogger(Analyzer.class);
 
     private Map<String, Double> weights = Map.of();
     private SqlAccessExtractor.WriteGranularity granularity = SqlAccessExtractor.WriteGranularity.ROW;
     private JavaFrontEnd.Mode frontEnd = JavaFrontEnd.Mode.AUTO;
+    private int instances;
+    private Map<String, Integer> keyValues = Map.of();
 
     /** Weights of the transactions (a workload mix); a transaction not listed has weight 0. */
     public Analyzer weights(Map<String, Double> weights) {
@@ -56,6 +62,17 @@ public final class Analyzer {
     /** What an UPDATE writes: the whole row (default, matches row-image state updates) or its SET columns. */
     public Analyzer writeGranularity(SqlAccessExtractor.WriteGranularity granularity) {
         this.granularity = granularity;
+        return this;
+    }
+
+    /**
+     * The number of instances the application will run on (0: unknown), and how many distinct values some
+     * inputs take ({@code warehouseId} or {@code newOrder.warehouseId}), beyond what their Java types say:
+     * the partitioning objective then prefers keys that can spread a transaction's load over all instances.
+     */
+    public Analyzer instances(int instances, Map<String, Integer> keyValues) {
+        this.instances = instances;
+        this.keyValues = Map.copyOf(keyValues);
         return this;
     }
 
@@ -92,21 +109,26 @@ public final class Analyzer {
 
         LOG.debug("parsed the SQL in {} ms", (System.nanoTime() - start) / 1_000_000);
         SqlAccessExtractor extractor = new SqlAccessExtractor(schema, granularity);
-        List<AnalyzedTransaction> transactions = new ArrayList<>();
+        Map<JavaFrontEnd.DiscoveredTransaction, List<Entry>> readSets = new LinkedHashMap<>();
+        Map<JavaFrontEnd.DiscoveredTransaction, List<Entry>> writeSets = new LinkedHashMap<>();
         for (JavaFrontEnd.DiscoveredTransaction t : found.transactions()) {
             List<Entry> reads = new ArrayList<>();
             List<Entry> writes = new ArrayList<>();
-            Set<String> notes = new LinkedHashSet<>(t.notes());
+            readSets.put(t, reads);
+            writeSets.put(t, writes);
             for (SqlSite site : t.sites()) {
                 SqlAccessExtractor.Parsed p = parsed.get(site);
+                // located at the transaction, naming where the statement is: once per transaction and statement,
+                // however many call paths reach it
                 if (site.sql() == null) {
-                    diagnostics.add(Diagnostic.warning(site.source(), "SQL text of " + t.name()
+                    diagnostics.add(Diagnostic.warning(t.source(), "SQL text of " + t.name() + " at " + site.source()
                             + " is computed at run time (" + site.unknownReason() + "): the statement is taken to "
                             + (site.hint() == SqlSite.ExecutionHint.QUERY ? "read" : "read and write")
                             + " any row of any table"));
                 } else if (p.error() != null && !site.named().isEmpty()) {
-                    diagnostics.add(Diagnostic.warning(site.source(), "SQL text of " + t.name() + " is built at run "
-                            + "time and could not be read (" + p.error() + "); taken to access any row of any table"));
+                    diagnostics.add(Diagnostic.warning(t.source(), "SQL text of " + t.name() + " at " + site.source()
+                            + " is built at run time and could not be read (" + p.error()
+                            + "); taken to access any row of any table"));
                     p = new SqlAccessExtractor.Parsed(new SqlSite(null, "values concatenated into the SQL text",
                             site.positional(), site.named(), site.hint(), site.source()), List.of(), null);
                 }
@@ -115,6 +137,86 @@ public final class Analyzer {
                 writes.addAll(r.writes());
                 diagnostics.addAll(r.diagnostics());
             }
+        }
+        // A key read from a row names that row: the entry at that key gets the equalities the row satisfied.
+        ReadRows rows = new ReadRows(parsed.values(), schema);
+        for (JavaFrontEnd.DiscoveredTransaction t : found.transactions()) {
+            List<Entry> reads = readSets.get(t);
+            List<Entry> writes = writeSets.get(t);
+            readSets.put(t, rows.strengthen(reads, reads, writes));
+            writeSets.put(t, rows.strengthen(writes, reads, writes));
+        }
+        // What row images carry is known once every statement is: the columns some statement can change. A
+        // request classified global ships its row images in the token's total order, so a column that only
+        // global requests change holds the same value on every instance when an image copies it. So the
+        // images are narrowed to the columns non-global requests change, growing that set until the
+        // classification it gives makes no other request non-global (a fixpoint, hence consistent).
+        RowImages images = RowImages.of(writeSets.values(), schema);
+        List<AnalyzedTransaction> transactions = build(found.transactions(), readSets, writeSets, images, keyValues);
+        LOG.debug("read and write sets in {} ms", (System.nanoTime() - start) / 1_000_000);
+        List<Conflict> conflicts = ConflictDetector.detect(transactions);
+        LOG.debug("{} conflicts in {} ms", conflicts.size(), (System.nanoTime() - start) / 1_000_000);
+        Map<String, Double> w = weightsFor(transactions, diagnostics);
+        Partitioner.Result partitioning = Partitioner.run(transactions, conflicts, w, instances);
+        if (granularity == SqlAccessExtractor.WriteGranularity.ROW) {
+            Set<String> changers = notGlobal(partitioning);
+            for (int round = 0; round < MAX_IMAGE_ROUNDS; round++) {
+                RowImages narrower = RowImages.of(writesOf(writeSets, changers), schema);
+                if (narrower.covers(images)) {
+                    break; // nothing to narrow
+                }
+                List<AnalyzedTransaction> refined = build(found.transactions(), readSets, writeSets, narrower, keyValues);
+                List<Conflict> refinedConflicts = ConflictDetector.detect(refined);
+                Partitioner.Result refinedPartitioning = Partitioner.run(refined, refinedConflicts, w, instances);
+                Set<String> grown = new LinkedHashSet<>(changers);
+                grown.addAll(notGlobal(refinedPartitioning));
+                if (grown.equals(changers)) {
+                    transactions = refined;
+                    conflicts = refinedConflicts;
+                    partitioning = refinedPartitioning;
+                    break;
+                }
+                changers = grown;
+            }
+        }
+        LOG.debug("partitioned and classified in {} ms", (System.nanoTime() - start) / 1_000_000);
+        // a statement reached by several transactions or call paths reports each problem once
+        List<Diagnostic> distinct = new ArrayList<>(new LinkedHashSet<>(diagnostics));
+        return new AnalysisResult(transactions, conflicts, partitioning.classifications(), partitioning.search(),
+                partitioning.cost(), distinct, index.javaFileCount());
+    }
+
+    /** The transactions the partitioning does not make global. */
+    private static Set<String> notGlobal(Partitioner.Result partitioning) {
+        Set<String> out = new LinkedHashSet<>();
+        for (var c : partitioning.classifications()) {
+            if (c.kind() != dev.gyro.app.Kind.GLOBAL) {
+                out.add(c.transaction().name());
+            }
+        }
+        return out;
+    }
+
+    private static List<List<Entry>> writesOf(Map<JavaFrontEnd.DiscoveredTransaction, List<Entry>> writeSets,
+                                              Set<String> names) {
+        List<List<Entry>> out = new ArrayList<>();
+        writeSets.forEach((t, writes) -> {
+            if (names.contains(t.name())) {
+                out.add(writes);
+            }
+        });
+        return out;
+    }
+
+    private static List<AnalyzedTransaction> build(List<JavaFrontEnd.DiscoveredTransaction> found,
+                                                   Map<JavaFrontEnd.DiscoveredTransaction, List<Entry>> readSets,
+                                                   Map<JavaFrontEnd.DiscoveredTransaction, List<Entry>> writeSets,
+                                                   RowImages images, Map<String, Integer> keyValues) {
+        List<AnalyzedTransaction> transactions = new ArrayList<>();
+        for (JavaFrontEnd.DiscoveredTransaction t : found) {
+            List<Entry> reads = readSets.get(t);
+            List<Entry> writes = writeSets.get(t).stream().map(images::resolve).toList();
+            Set<String> notes = new LinkedHashSet<>(t.notes());
             List<String> parameters = new ArrayList<>(t.parameters());
             for (List<Entry> set : List.of(reads, writes)) {
                 for (Entry e : set) {
@@ -126,18 +228,17 @@ public final class Analyzer {
                     notes.addAll(e.condition().widenings());
                 }
             }
+            Map<String, Integer> counts = new LinkedHashMap<>(t.valueCounts());
+            for (String p : parameters) {
+                Integer given = keyValues.getOrDefault(t.name() + "." + p, keyValues.get(p));
+                if (given != null) {
+                    counts.put(p, given);
+                }
+            }
             transactions.add(new AnalyzedTransaction(t.name(), t.origin(), t.className(), t.source(), parameters,
-                    reads, writes, new ArrayList<>(notes)));
+                    reads, writes, new ArrayList<>(notes), counts));
         }
-
-        LOG.debug("read and write sets in {} ms", (System.nanoTime() - start) / 1_000_000);
-        List<Conflict> conflicts = ConflictDetector.detect(transactions);
-        LOG.debug("{} conflicts in {} ms", conflicts.size(), (System.nanoTime() - start) / 1_000_000);
-        Map<String, Double> w = weightsFor(transactions, diagnostics);
-        Partitioner.Result partitioning = Partitioner.run(transactions, conflicts, w);
-        LOG.debug("partitioned and classified in {} ms", (System.nanoTime() - start) / 1_000_000);
-        return new AnalysisResult(transactions, conflicts, partitioning.classifications(), partitioning.search(),
-                partitioning.cost(), diagnostics, index.javaFileCount());
+        return transactions;
     }
 
     private Map<String, Double> weightsFor(List<AnalyzedTransaction> transactions, List<Diagnostic> diagnostics) {
@@ -168,23 +269,18 @@ public final class Analyzer {
         try {
             Statements statements = CCJSqlParserUtil.parseStatements(text.sql());
             for (Statement s : statements) {
-                if (s instanceof CreateTable create) {
-                    schema.learn(create);
-                }
+                SqlAccessExtractor.learnDeclaration(s, schema);
             }
             return;
         } catch (Exception | StackOverflowError e) {
             // fall back to one statement at a time: a schema file may mix dialects
         }
         for (String piece : text.sql().split(";")) {
-            if (!piece.toUpperCase(Locale.ROOT).contains("CREATE TABLE")) {
+            if (!JavaFrontEnd.declaresSchema(piece)) {
                 continue;
             }
             try {
-                Statement s = CCJSqlParserUtil.parse(piece);
-                if (s instanceof CreateTable create) {
-                    schema.learn(create);
-                }
+                SqlAccessExtractor.learnDeclaration(CCJSqlParserUtil.parse(piece), schema);
             } catch (Exception | StackOverflowError e) {
                 String first = piece.strip().lines().findFirst().orElse("");
                 diagnostics.add(Diagnostic.warning(text.source(), "cannot parse \"" + first

@@ -170,4 +170,27 @@ class AnalyzeCommandTest {
         assertThat(r.out()).contains("Usage: analyze").contains("--mix=FILE").contains("--json=FILE").contains("Mix file");
         assertThat(Set.of(AnalyzeCommand.class.getAnnotation(CommandLine.Command.class).name())).containsExactly("analyze");
     }
+
+    @Test
+    void strictFailsWhenAMethodThatCanExecuteSqlIsNotClassified(@org.junit.jupiter.api.io.TempDir Path dir) {
+        Path json = dir.resolve("c.json");
+        Run lenient = run(Fixtures.fixture("discovery/dao").toString(), "--json", json.toString());
+        assertThat(lenient.exit()).isZero();
+        assertThat(lenient.err()).contains("unclassified SQL: public method NightlyJob.purgeVisits")
+                .contains("WARNING: 1 public method that can execute SQL is not classified");
+        Path strictJson = dir.resolve("strict.json");
+        Run strict = run(Fixtures.fixture("discovery/dao").toString(), "--strict", "--json", strictJson.toString());
+        assertThat(strict.exit()).isEqualTo(3);
+        assertThat(strict.err()).contains("--strict: failing");
+        assertThat(strictJson).doesNotExist();
+        assertThat(run(Fixtures.fixture("discovery/repository").toString(), "--strict").exit()).isZero();
+    }
+
+    @Test
+    void instancesAndKeyValuesReachThePartitioningObjective() {
+        Run r = run(Fixtures.fixture("spread/procedures").toString(), "--instances", "8", "--key-values", "warehouseId=2");
+        assertThat(r.exit()).isZero();
+        assertThat(r.out()).containsPattern("Deliver\\.run\\s+local-or-global\\s+orderId, warehouseId");
+        assertThat(run(Fixtures.fixture("spread/procedures").toString(), "--instances", "-1").exit()).isEqualTo(2);
+    }
 }

@@ -42,7 +42,7 @@ class LegacyFrontEndTest {
         assertThat(view.origin()).contains("servlet").contains("doGet");
         assertThat(view.parameters()).containsExactly("itemId");
         // getParameter -> Integer.valueOf -> intValue() -> setInt
-        assertThat(entries(view.readSet(), "ITEMS")).containsExactly("ITEMS.{ID,MAX_BID,NAME} | ID = itemId");
+        assertThat(entries(view.readSet(), "ITEMS")).containsExactly("ITEMS.{(EXISTENCE),ID,MAX_BID,NAME} | ID = itemId");
         assertThat(view.readOnly()).isTrue();
     }
 
@@ -67,13 +67,13 @@ class LegacyFrontEndTest {
         AnalyzedTransaction t = transaction(legacy, "getCustomerName");
         // "... C_UNAME = '" + uname + "'" and "... C_ID = " + minId
         assertThat(entries(t.readSet(), "CUSTOMER"))
-                .containsExactly("CUSTOMER.{C_FNAME,C_ID,C_UNAME} | C_UNAME = uname AND C_ID = minId");
+                .containsExactly("CUSTOMER.{(EXISTENCE),C_FNAME,C_ID,C_UNAME} | C_UNAME = uname AND C_ID = minId");
     }
 
     @Test
     void textBlocksAndStaticFinalConstantsAreRead() {
         assertThat(entries(transaction(legacy, "getCustomerId").readSet(), "CUSTOMER"))
-                .containsExactly("CUSTOMER.{C_FNAME,C_ID,C_LNAME,C_UNAME} | C_UNAME = uname");
+                .containsExactly("CUSTOMER.{(EXISTENCE),C_FNAME,C_ID,C_LNAME,C_UNAME} | C_UNAME = uname");
         // a constant built with + of two literals
         assertThat(entries(transaction(legacy, "updateCustomer").writeSet(), "CUSTOMER"))
                 .containsExactly("CUSTOMER.* | C_ID = update.customerId");
@@ -83,7 +83,7 @@ class LegacyFrontEndTest {
     void bindingsAreTracedThroughLocalsCastsParsingAndParameterObjects() {
         // long id = (long) i_id; ps.setLong(1, id)
         assertThat(entries(transaction(legacy, "getBook").readSet(), "ITEM"))
-                .containsExactly("ITEM.{I_COST,I_ID,I_TITLE} | I_ID = i_id");
+                .containsExactly("ITEM.{(EXISTENCE),I_COST,I_ID,I_TITLE} | I_ID = i_id");
         // int itemId = Integer.parseInt(itemIdText)
         assertThat(entries(transaction(legacy, "doCart").writeSet(), "SHOPPING_CART_LINE").get(0))
                 .contains("SCL_I_ID = itemIdText");
@@ -274,8 +274,8 @@ class LegacyFrontEndTest {
                 """);
         AnalyzedTransaction t = transaction(Fixtures.analyze(dir), "find");
         assertThat(entries(t.readSet(), "ITEMS")).containsExactlyInAnyOrder(
-                "ITEMS.{AUTHOR_ID,NAME} | AUTHOR_ID = key", "ITEMS.{I_ID,NAME} | I_ID = key",
-                "ITEMS.{AUTHOR_ID,NAME} | AUTHOR_ID = key", "ITEMS.{I_ID,NAME} | I_ID = key");
+                "ITEMS.{(EXISTENCE),AUTHOR_ID,NAME} | AUTHOR_ID = key", "ITEMS.{(EXISTENCE),I_ID,NAME} | I_ID = key",
+                "ITEMS.{(EXISTENCE),AUTHOR_ID,NAME} | AUTHOR_ID = key", "ITEMS.{(EXISTENCE),I_ID,NAME} | I_ID = key");
     }
 
     @Test
@@ -309,7 +309,7 @@ class LegacyFrontEndTest {
         AnalysisResult r = Fixtures.analyze(dir);
         assertThat(entries(transaction(r, "addLine").writeSet(), "LINES"))
                 .containsExactly("LINES.* | CART_ID = line.cartId AND ITEM_ID = line.itemId");
-        assertThat(entries(transaction(r, "showCart").readSet(), "LINES")).containsExactly("LINES.{CART_ID,ITEM_ID} | CART_ID = cart");
+        assertThat(entries(transaction(r, "showCart").readSet(), "LINES")).containsExactly("LINES.{(EXISTENCE),CART_ID,ITEM_ID} | CART_ID = cart");
         assertThat(classification(r, "addLine").kind()).isEqualTo(Kind.LOCAL);
         assertThat(classification(r, "addLine").partitionBy()).containsExactly("line.cartId");
     }

@@ -69,7 +69,7 @@ class WideningTest {
     @Test
     void computedSqlIsGlobal(@TempDir Path dir) {
         AnalysisResult r = analyzeTouch(dir, """
-                String sql = String.format("UPDATE ACCOUNTS SET BALANCE = 0 WHERE ID = %d", accountId);
+                String sql = String.format(System.getProperty("touch.sql"), accountId);
                 c.createStatement().executeUpdate(sql);
                 """, "ID = ?");
         assertThat(classification(r, "touch").kind()).isEqualTo(Kind.GLOBAL);

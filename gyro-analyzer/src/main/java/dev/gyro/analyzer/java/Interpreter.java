@@ -796,7 +796,48 @@ final class Interpreter {
                 }
             }
         }
-        return out;
+        return byArgumentTypes(out, call, f);
+    }
+
+    /**
+     * Overloads of one arity told apart by the static types of the arguments where they are evident (a
+     * literal, a declared variable or parameter): an overload whose parameter cannot take an argument is
+     * not called. When nothing is evident every overload is followed (the union: never fewer statements).
+     */
+    private List<Callee> byArgumentTypes(List<Callee> callees, MethodCallExpr call, Frame f) {
+        if (callees.size() < 2) {
+            return callees;
+        }
+        List<Callee> out = new ArrayList<>();
+        for (Callee c : callees) {
+            boolean possible = true;
+            for (int i = 0; i < call.getArguments().size() && i < c.method().getParameters().size(); i++) {
+                Parameter p = c.method().getParameter(i);
+                if (p.isVarArgs()) {
+                    break;
+                }
+                String argType = staticType(call.getArgument(i), f);
+                if (argType != null && !Overloads.mayPass(argType, SourceIndex.simpleName(p.getType()))) {
+                    possible = false;
+                    break;
+                }
+            }
+            if (possible) {
+                out.add(c);
+            }
+        }
+        return out.isEmpty() ? callees : out;
+    }
+
+    private String staticType(Expression e, Frame f) {
+        if (e instanceof com.github.javaparser.ast.expr.LiteralExpr) {
+            return Overloads.literalType(e);
+        }
+        if (e instanceof NameExpr n) {
+            Optional<String> declared = declaredType(n.getNameAsString(), f);
+            return declared.filter(t -> !t.isEmpty() && !t.equals("var")).orElse(null);
+        }
+        return null;
     }
 
     private final Map<String, List<Callee>> fallbackCache = new HashMap<>();
@@ -940,34 +981,100 @@ final class Interpreter {
         if (bin.getOperator() != BinaryExpr.Operator.PLUS) {
             return Sym.free("computed value " + shortJava(bin));
         }
-        Sym left = eval(bin.getLeft(), f);
-        Sym right = eval(bin.getRight(), f);
+        return plus(eval(bin.getLeft(), f), eval(bin.getRight(), f), bin.getLeft().toString(),
+                bin.getRight().toString(), shortJava(bin));
+    }
+
+    /** {@code left + right} of symbolic values (string concatenation, or arithmetic: free). */
+    private static Sym plus(Sym left, Sym right, String leftJava, String rightJava, String whole) {
         if (left instanceof Sym.Alternatives la) {
-            return la.concat(right, bin.getRight().toString());
+            return la.concat(right, rightJava);
         }
         if (right instanceof Sym.Alternatives ra && left instanceof Sym.Scalar ls) {
             List<Sym> out = new ArrayList<>();
             for (Sym.Text t : ra.texts()) {
-                out.add(Sym.Text.prefix(ls.value(), bin.getLeft().toString(), t));
+                out.add(Sym.Text.prefix(ls.value(), leftJava, t));
             }
             Sym alternatives = Sym.Alternatives.of(out);
-            return alternatives != null ? alternatives : Sym.free("computed string " + shortJava(bin));
+            return alternatives != null ? alternatives : Sym.free("computed string " + whole);
         }
         if (right instanceof Sym.Alternatives ra) {
             List<Sym> out = new ArrayList<>();
             for (Sym.Text t : ra.texts()) {
-                out.add(((Sym.Text) left).concat(t, bin.getRight().toString()));
+                out.add(((Sym.Text) left).concat(t, rightJava));
             }
             Sym alternatives = Sym.Alternatives.of(out);
-            return alternatives != null ? alternatives : Sym.free("computed string " + shortJava(bin));
+            return alternatives != null ? alternatives : Sym.free("computed string " + whole);
         }
         if (left instanceof Sym.Text lt) {
-            return lt.concat(right, bin.getRight().toString());
+            return lt.concat(right, rightJava);
         }
         if (right instanceof Sym.Text rt) {
-            return Sym.Text.prefix(((Sym.Scalar) left).value(), bin.getLeft().toString(), rt);
+            return Sym.Text.prefix(((Sym.Scalar) left).value(), leftJava, rt);
         }
-        return Sym.free("arithmetic " + shortJava(bin));
+        return Sym.free("arithmetic " + whole);
+    }
+
+    private static final java.util.regex.Pattern FORMAT_SPEC =
+            java.util.regex.Pattern.compile("%(\\d+\\$)?([-#+ 0,(<]*)(\\d+)?(\\.\\d+)?([a-zA-Z%])");
+
+    /**
+     * {@code String.format(FORMAT, args)} or {@code FORMAT.formatted(args)} with a constant format: the text
+     * with each argument where its specifier is ({@code %s} of a constant is text, of a value a hole bound
+     * like a placeholder; any other conversion of a value is a free value). Explicit argument indexes and
+     * a computed format are not followed.
+     */
+    private Sym format(Sym format, List<Expression> args, Frame f, String java) {
+        if (!(format instanceof Sym.Text t) || !t.isLiteral()) {
+            return Sym.free("format computed at run time: " + java);
+        }
+        String text = t.literalText();
+        java.util.regex.Matcher m = FORMAT_SPEC.matcher(text);
+        Sym out = Sym.Text.literal("");
+        int last = 0;
+        int next = 0;
+        while (m.find()) {
+            out = appendLiteral(out, text.substring(last, m.start()), java);
+            String conversion = m.group(5);
+            if (conversion.equals("%") || conversion.equals("n")) {
+                out = appendLiteral(out, conversion.equals("%") ? "%" : "\n", java);
+            } else if (m.group(1) != null || m.group(2).contains("<") || next >= args.size()) {
+                return Sym.free("format with argument indexes: " + java);
+            } else {
+                Expression arg = args.get(next++);
+                Sym value = eval(arg, f);
+                boolean plain = m.group(2).isEmpty() && m.group(3) == null && m.group(4) == null
+                        && (conversion.equals("s") || conversion.equals("d"));
+                if (!plain && !(value instanceof Sym.Scalar)) {
+                    return Sym.free("text formatted with %" + conversion + ": " + java);
+                }
+                out = plus(out, plain ? value : Sym.free("value formatted with " + m.group()), "", arg.toString(), java);
+            }
+            last = m.end();
+        }
+        return appendLiteral(out, text.substring(last), java);
+    }
+
+    private static Sym appendLiteral(Sym text, String literal, String java) {
+        return literal.isEmpty() ? text : plus(text, Sym.Text.literal(literal), "", "", java);
+    }
+
+    /** {@code TEXT.replace(A, B)} with constant strings: done on each possible constant text, else free. */
+    private static Sym replace(Sym target, Sym from, Sym to, String java) {
+        if (!(from instanceof Sym.Text a) || !a.isLiteral() || !(to instanceof Sym.Text b) || !b.isLiteral()) {
+            return Sym.free("replacement computed at run time: " + java);
+        }
+        List<Sym> out = new ArrayList<>();
+        List<Sym.Text> texts = target instanceof Sym.Alternatives alt ? alt.texts()
+                : target instanceof Sym.Text t ? List.of(t) : List.of();
+        for (Sym.Text t : texts) {
+            if (!t.isLiteral()) {
+                return Sym.free("replacement in a text holding values: " + java);
+            }
+            out.add(Sym.Text.literal(t.literalText().replace(a.literalText(), b.literalText())));
+        }
+        Sym result = out.isEmpty() ? null : Sym.Alternatives.of(out);
+        return result != null ? result : Sym.free("replacement in a computed text: " + java);
     }
 
     private Sym name(String name, Frame f) {
@@ -1033,22 +1140,43 @@ final class Interpreter {
         return Sym.free("unknown name " + name);
     }
 
+    /**
+     * A field's value: a final field's initializer (static or not: a final instance field initialized where
+     * it is declared holds that value in every instance), or, for a private field, any of the values the
+     * declaring class assigns it (an SQL text chosen per database vendor in a constructor: each text is a
+     * statement the transaction may run). Anything else is free.
+     */
     private Sym constantField(Node field, String name, Frame f) {
         if (field instanceof VariableDeclarator v
                 && v.getParentNode().orElse(null) instanceof com.github.javaparser.ast.body.FieldDeclaration decl) {
-            boolean constant = decl.isFinal() && decl.isStatic() || isInterfaceMember(decl);
-            if (constant && v.getInitializer().isPresent()) {
-                Optional<TypeInfo> declaring = index.typeOf(decl);
-                if (declaring.isPresent()) {
-                    Frame constantFrame = new Frame(null, declaring.get(), Map.of(), null, f.summary, f.walk);
-                    if (!f.walk.constantsInProgress.add(v)) {
-                        return Sym.free("constant " + name + " depends on itself");
+            Optional<TypeInfo> declaring = index.typeOf(decl);
+            boolean constant = decl.isFinal() || isInterfaceMember(decl);
+            List<Expression> values = new ArrayList<>();
+            v.getInitializer().ifPresent(values::add);
+            if (!constant && decl.isPrivate() && declaring.isPresent()) {
+                values.addAll(FieldAssignments.of(declaring.get().declaration, name));
+            } else if (!constant) {
+                values.clear();
+            }
+            if (!values.isEmpty() && declaring.isPresent()) {
+                Frame constantFrame = new Frame(null, declaring.get(), Map.of(), null, f.summary, f.walk);
+                if (!f.walk.constantsInProgress.add(v)) {
+                    return Sym.free("constant " + name + " depends on itself");
+                }
+                try {
+                    List<Sym> syms = new ArrayList<>();
+                    for (Expression e : values) {
+                        syms.add(eval(e, constantFrame));
                     }
-                    try {
-                        return eval(v.getInitializer().get(), constantFrame);
-                    } finally {
-                        f.walk.constantsInProgress.remove(v);
+                    if (syms.size() == 1) {
+                        return syms.get(0);
                     }
+                    Sym any = Sym.Alternatives.of(syms);
+                    if (any != null) {
+                        return any;
+                    }
+                } finally {
+                    f.walk.constantsInProgress.remove(v);
                 }
             }
         }
@@ -1143,6 +1271,16 @@ final class Interpreter {
         if (argc == 0 && UNBOXING.contains(name) && scope.isPresent()) {
             return eval(scope.get(), f);
         }
+        if (name.equals("format") && argc >= 1 && scope.isPresent() && scope.get() instanceof NameExpr n
+                && n.getNameAsString().equals("String") && !isVariable("String", f)) {
+            return format(eval(call.getArgument(0), f), call.getArguments().subList(1, argc), f, shortJava(call));
+        }
+        if (name.equals("formatted") && scope.isPresent()) {
+            return format(eval(scope.get(), f), call.getArguments(), f, shortJava(call));
+        }
+        if (name.equals("replace") && argc == 2 && scope.isPresent()) {
+            return replace(eval(scope.get(), f), eval(call.getArgument(0), f), eval(call.getArgument(1), f), shortJava(call));
+        }
         if (argc == 1 && name.equals("concat") && scope.isPresent()) {
             Sym target = eval(scope.get(), f);
             if (target instanceof Sym.Text t) {
@@ -1161,7 +1299,8 @@ final class Interpreter {
             }
         }
         if (RESULT_SET_GETTER.matcher(name).matches() && argc >= 1) {
-            return Sym.free("value read from the database: " + shortJava(call));
+            return new Sym.Scalar(new Value.Free("value read from the database: " + shortJava(call),
+                    ResultOrigins.of(call, f.method, f::at)));
         }
         if (RANDOM.contains(name) || name.toLowerCase(java.util.Locale.ROOT).contains("random")) {
             return Sym.free("random value: " + shortJava(call));

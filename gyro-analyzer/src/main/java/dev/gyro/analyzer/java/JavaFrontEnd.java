@@ -51,11 +51,13 @@ public final class JavaFrontEnd {
 
     /** A transaction found in the sources, with its SQL statements. */
     public record DiscoveredTransaction(String name, String origin, String className, SourceRef source,
-                                        List<String> parameters, List<SqlSite> sites, List<String> notes) {
+                                        List<String> parameters, List<SqlSite> sites, List<String> notes,
+                                        Map<String, Integer> valueCounts) {
         public DiscoveredTransaction {
             parameters = List.copyOf(parameters);
             sites = List.copyOf(sites);
             notes = List.copyOf(notes);
+            valueCounts = Map.copyOf(valueCounts);
         }
     }
 
@@ -76,15 +78,17 @@ public final class JavaFrontEnd {
 
     private static final Set<String> SERVLET_ENTRIES = Set.of("doGet", "doPost", "doPut", "doDelete", "service");
     private static final Set<String> SERVLET_TYPES = Set.of("HttpServletRequest", "ServletRequest");
+    private static final Set<String> CONNECTION_FIELDS = Set.of("Connection", "PreparedStatement", "CallableStatement",
+            "Statement");
     private static final Set<String> NOT_INPUT = Set.of("Connection", "TxContext", "HttpServletRequest",
             "HttpServletResponse", "ServletRequest", "ServletResponse", "DataSource", "PrintWriter");
     private static final Set<String> SCALARS = Set.of("String", "Integer", "Long", "Short", "Byte", "Double",
             "Float", "Boolean", "Character", "BigDecimal", "BigInteger", "UUID", "CharSequence", "Date",
             "Timestamp", "LocalDate", "LocalDateTime", "Instant", "OffsetDateTime");
 
-    private enum Kind {
+    enum Kind {
         GYRO("Gyro transaction class"), SERVLET("servlet entry method"), OPENS("method opening a connection"),
-        RECEIVES("method receiving a Connection");
+        FIELD("method using a connection or statement held in a field"), RECEIVES("method receiving a Connection");
 
         final String text;
 
@@ -93,7 +97,7 @@ public final class JavaFrontEnd {
         }
     }
 
-    private record Candidate(Kind kind, MethodDeclaration method, TypeInfo owner, Interpreter.Walk walk,
+    record Candidate(Kind kind, MethodDeclaration method, TypeInfo owner, Interpreter.Walk walk,
                              List<String> declaredInputs) {
     }
 
@@ -128,6 +132,8 @@ public final class JavaFrontEnd {
                     kind = Kind.RECEIVES;
                 } else if (m.isPublic() && interpreter.opensConnection(m, type)) {
                     kind = Kind.OPENS;
+                } else if (m.isPublic() && !m.isStatic() && holdsConnection(type, index)) {
+                    kind = Kind.FIELD;
                 }
                 if (kind == null || kind != Kind.GYRO && !interpreter.runsSql(m)) {
                     continue;
@@ -159,13 +165,15 @@ public final class JavaFrontEnd {
                 || mode == Mode.AUTO && candidates.stream().anyMatch(c -> c.kind() == Kind.GYRO);
         candidates.removeIf(c -> gyroModel != (c.kind() == Kind.GYRO));
 
-        // A candidate another candidate calls runs inside that caller's request: it is a helper.
+        // A method receiving the caller's Connection that another candidate calls runs inside that caller's
+        // request: it is a helper. A public entry point that gets its own connection (or uses the object's)
+        // stays a transaction even when another entry point also calls it: requests may run it directly.
         List<Candidate> transactions = new ArrayList<>();
         for (Candidate c : candidates) {
             boolean helper = false;
             for (Candidate d : candidates) {
                 if (d != c && d.walk().visited.contains(c.method()) && !c.walk().visited.contains(d.method())) {
-                    helper = true;
+                    helper = c.kind() == Kind.RECEIVES || c.kind() == Kind.SERVLET;
                     break;
                 }
             }
@@ -173,9 +181,25 @@ public final class JavaFrontEnd {
                 transactions.add(c);
             }
         }
+        if (!gyroModel) {
+            Unclassified.warn(index, interpreter, candidates, diagnostics);
+        }
 
-        List<DiscoveredTransaction> out = name(transactions, diagnostics);
+        List<DiscoveredTransaction> out = name(transactions, diagnostics, index);
         return new Result(out, schemaTexts(index, diagnostics), diagnostics);
+    }
+
+    /** Whether the type (or a supertype in the sources) keeps a Connection or a statement in a field. */
+    private static boolean holdsConnection(TypeInfo type, SourceIndex index) {
+        for (TypeInfo t : index.hierarchy(type)) {
+            for (com.github.javaparser.ast.body.FieldDeclaration f : t.declaration.getFields()) {
+                String fieldType = SourceIndex.simpleName(f.getElementType());
+                if (CONNECTION_FIELDS.contains(fieldType)) {
+                    return true;
+                }
+            }
+        }
+        return false;
     }
 
     private static boolean hasParameterOf(MethodDeclaration m, Set<String> typeNames) {
@@ -229,7 +253,30 @@ public final class JavaFrontEnd {
         return !source.isEmpty() && source.get(0).declaration instanceof EnumDeclaration;
     }
 
-    private static List<DiscoveredTransaction> name(List<Candidate> transactions, List<Diagnostic> diagnostics) {
+    /**
+     * How many distinct values an input can take, where its Java type says: a boolean 2, a byte 256, an
+     * enum of the sources its number of constants (the partitioning objective: a key with fewer values
+     * than instances cannot spread its load over all of them).
+     */
+    private static Map<String, Integer> valueCounts(MethodDeclaration m, SourceIndex index) {
+        Map<String, Integer> out = new LinkedHashMap<>();
+        for (Parameter p : m.getParameters()) {
+            String type = SourceIndex.simpleName(p.getType());
+            Integer count = switch (type) {
+                case "boolean", "Boolean" -> 2;
+                case "byte", "Byte" -> 256;
+                default -> index.typesNamed(type).stream().filter(t -> t.declaration instanceof EnumDeclaration)
+                        .map(t -> ((EnumDeclaration) t.declaration).getEntries().size()).findFirst().orElse(null);
+            };
+            if (count != null) {
+                out.put(p.getNameAsString(), count);
+            }
+        }
+        return out;
+    }
+
+    private static List<DiscoveredTransaction> name(List<Candidate> transactions, List<Diagnostic> diagnostics,
+                                                    SourceIndex index) {
         Map<TypeInfo, Integer> servletsPerClass = new HashMap<>();
         for (Candidate c : transactions) {
             if (c.kind() == Kind.SERVLET) {
@@ -254,7 +301,7 @@ public final class JavaFrontEnd {
         for (int i = 0; i < transactions.size(); i++) {
             Candidate c = transactions.get(i);
             String n = names.get(i);
-            if (counts.get(n) > 1 && (c.kind() == Kind.OPENS || c.kind() == Kind.RECEIVES)) {
+            if (counts.get(n) > 1 && c.kind() != Kind.GYRO && c.kind() != Kind.SERVLET) {
                 n = c.owner().name() + "." + n;
             }
             String base = n;
@@ -280,7 +327,7 @@ public final class JavaFrontEnd {
             String origin = c.kind().text + " " + c.owner().name() + "." + c.method().getNameAsString();
             out.add(new DiscoveredTransaction(unique.get(i), origin, c.owner().name(),
                     new SourceRef(c.owner().file(), SourceIndex.line(c.method())), parameters, c.walk().sites,
-                    new ArrayList<>(c.walk().notes)));
+                    new ArrayList<>(c.walk().notes), valueCounts(c.method(), index)));
         }
         return out;
     }
@@ -294,7 +341,7 @@ public final class JavaFrontEnd {
     }
 
     // ------------------------------------------------------------------------------------------------
-    // Schema declarations: CREATE TABLE in string constants and .sql files
+    // Schema declarations: CREATE TABLE (and keys added apart) in string constants and .sql files
 
     private static List<SchemaText> schemaTexts(SourceIndex index, List<Diagnostic> diagnostics) {
         List<SchemaText> out = new ArrayList<>();
@@ -307,8 +354,8 @@ public final class JavaFrontEnd {
                 if (!(node instanceof BinaryExpr) && node.getParentNode().orElse(null) instanceof BinaryExpr) {
                     continue;
                 }
-                String text = literalText((Expression) node);
-                if (text != null && text.toUpperCase(Locale.ROOT).contains("CREATE TABLE")) {
+                String text = literalText((Expression) node, index, 0);
+                if (text != null && declaresSchema(text)) {
                     out.add(new SchemaText(text, new SourceRef(e.getKey(), SourceIndex.line(node))));
                 }
             }
@@ -323,8 +370,18 @@ public final class JavaFrontEnd {
         return out;
     }
 
-    /** The text of a literal or of a concatenation of literals, else null. */
-    private static String literalText(Expression e) {
+    /** CREATE TABLE, CREATE UNIQUE INDEX, or ALTER TABLE ... PRIMARY KEY | UNIQUE: text that declares keys. */
+    public static boolean declaresSchema(String text) {
+        String upper = text.toUpperCase(Locale.ROOT);
+        return upper.contains("CREATE TABLE") || upper.contains("CREATE UNIQUE INDEX")
+                || upper.contains("ALTER TABLE") && (upper.contains("PRIMARY KEY") || upper.contains("UNIQUE"));
+    }
+
+    /**
+     * The text of a literal or of a concatenation of literals and final constants of the same class
+     * ({@code "CREATE TABLE ITEMS (" + ITEM_COLUMNS + ")"}), else null.
+     */
+    private static String literalText(Expression e, SourceIndex index, int depth) {
         if (e instanceof StringLiteralExpr s) {
             return s.asString();
         }
@@ -332,9 +389,18 @@ public final class JavaFrontEnd {
             return t.asString();
         }
         if (e instanceof BinaryExpr b && b.getOperator() == BinaryExpr.Operator.PLUS) {
-            String l = literalText(b.getLeft());
-            String r = literalText(b.getRight());
+            String l = literalText(b.getLeft(), index, depth);
+            String r = literalText(b.getRight(), index, depth);
             return l == null || r == null ? null : l + r;
+        }
+        if (e instanceof com.github.javaparser.ast.expr.NameExpr name && depth < 4) {
+            return index.typeOf(e).flatMap(t -> index.field(t, name.getNameAsString()))
+                    .filter(f -> f instanceof com.github.javaparser.ast.body.VariableDeclarator v
+                            && v.getParentNode().orElse(null) instanceof com.github.javaparser.ast.body.FieldDeclaration fd
+                            && fd.isFinal() && v.getInitializer().isPresent())
+                    .map(f -> literalText(((com.github.javaparser.ast.body.VariableDeclarator) f).getInitializer().get(),
+                            index, depth + 1))
+                    .orElse(null);
         }
         return null;
     }

@@ -1,6 +1,7 @@
 package dev.gyro.analyzer.model;
 
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 
 /**
@@ -15,16 +16,23 @@ import java.util.Objects;
  * @param readSet     entries read
  * @param writeSet    entries written
  * @param notes       what the analysis could not follow (widened conditions, free values, computed SQL)
+ * @param valueCounts how many distinct values an input can take, where known (partitioning objective)
  */
 public record AnalyzedTransaction(String name, String origin, String className, SourceRef source,
                                   List<String> parameters, List<Entry> readSet, List<Entry> writeSet,
-                                  List<String> notes) {
+                                  List<String> notes, Map<String, Integer> valueCounts) {
     public AnalyzedTransaction {
         Objects.requireNonNull(name, "name");
         parameters = List.copyOf(parameters);
         readSet = List.copyOf(readSet);
         writeSet = List.copyOf(writeSet);
         notes = List.copyOf(notes);
+        valueCounts = Map.copyOf(valueCounts);
+    }
+
+    public AnalyzedTransaction(String name, String origin, String className, SourceRef source, List<String> parameters,
+                               List<Entry> readSet, List<Entry> writeSet, List<String> notes) {
+        this(name, origin, className, source, parameters, readSet, writeSet, notes, Map.of());
     }
 
     /** A read-only transaction writes nothing (paper, Section VII-A: Table I's read-only column). */

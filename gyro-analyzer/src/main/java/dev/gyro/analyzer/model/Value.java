@@ -86,13 +86,31 @@ public sealed interface Value permits Value.Param, Value.Constant, Value.Free {
     /** A free value: unknown to the analysis, compared by identity, rendered with why it is free. */
     final class Free implements Value {
         private final String why;
+        private final ReadAt readAt;
+
+        /**
+         * Where a value read from the database comes from: select-list item {@code item} (1-based, or -1)
+         * or the column labelled {@code label} of the query prepared at {@code query}.
+         */
+        public record ReadAt(SourceRef query, int item, String label) {
+        }
 
         public Free(String why) {
+            this(why, null);
+        }
+
+        public Free(String why, ReadAt readAt) {
             this.why = Objects.requireNonNull(why, "why");
+            this.readAt = readAt;
         }
 
         public String why() {
             return why;
+        }
+
+        /** The query this value was read from, when the front-end could tell; else null. */
+        public ReadAt readAt() {
+            return readAt;
         }
 
         @Override

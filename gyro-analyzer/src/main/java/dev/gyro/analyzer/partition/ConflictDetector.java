@@ -15,6 +15,12 @@ import java.util.List;
  * <p>Ordered pairs cover the paper's unordered {@code C_{t,t'}}: its lines 3-4 are the pair (t', t) here,
  * lines 5-6 and 7-8 the pair (t, t'). Keeping the direction tells who may read from whom, which is what
  * Definition 1 asks.
+ *
+ * <p>One pair of writes is not a conflict: a write that only creates a row (a plain INSERT) and one that
+ * only changes columns of rows that exist, never their existence (an UPDATE of no key column). Whatever
+ * their order, the INSERT succeeds exactly when the row did not exist, which the UPDATE does not change;
+ * the other way round, the UPDATE reads the INSERT's new row, a read-write conflict kept on the INSERT's
+ * side. So neither order lets the INSERT's request read from the UPDATE's.
  */
 public final class ConflictDetector {
     private ConflictDetector() {
@@ -42,9 +48,16 @@ public final class ConflictDetector {
         if (!write.overlaps(access)) {
             return;
         }
+        if (kind == Conflict.Kind.WRITE_WRITE && (createsAndChanges(write, access) || createsAndChanges(access, write))) {
+            return;
+        }
         Clause clause = Clause.of(write, access);
         if (clause.satisfiable()) {
             out.add(new Conflict(writer, other, kind, write, access, clause));
         }
+    }
+
+    private static boolean createsAndChanges(Entry a, Entry b) {
+        return a.effect() == Entry.Effect.CREATE && b.effect() == Entry.Effect.CHANGE && !b.touchesExistence();
     }
 }

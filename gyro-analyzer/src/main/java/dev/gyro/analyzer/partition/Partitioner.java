@@ -96,8 +96,30 @@ public final class Partitioner {
     }
 
     public static Result run(List<AnalyzedTransaction> transactions, List<Conflict> conflicts, Map<String, Double> weights) {
+        return run(transactions, conflicts, weights, 0);
+    }
+
+    /**
+     * With {@code instances} > 0 the objective also counts load that a key cannot spread: a transaction
+     * partitioned by a key that takes v distinct values (known from its type or given) keeps a share
+     * 1 - v/instances of its weight off the other instances, added to the cost of Algorithm 2.
+     */
+    public static Result run(List<AnalyzedTransaction> transactions, List<Conflict> conflicts, Map<String, Double> weights,
+                             int instances) {
         Partitioner p = new Partitioner(transactions, conflicts, weights);
+        p.instances = instances;
         return p.run();
+    }
+
+    private int instances;
+
+    /** The load of transaction i that key {@code k} cannot spread over the instances (0 when unknown). */
+    private double spreadCost(int i, String k) {
+        Integer values = k == null ? null : txs.get(i).valueCounts().get(k);
+        if (instances <= 0 || values == null || values >= instances) {
+            return 0;
+        }
+        return weight[i] * (1.0 - (double) values / instances);
     }
 
     /** Parameters ordered by how often the transaction's conditions bind them, then as declared. */
@@ -202,6 +224,23 @@ public final class Partitioner {
                 if (i != j) {
                     byVar.get(j).add(p);
                 }
+            }
+        }
+        for (int i = 0; i < n; i++) {
+            double[][] table = new double[choices.get(i).size()][choices.get(i).size()];
+            double min = Double.MAX_VALUE;
+            boolean any = false;
+            for (int a = 0; a < table.length; a++) {
+                for (int b = 0; b < table.length; b++) {
+                    table[a][b] = a == b ? spreadCost(i, choices.get(i).get(a)) : Double.NaN;
+                }
+                any |= table[a][a] > 0;
+                min = Math.min(min, table[a][a]);
+            }
+            if (any) {
+                Pair p = new Pair(i, i, table, min);
+                pairs.add(p);
+                byVar.get(i).add(p);
             }
         }
         double space = 1;
@@ -448,7 +487,48 @@ public final class Partitioner {
         sb.append(String.join(" or ", parts));
         sb.append(" equal to the other request's partitioning parameter, so no request of another partition "
                 + "reads from it (Definition 1)");
+        sb.append(existenceOnlyReaders(i));
         return sb.toString();
+    }
+
+    /**
+     * The readers that ask only whether rows this transaction changes exist (an INSERT's duplicate check,
+     * MAX(key), COUNT(*)): its UPDATEs change columns, never existence, so they do not read from it.
+     */
+    /** Existence and the columns it selects by (or a single column: MAX(key) of any row). */
+    private static boolean readsExistenceAndKeys(Entry r) {
+        if (!r.attributes().contains(Entry.EXISTENCE) || r.attributes().contains(Entry.ALL)) {
+            return false;
+        }
+        Set<String> bound = new java.util.HashSet<>();
+        r.condition().equalities().forEach(e -> bound.add(e.column()));
+        return r.attributes().size() <= 2 || bound.containsAll(r.attributes().stream()
+                .filter(a -> !a.equals(Entry.EXISTENCE)).toList());
+    }
+
+    private String existenceOnlyReaders(int i) {
+        Map<String, Set<String>> byTable = new LinkedHashMap<>();
+        for (Entry w : txs.get(i).writeSet()) {
+            if (w.effect() != Entry.Effect.CHANGE || w.touchesExistence()) {
+                continue;
+            }
+            for (AnalyzedTransaction other : txs) {
+                for (Entry r : other.readSet()) {
+                    if (other != txs.get(i) && r.table().equals(w.table()) && readsExistenceAndKeys(r)
+                            && !w.overlaps(r)) {
+                        byTable.computeIfAbsent(r.describeAttributes(), k -> new TreeSet<>()).add(other.name());
+                    }
+                }
+            }
+        }
+        if (byTable.isEmpty()) {
+            return "";
+        }
+        List<String> parts = new ArrayList<>();
+        byTable.forEach((attributes, readers) -> parts.add(String.join(", ", readers) + " read" + (readers.size() == 1 ? "s" : "")
+                + " only " + attributes));
+        return "; " + String.join("; ", parts) + ": whether rows exist and their keys, which " + txs.get(i).name()
+                + "'s updates do not change";
     }
 
     private static String localizingKey(Conflict c, String[] writerKeys, String otherHome) {

@@ -1,5 +1,8 @@
 package dev.gyro.analyzer.sql;
 
+import net.sf.jsqlparser.statement.alter.Alter;
+import net.sf.jsqlparser.statement.alter.AlterExpression;
+import net.sf.jsqlparser.statement.create.index.CreateIndex;
 import net.sf.jsqlparser.statement.create.table.ColumnDefinition;
 import net.sf.jsqlparser.statement.create.table.CreateTable;
 import net.sf.jsqlparser.statement.create.table.Index;
@@ -16,7 +19,8 @@ import java.util.Set;
 /**
  * What the analysis knows of the database schema: tables, their columns and their unique keys. It is
  * learned from CREATE TABLE statements found in the analyzed paths (string constants in Java sources and
- * {@code .sql} files) and, for columns only, from the DML statements themselves (a column named in a
+ * {@code .sql} files), keys also from {@code CREATE UNIQUE INDEX} and {@code ALTER TABLE ... ADD
+ * [CONSTRAINT c] PRIMARY KEY | UNIQUE (...)}, and, for columns only, from the DML statements themselves (a column named in a
  * single-table statement belongs to that table).
  *
  * <p>The schema makes the analysis more precise, never less safe: it is used to attribute unqualified
@@ -28,6 +32,9 @@ public final class Schema {
     private final Map<String, Set<String>> columns = new LinkedHashMap<>();
     private final Map<String, List<String>> declaredColumns = new LinkedHashMap<>();
     private final Map<String, List<List<String>>> uniqueKeys = new LinkedHashMap<>();
+    private final Map<String, List<String>> primaryKeys = new LinkedHashMap<>();
+    /** Keys declared apart from CREATE TABLE (ALTER TABLE, CREATE UNIQUE INDEX), in whichever order they come. */
+    private final Map<String, List<List<String>>> addedKeys = new LinkedHashMap<>();
 
     public static String normalize(String identifier) {
         String s = identifier.trim();
@@ -57,6 +64,9 @@ public final class Schema {
                 if (specs.contains("UNIQUE") || containsSequence(specs, "PRIMARY", "KEY")) {
                     keys.add(List.of(column));
                 }
+                if (containsSequence(specs, "PRIMARY", "KEY")) {
+                    primaryKeys.put(table, List.of(column));
+                }
             }
         }
         if (create.getIndexes() != null) {
@@ -65,13 +75,61 @@ public final class Schema {
                 if (type.contains("PRIMARY") || type.contains("UNIQUE")) {
                     keys.add(index.getColumnsNames().stream().map(Schema::normalize).toList());
                 }
+                if (type.contains("PRIMARY")) {
+                    primaryKeys.put(table, index.getColumnsNames().stream().map(Schema::normalize).toList());
+                }
             }
         }
+        keys.addAll(addedKeys.getOrDefault(table, List.of()));
         declaredColumns.put(table, List.copyOf(declared));
         uniqueKeys.put(table, List.copyOf(keys));
         for (String c : declared) {
             learnColumn(table, c);
         }
+    }
+
+    /** Learns a unique key from {@code CREATE UNIQUE INDEX name ON table (columns)}. */
+    public void learn(CreateIndex create) {
+        String type = create.getIndex() == null || create.getIndex().getType() == null ? ""
+                : create.getIndex().getType().toUpperCase(Locale.ROOT);
+        if (create.getTable() != null && type.contains("UNIQUE") && create.getIndex().getColumnsNames() != null) {
+            addKey(create.getTable().getName(), create.getIndex().getColumnsNames(), false);
+        }
+    }
+
+    /** Learns keys from {@code ALTER TABLE t ADD [CONSTRAINT c] PRIMARY KEY (...)} or {@code ... UNIQUE (...)}. */
+    public void learn(Alter alter) {
+        if (alter.getTable() == null || alter.getAlterExpressions() == null) {
+            return;
+        }
+        for (AlterExpression e : alter.getAlterExpressions()) {
+            if (e.getOperation() != null && e.getOperation().name().equals("ADD")) {
+                if (e.getPkColumns() != null && !e.getPkColumns().isEmpty()) {
+                    addKey(alter.getTable().getName(), e.getPkColumns(), true);
+                } else if (e.getUkColumns() != null && !e.getUkColumns().isEmpty()) {
+                    addKey(alter.getTable().getName(), e.getUkColumns(), false);
+                }
+            }
+        }
+    }
+
+    private void addKey(String tableName, List<String> columnNames, boolean primary) {
+        String table = normalize(tableName);
+        List<String> key = columnNames.stream().map(Schema::normalize).toList();
+        addedKeys.computeIfAbsent(table, t -> new ArrayList<>()).add(key);
+        if (uniqueKeys.containsKey(table)) {
+            List<List<String>> keys = new ArrayList<>(uniqueKeys.get(table));
+            keys.add(key);
+            uniqueKeys.put(table, List.copyOf(keys));
+        }
+        if (primary) {
+            primaryKeys.put(table, key);
+        }
+    }
+
+    /** The primary key's columns, or an empty list when unknown (a row image is located by it). */
+    public List<String> primaryKey(String table) {
+        return primaryKeys.getOrDefault(table, List.of());
     }
 
     private static boolean containsSequence(List<String> specs, String first, String second) {

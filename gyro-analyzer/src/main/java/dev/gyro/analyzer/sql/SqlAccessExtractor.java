@@ -10,6 +10,7 @@ import net.sf.jsqlparser.expression.CastExpression;
 import net.sf.jsqlparser.expression.DateValue;
 import net.sf.jsqlparser.expression.DoubleValue;
 import net.sf.jsqlparser.expression.Expression;
+import net.sf.jsqlparser.expression.Function;
 import net.sf.jsqlparser.expression.ExpressionVisitorAdapter;
 import net.sf.jsqlparser.expression.HexValue;
 import net.sf.jsqlparser.expression.JdbcNamedParameter;
@@ -146,7 +147,7 @@ public final class SqlAccessExtractor {
         if (site.sql() == null) {
             return new Parsed(site, List.of(), null);
         }
-        String sql = site.sql();
+        String sql = Dialects.normalize(site.sql());
         Matcher m = SQLITE_INSERT_OR.matcher(sql);
         if (m.find()) {
             sql = m.replaceFirst(m.group(2).equalsIgnoreCase("IGNORE") ? "$1 IGNORE" : "$1");
@@ -170,10 +171,24 @@ public final class SqlAccessExtractor {
         }
     }
 
-    /** Learns table columns and keys from a parsed statement (CREATE TABLE, or the columns DML names). */
-    public static void learnSchema(Statement statement, Schema schema) {
+    /** Learns columns and keys from a declaration (CREATE TABLE, CREATE UNIQUE INDEX, ALTER TABLE); false if none. */
+    public static boolean learnDeclaration(Statement statement, Schema schema) {
         if (statement instanceof CreateTable create) {
             schema.learn(create);
+        } else if (statement instanceof net.sf.jsqlparser.statement.create.index.CreateIndex create) {
+            schema.learn(create);
+        } else if (statement instanceof Alter alter) {
+            schema.learn(alter);
+        } else {
+            return false;
+        }
+        return true;
+    }
+
+    /** Learns table columns and keys from a parsed statement (CREATE TABLE, or the columns DML names). */
+    public static void learnSchema(Statement statement, Schema schema) {
+        if (learnDeclaration(statement, schema)) {
+            return;
         } else if (statement instanceof Insert insert && insert.getTable() != null && insert.getColumns() != null) {
             for (Column c : insert.getColumns()) {
                 schema.learnColumn(insert.getTable().getName(), c.getColumnName());
@@ -195,10 +210,20 @@ public final class SqlAccessExtractor {
         if (parsed.site().sql() == null) {
             x.unknown("SQL text computed at run time (" + parsed.site().unknownReason() + ")");
         } else if (parsed.error() != null) {
-            x.diagnostics.add(Diagnostic.error(parsed.site().source(), parsed.error()
-                    + "; the statement is taken to " + (parsed.site().hint() == SqlSite.ExecutionHint.QUERY
-                    ? "read" : "read and write") + " any row of any table"));
-            x.unknown("unparsable SQL");
+            TolerantReading.Reading tolerant = TolerantReading.read(parsed.site());
+            if (tolerant != null) {
+                x.diagnostics.add(Diagnostic.warning(parsed.site().source(), parsed.error() + "; read tolerantly as "
+                        + tolerant.kind() + " of " + String.join(", ", tolerant.tables())
+                        + (tolerant.equalities().isEmpty() ? " (any row)" : " where " + tolerant.equalities().stream()
+                        .map(Object::toString).collect(java.util.stream.Collectors.joining(" AND ")))
+                        + ", whole rows"));
+                TolerantReading.entries(tolerant, parsed.site(), x.shownSql, x.reads, x.writes);
+            } else {
+                x.diagnostics.add(Diagnostic.error(parsed.site().source(), parsed.error()
+                        + "; the statement is taken to " + (parsed.site().hint() == SqlSite.ExecutionHint.QUERY
+                        ? "read" : "read and write") + " any row of any table"));
+                x.unknown("unparsable SQL");
+            }
         } else {
             for (Statement statement : parsed.statements()) {
                 try {
@@ -402,16 +427,24 @@ public final class SqlAccessExtractor {
         }
 
         void readSelect(Select select, Scope outer) {
+            readSelect(select, outer, false);
+        }
+
+        /**
+         * {@code existenceOnly}: the select list is not read, only whether rows exist ({@code EXISTS (SELECT *
+         * ...)}): the sub-select reads its WHERE columns and the rows' existence, not every column.
+         */
+        void readSelect(Select select, Scope outer, boolean existenceOnly) {
             with(select.getWithItemsList(), outer);
             if (select instanceof PlainSelect plain) {
-                plainSelect(plain, outer);
+                plainSelect(plain, outer, existenceOnly);
             } else if (select instanceof SetOperationList set) {
                 for (Select s : set.getSelects()) {
-                    readSelect(s, outer);
+                    readSelect(s, outer, existenceOnly);
                 }
             } else if (select instanceof ParenthesedSelect parenthesed) {
                 if (parenthesed.getSelect() != null) {
-                    readSelect(parenthesed.getSelect(), outer);
+                    readSelect(parenthesed.getSelect(), outer, existenceOnly);
                 }
             } else if (select instanceof Values values) {
                 Scope scope = new Scope(outer);
@@ -430,7 +463,7 @@ public final class SqlAccessExtractor {
                     site.source(), shownSql));
         }
 
-        void plainSelect(PlainSelect select, Scope outer) {
+        void plainSelect(PlainSelect select, Scope outer, boolean existenceOnly) {
             Scope scope = new Scope(outer);
             List<Join> joins = new ArrayList<>();
             if (select.getFromItem() != null) {
@@ -446,7 +479,7 @@ public final class SqlAccessExtractor {
             applyConjuncts(select.getWhere(), scope, eq);
             applyJoins(joins, scope, eq);
 
-            if (select.getSelectItems() != null) {
+            if (select.getSelectItems() != null && !existenceOnly) {
                 for (SelectItem<?> item : select.getSelectItems()) {
                     if (item.getExpression() != null) {
                         collect(item.getExpression(), scope);
@@ -466,14 +499,28 @@ public final class SqlAccessExtractor {
             collectJoins(joins, scope);
             for (TableRef ref : scope.refs) {
                 if (ref.base()) {
-                    reads.add(entry(ref, ref.all ? Set.of(Entry.ALL) : ref.columns, condition(ref, eq)));
+                    reads.add(entry(ref, readAttributes(ref), condition(ref, eq)));
                 }
             }
         }
 
         Entry entry(TableRef ref, Set<String> attributes, Condition condition) {
+            return entry(ref, attributes, condition, Entry.Effect.ANY);
+        }
+
+        Entry entry(TableRef ref, Set<String> attributes, Condition condition, Entry.Effect effect) {
             return new Entry(ref.table, attributes.isEmpty() ? Set.of(Entry.ALL) : attributes, condition, site.source(),
-                    shownSql);
+                    shownSql, effect);
+        }
+
+        /** A query reads the columns it mentions and whether its rows exist (the rows it selects). */
+        Set<String> readAttributes(TableRef ref) {
+            if (ref.all) {
+                return Set.of(Entry.ALL);
+            }
+            Set<String> out = new TreeSet<>(ref.columns);
+            out.add(Entry.EXISTENCE);
+            return out;
         }
 
         void addFrom(FromItem item, Scope scope, Scope outer, List<Join> joins) {
@@ -808,7 +855,55 @@ public final class SqlAccessExtractor {
                 Object inner = term(cast.getLeftExpression(), scope);
                 return inner instanceof Value ? inner : OTHER_TERM;
             }
+            if (u instanceof ParenthesedSelect sub) {
+                Value v = scalarSubqueryValue(sub, scope);
+                return v != null ? v : OTHER_TERM;
+            }
             return OTHER_TERM;
+        }
+
+        /**
+         * {@code (SELECT c FROM T WHERE c = v ...)} yields v or nothing (no row: NULL, which equals nothing),
+         * so a column equal to it is equal to v. Only a single-table sub-select whose one selected column the
+         * WHERE binds to a placeholder or a constant.
+         */
+        Value scalarSubqueryValue(ParenthesedSelect sub, Scope scope) {
+            if (!(sub.getSelect() instanceof PlainSelect p) || !(p.getFromItem() instanceof Table table)
+                    || p.getJoins() != null && !p.getJoins().isEmpty() || p.getSelectItems() == null
+                    || p.getSelectItems().size() != 1 || !(p.getSelectItems().get(0).getExpression() instanceof Column c)
+                    || p.getWhere() == null) {
+                return null;
+            }
+            String column = Schema.normalize(c.getColumnName());
+            List<Expression> list = new ArrayList<>();
+            conjuncts(p.getWhere(), list);
+            for (Expression conjunct : list) {
+                if (conjunct instanceof EqualsTo eq && !(conjunct instanceof NotEqualsTo)) {
+                    Expression l = unwrap(eq.getLeftExpression());
+                    Expression r = unwrap(eq.getRightExpression());
+                    Expression other = sameColumn(l, column, table) ? r : sameColumn(r, column, table) ? l : null;
+                    if (other instanceof JdbcParameter || other instanceof JdbcNamedParameter
+                            || other instanceof LongValue || other instanceof StringValue) {
+                        Object t = term(other, scope);
+                        if (t instanceof Value.Param || t instanceof Value.Constant) {
+                            return (Value) t;
+                        }
+                    }
+                }
+            }
+            return null;
+        }
+
+        boolean sameColumn(Expression e, String column, Table table) {
+            if (!(e instanceof Column c) || !Schema.normalize(c.getColumnName()).equals(column)) {
+                return false;
+            }
+            if (c.getTable() == null || c.getTable().getName() == null) {
+                return true;
+            }
+            String q = Schema.normalize(c.getTable().getName());
+            return q.equals(Schema.normalize(table.getName()))
+                    || table.getAlias() != null && q.equals(Schema.normalize(table.getAlias().getName()));
         }
 
         boolean isBooleanLiteral(Column column, Scope scope) {
@@ -945,7 +1040,34 @@ public final class SqlAccessExtractor {
                     readSelect(select, scope);
                     return null;
                 }
+
+                @Override
+                public <S> Void visit(Function function, S context) {
+                    // COUNT(*) counts rows: it reads their existence (and the WHERE columns), not every column.
+                    if (countsRows(function)) {
+                        return null;
+                    }
+                    return super.visit(function, context);
+                }
+
+                @Override
+                public <S> Void visit(ExistsExpression exists, S context) {
+                    if (exists.getRightExpression() instanceof Select select) {
+                        readSelect(select, scope, true);
+                        return null;
+                    }
+                    return super.visit(exists, context);
+                }
             }, null);
+        }
+
+        boolean countsRows(Function function) {
+            if (!"COUNT".equalsIgnoreCase(function.getName()) || function.getParameters() == null
+                    || function.getParameters().size() != 1 || function.isDistinct()) {
+                return false;
+            }
+            Object p = function.getParameters().get(0);
+            return p instanceof AllColumns && !(p instanceof AllTableColumns) || p instanceof LongValue;
         }
 
         /** The condition of one table reference: its columns' equivalence classes (Section VI, e.C). */
@@ -1139,12 +1261,12 @@ public final class SqlAccessExtractor {
                     Expression e = row.get(i);
                     Value v;
                     Object term = e == null ? OTHER_TERM : term(e, scope);
+                    if (e != null) {
+                        collect(e, scope); // a scalar sub-select giving the value is read all the same
+                    }
                     if (term instanceof Value value) {
                         v = value;
                     } else {
-                        if (e != null) {
-                            collect(e, scope);
-                        }
                         v = new Value.Free(term == NULL_TERM ? "NULL" : "computed " + shorten(String.valueOf(e)));
                     }
                     values.put(cols.get(i), v);
@@ -1152,14 +1274,18 @@ public final class SqlAccessExtractor {
                 List<String> notes = new ArrayList<>();
                 List<Equality> full = equalities(values, values.keySet());
                 List<List<String>> keys = applicableKeys(t, values.keySet());
+                // A plain INSERT (or one that ignores a duplicate) only ever adds a row that did not exist, and its
+                // duplicate-key check reads only whether a row exists at its key, not the row's other columns.
+                boolean creates = mode == OnDuplicate.FAIL || mode == OnDuplicate.IGNORE;
+                Entry.Effect effect = creates ? Entry.Effect.CREATE : Entry.Effect.ANY;
                 if (conflictTarget != null) {
                     // ON CONFLICT (cols): the row written is the new one or the one agreeing on the target
                     List<Equality> target = equalities(values, conflictTarget);
-                    writes.add(entry(t, target, notes));
-                    reads.add(entry(t, target, notes));
+                    writes.add(entry(t, Set.of(Entry.ALL), target, notes, effect));
+                    reads.add(entry(t, creates ? existenceAt(conflictTarget) : Set.of(Entry.ALL), target, notes, Entry.Effect.ANY));
                     continue;
                 }
-                writes.add(entry(t, full, notes));
+                writes.add(entry(t, Set.of(Entry.ALL), full, notes, effect));
                 if (!schema.declared(t)) {
                     if (mode == OnDuplicate.UPDATE) {
                         Set<String> kept = new LinkedHashSet<>(values.keySet());
@@ -1173,16 +1299,28 @@ public final class SqlAccessExtractor {
                 }
                 for (List<String> key : keys) {
                     List<Equality> onKey = equalities(values, key);
-                    reads.add(entry(t, onKey, notes));
-                    if (mode == OnDuplicate.UPDATE || mode == OnDuplicate.REPLACE) {
+                    reads.add(entry(t, creates ? existenceAt(key) : Set.of(Entry.ALL), onKey, notes, Entry.Effect.ANY));
+                    if (!creates) {
                         writes.add(entry(t, onKey, notes));
                     }
                 }
             }
         }
 
+        /** What a duplicate-key check reads: whether a row exists with these key columns' values. */
+        Set<String> existenceAt(List<String> key) {
+            Set<String> out = new TreeSet<>(key);
+            out.add(Entry.EXISTENCE);
+            return out;
+        }
+
         Entry entry(String table, List<Equality> equalities, List<String> widenings) {
-            return new Entry(table, Set.of(Entry.ALL), new Condition(equalities, widenings), site.source(), shownSql);
+            return entry(table, Set.of(Entry.ALL), equalities, widenings, Entry.Effect.ANY);
+        }
+
+        Entry entry(String table, Set<String> attributes, List<Equality> equalities, List<String> widenings,
+                    Entry.Effect effect) {
+            return new Entry(table, attributes, new Condition(equalities, widenings), site.source(), shownSql, effect);
         }
 
         List<Equality> equalities(Map<String, Value> values, java.util.Collection<String> columns) {
@@ -1273,13 +1411,15 @@ public final class SqlAccessExtractor {
                 }
                 Condition before = condition(ref, eq);
                 // An UPDATE reads the rows its WHERE selects (it returns how many) and what its SET expressions read.
-                reads.add(entry(ref, ref.all ? Set.of(Entry.ALL) : ref.columns, before));
+                reads.add(entry(ref, readAttributes(ref), before));
                 Map<String, Value> set = assigned.get(ref);
                 if (set == null) {
                     continue;
                 }
-                Set<String> attributes = granularity == WriteGranularity.ROW ? Set.of(Entry.ALL) : set.keySet();
-                writes.add(entry(ref, attributes, before));
+                Set<String> attributes = updatedAttributes(ref.table, set.keySet());
+                Entry.Effect effect = attributes.contains(Entry.ALL) || attributes.contains(Entry.EXISTENCE)
+                        ? Entry.Effect.ANY : Entry.Effect.CHANGE;
+                writes.add(entry(ref, attributes, before, effect));
                 boolean movesRow = before.equalities().stream().anyMatch(e -> set.containsKey(e.column()));
                 if (movesRow) {
                     // The row after the update no longer satisfies the equalities on the columns it sets.
@@ -1292,9 +1432,35 @@ public final class SqlAccessExtractor {
                     for (Map.Entry<String, Value> e : set.entrySet()) {
                         after.add(new Equality(e.getKey(), e.getValue()));
                     }
-                    writes.add(entry(ref, attributes, new Condition(after, before.widenings())));
+                    writes.add(entry(ref, attributes, new Condition(after, before.widenings()), effect));
                 }
             }
+        }
+
+        /**
+         * What an UPDATE setting {@code set} writes. It keeps its rows where they are, so it never changes
+         * their existence, unless it sets a column of a unique key (the row leaves one key for another) or
+         * the table's keys are unknown (no CREATE TABLE, or no key declared: any column may be one). By rows
+         * ({@link WriteGranularity#ROW}), the state update is a row image (docs/decisions.md, decision 4), so
+         * it also writes what the image carries ({@link Entry#IMAGE}, resolved once all statements are seen).
+         */
+        Set<String> updatedAttributes(String table, Set<String> set) {
+            // no key seen at all may be a key declared where the analysis did not look: any column may be one
+            boolean movesRow = !schema.declared(table) || schema.uniqueKeys(table).isEmpty()
+                    || schema.uniqueKeys(table).stream().anyMatch(key -> key.stream().anyMatch(set::contains));
+            if (granularity == WriteGranularity.ROW) {
+                if (movesRow) {
+                    return Set.of(Entry.ALL);
+                }
+                Set<String> out = new TreeSet<>(set);
+                out.add(Entry.IMAGE);
+                return out;
+            }
+            Set<String> out = new TreeSet<>(set);
+            if (movesRow) {
+                out.add(Entry.EXISTENCE);
+            }
+            return out;
         }
 
         void delete(Delete delete) {
@@ -1334,9 +1500,9 @@ public final class SqlAccessExtractor {
                     continue;
                 }
                 Condition condition = condition(ref, eq);
-                reads.add(entry(ref, ref.all ? Set.of(Entry.ALL) : ref.columns, condition));
+                reads.add(entry(ref, readAttributes(ref), condition));
                 if (targets.contains(ref)) {
-                    writes.add(entry(ref, Set.of(Entry.ALL), condition));
+                    writes.add(entry(ref, Set.of(Entry.ALL), condition, Entry.Effect.DELETE));
                 }
             }
         }

@@ -35,8 +35,21 @@ class SqlAccessExtractorTest {
         return new SqlAccessExtractor(schema, granularity).extract(parsed);
     }
 
+    /** Entries as text; every query reads its rows' existence, which is left out here (see existenceReads). */
     private static List<String> render(List<Entry> entries) {
-        return entries.stream().map(e -> e.describeAttributes() + " | " + e.condition()).toList();
+        return entries.stream().map(e -> withoutExistence(e).describeAttributes() + " | " + e.condition()).toList();
+    }
+
+    private static Entry withoutExistence(Entry e) {
+        java.util.Set<String> attributes = new java.util.TreeSet<>(e.attributes());
+        if (attributes.size() > 1) {
+            attributes.remove(Entry.EXISTENCE);
+        }
+        return new Entry(e.table(), attributes, e.condition(), e.source(), e.sql(), e.effect());
+    }
+
+    private static List<String> renderExactly(List<Entry> entries) {
+        return entries.stream().map(e -> e.describeAttributes() + " | " + e.condition() + " | " + e.effect()).toList();
     }
 
     private void declare(String ddl) throws Exception {
@@ -94,9 +107,24 @@ class SqlAccessExtractorTest {
     }
 
     @Test
-    void countStarReadsWholeRows() {
-        assertThat(render(extract("SELECT COUNT(*) FROM BIDS WHERE ITEM_ID = ?").reads()))
-                .containsExactly("BIDS.* | ITEM_ID = p1");
+    void countStarReadsExistenceAndTheWhereColumnsNotWholeRows() {
+        assertThat(renderExactly(extract("SELECT COUNT(*) FROM BIDS WHERE ITEM_ID = ?").reads()))
+                .containsExactly("BIDS.{(EXISTENCE),ITEM_ID} | ITEM_ID = p1 | ANY");
+        assertThat(renderExactly(extract("SELECT MAX(SEQ) FROM BIDS WHERE ITEM_ID = ?").reads()))
+                .containsExactly("BIDS.{(EXISTENCE),ITEM_ID,SEQ} | ITEM_ID = p1 | ANY");
+        // COUNT of a column reads that column (its NULLs are not counted); COUNT(DISTINCT x) too
+        assertThat(renderExactly(extract("SELECT COUNT(BID) FROM BIDS WHERE ITEM_ID = ?").reads()))
+                .containsExactly("BIDS.{(EXISTENCE),BID,ITEM_ID} | ITEM_ID = p1 | ANY");
+        assertThat(renderExactly(extract("SELECT * FROM BIDS WHERE ITEM_ID = ?").reads()))
+                .containsExactly("BIDS.* | ITEM_ID = p1 | ANY");
+    }
+
+    @Test
+    void existsReadsTheSubSelectsWhereColumnsAndExistenceNotItsSelectList() {
+        assertThat(renderExactly(extract("SELECT NAME FROM USERS u WHERE u.ID = ? AND EXISTS (SELECT * FROM BIDS b "
+                + "WHERE b.USER_ID = u.ID)").reads())).containsExactlyInAnyOrder(
+                "USERS.{(EXISTENCE),ID,NAME} | ID = p1 | ANY",
+                "BIDS.{(EXISTENCE),USER_ID} | USER_ID = <free: equal to USERS.ID> | ANY");
     }
 
     @Test
@@ -122,9 +150,10 @@ class SqlAccessExtractorTest {
     void insertWithKnownKeysReadsTheKeyForTheDuplicateCheck() throws Exception {
         declare("CREATE TABLE ORDERS (O_ID INTEGER PRIMARY KEY AUTOINCREMENT, CART_ID BIGINT UNIQUE, TOTAL DOUBLE)");
         SqlAccessExtractor.Result r = extract("INSERT INTO ORDERS (CART_ID, TOTAL) VALUES (?, ?)");
-        assertThat(render(r.writes())).containsExactly("ORDERS.* | CART_ID = p1 AND TOTAL = p2");
-        // O_ID is generated (not supplied), CART_ID is unique: the duplicate check reads the row with this CART_ID
-        assertThat(render(r.reads())).containsExactly("ORDERS.* | CART_ID = p1");
+        assertThat(renderExactly(r.writes())).containsExactly("ORDERS.* | CART_ID = p1 AND TOTAL = p2 | CREATE");
+        // O_ID is generated (not supplied), CART_ID is unique: the duplicate check reads whether a row exists
+        // with this CART_ID, nothing else of it
+        assertThat(renderExactly(r.reads())).containsExactly("ORDERS.{(EXISTENCE),CART_ID} | CART_ID = p1 | ANY");
     }
 
     @Test
@@ -144,8 +173,11 @@ class SqlAccessExtractorTest {
         declare("CREATE TABLE SC3 (C INT, I INT, Q INT, PRIMARY KEY (C, I))");
         assertThat(render(extract("REPLACE INTO SC3 (C, I, Q) VALUES (?, ?, ?)").writes()))
                 .containsExactly("SC3.* | C = p1 AND I = p2 AND Q = p3", "SC3.* | C = p1 AND I = p2");
-        assertThat(render(extract("INSERT OR IGNORE INTO SC3 (C, I, Q) VALUES (?, ?, ?)").reads()))
-                .containsExactly("SC3.* | C = p1 AND I = p2");
+        // an upsert reads the row it may update (its values feed the update); an ignored duplicate only its existence
+        assertThat(renderExactly(extract("REPLACE INTO SC3 (C, I, Q) VALUES (?, ?, ?)").reads()))
+                .containsExactly("SC3.* | C = p1 AND I = p2 | ANY");
+        assertThat(renderExactly(extract("INSERT OR IGNORE INTO SC3 (C, I, Q) VALUES (?, ?, ?)").reads()))
+                .containsExactly("SC3.{(EXISTENCE),C,I} | C = p1 AND I = p2 | ANY");
     }
 
     @Test
@@ -159,6 +191,39 @@ class SqlAccessExtractorTest {
     }
 
     @Test
+    void anUpdateOfNoKeyColumnChangesColumnsNotExistence() throws Exception {
+        declare("CREATE TABLE CART (ID BIGINT PRIMARY KEY, TOUCHED BIGINT, NAME VARCHAR(20) UNIQUE)");
+        // by rows: the SET columns plus what the row image carries, resolved once all statements are seen
+        assertThat(renderExactly(extract("UPDATE CART SET TOUCHED = ? WHERE ID = ?").writes()))
+                .containsExactly("CART.{(IMAGE),TOUCHED} | ID = p2 | CHANGE");
+        assertThat(renderExactly(extract("UPDATE CART SET TOUCHED = ? WHERE ID = ?",
+                SqlAccessExtractor.WriteGranularity.ATTRIBUTE).writes())).containsExactly("CART.TOUCHED | ID = p2 | CHANGE");
+        // a unique column moves the row from one key to another: existence changes, the whole row is written
+        assertThat(renderExactly(extract("UPDATE CART SET NAME = ? WHERE ID = ?").writes()))
+                .containsExactly("CART.* | ID = p2 | ANY");
+        // keys unknown (no CREATE TABLE): any column may be one
+        assertThat(renderExactly(extract("UPDATE OTHER SET TOUCHED = ? WHERE ID = ?",
+                SqlAccessExtractor.WriteGranularity.ATTRIBUTE).writes()))
+                .containsExactly("OTHER.{(EXISTENCE),TOUCHED} | ID = p2 | ANY");
+    }
+
+    @Test
+    void keysDeclaredApartFromCreateTableCount() throws Exception {
+        schema.learn((net.sf.jsqlparser.statement.alter.Alter) CCJSqlParserUtil.parse(
+                "ALTER TABLE ORDERS ADD CONSTRAINT PK_ORDERS PRIMARY KEY (W_ID, O_ID)"));
+        declare("CREATE TABLE ORDERS (W_ID INT, O_ID INT, C_ID INT)");
+        schema.learn((net.sf.jsqlparser.statement.create.index.CreateIndex) CCJSqlParserUtil.parse(
+                "CREATE UNIQUE INDEX ORDERS_C ON ORDERS (C_ID)"));
+        assertThat(schema.primaryKey("ORDERS")).containsExactly("W_ID", "O_ID");
+        assertThat(renderExactly(extract("INSERT INTO ORDERS (W_ID, O_ID, C_ID) VALUES (?, ?, ?)").reads()))
+                .containsExactly("ORDERS.{(EXISTENCE),O_ID,W_ID} | W_ID = p1 AND O_ID = p2 | ANY",
+                        "ORDERS.{(EXISTENCE),C_ID} | C_ID = p3 | ANY");
+        // setting a column of the ALTER-declared key moves the row
+        assertThat(renderExactly(extract("UPDATE ORDERS SET O_ID = ? WHERE C_ID = ?",
+                SqlAccessExtractor.WriteGranularity.ATTRIBUTE).writes()).get(0)).endsWith("| ANY");
+    }
+
+    @Test
     void updateOfAKeyColumnAlsoWritesTheRowWhereItMoves() {
         SqlAccessExtractor.Result r = extract("UPDATE T SET K = ? WHERE K = ? AND G = 1");
         assertThat(render(r.writes())).containsExactly("T.* | K = p2 AND G = 1", "T.* | G = 1 AND K = p1");
@@ -167,7 +232,7 @@ class SqlAccessExtractorTest {
     @Test
     void deleteWritesWholeRows() {
         SqlAccessExtractor.Result r = extract("DELETE FROM SHOPPING_CARTS WHERE CART_ID = ? AND ITEM_ID = ?");
-        assertThat(render(r.writes())).containsExactly("SHOPPING_CARTS.* | CART_ID = p1 AND ITEM_ID = p2");
+        assertThat(renderExactly(r.writes())).containsExactly("SHOPPING_CARTS.* | CART_ID = p1 AND ITEM_ID = p2 | DELETE");
         assertThat(render(r.reads())).containsExactly("SHOPPING_CARTS.{CART_ID,ITEM_ID} | CART_ID = p1 AND ITEM_ID = p2");
     }
 
@@ -245,5 +310,37 @@ class SqlAccessExtractorTest {
                 .extract(SqlAccessExtractor.parse(site));
         assertThat(render(r.reads())).singleElement().asString()
                 .startsWith("T.{A,B,C} | B = <free: value concatenated into a string literal").endsWith("C = c");
+    }
+
+    @Test
+    void vendorDateArithmeticAndTuningClausesAreNormalizedBeforeParsing() {
+        SqlAccessExtractor.Result r = extract("SELECT ID FROM SESSIONS WHERE USER_ID = ? AND EXPIRES > CURRENT TIMESTAMP "
+                + "- 2 HOURS OPTIMIZE FOR 1 ROW WITH UR");
+        assertThat(r.diagnostics()).isEmpty();
+        assertThat(render(r.reads())).containsExactly("SESSIONS.{EXPIRES,ID,USER_ID} | USER_ID = p1");
+        // a literal's text is never rewritten: '2 HOURS' stays a constant
+        assertThat(render(extract("UPDATE T SET NOTE = '+ 2 HOURS' WHERE K = ?").reads()))
+                .containsExactly("T.K | K = p1");
+        assertThat(extract("SELECT A FROM T WHERE K = ? LOCK IN SHARE MODE").diagnostics()).isEmpty();
+    }
+
+    @Test
+    void anUnparsableStatementIsReadTolerantlyKeepingItsTablesAndCertainEqualities() {
+        SqlAccessExtractor.Result select = extract("SELECT A, B FROM T WHERE K = ? AND S = 3 AND R = ? ROWS 10");
+        assertThat(select.diagnostics()).singleElement().asString().contains("read tolerantly as SELECT of T");
+        // the last conjunct runs into the unreadable tail: dropped, so only the rows widen
+        assertThat(renderExactly(select.reads())).containsExactly("T.* | K = p1 AND S = 3 | ANY");
+        assertThat(select.writes()).isEmpty();
+        // an OR, a second table or a self-join: the rows are any rows of the tables named
+        assertThat(render(extract("SELECT A FROM T WHERE K = ? OR J = ? ROWS 10").reads())).containsExactly("T.* | any row");
+        assertThat(render(extract("SELECT A FROM T a, T b WHERE a.K = ? ROWS 10").reads())).containsExactly("T.* | any row");
+        assertThat(render(extract("SELECT A FROM T JOIN U ON T.X = U.X WHERE T.K = ? ROWS 10").reads()))
+                .containsExactlyInAnyOrder("T.* | any row", "U.* | any row");
+        // an UPDATE that sets a column of its WHERE writes any row of its table (the row moves)
+        SqlAccessExtractor.Result update = extract("UPDATE T SET K = ? WHERE K = ? ROWS 10");
+        assertThat(render(update.writes())).containsExactly("T.* | any row");
+        assertThat(render(extract("UPDATE T SET V = ? WHERE K = ? AND Z > 0 ROWS 10").writes())).containsExactly("T.* | K = p2");
+        // a DELETE whose target is not written DELETE FROM: nothing is certain
+        assertThat(render(extract("DELETE T WHERE K IN (SELECT K FROM U) ROWS 10").writes())).containsExactly("any table.* | any row");
     }
 }
