@@ -3,6 +3,7 @@ package dev.gyro.client;
 import dev.gyro.wire.Reply;
 import dev.gyro.wire.Request;
 import dev.gyro.wire.RoutingTable;
+import dev.gyro.wire.Transport;
 import dev.gyro.wire.Wire;
 import io.grpc.CallOptions;
 import io.grpc.ManagedChannel;
@@ -34,12 +35,14 @@ public final class GyroClient implements AutoCloseable {
     private final AtomicInteger roundRobin = new AtomicInteger();
     private final long deadlineMillis;
     private final int preferred;
+    private final Transport transport;
 
-    private GyroClient(RoutingTable routing, long deadlineMillis, int preferred) {
+    private GyroClient(RoutingTable routing, long deadlineMillis, int preferred, Transport transport) {
         this.routing = routing;
         this.deadlineMillis = deadlineMillis;
         this.preferred = preferred;
-        for (String address : routing.addresses()) channels.add(Wire.channel(address));
+        this.transport = transport;
+        for (String address : routing.addresses()) channels.add(transport.channel(address));
     }
 
     /**
@@ -51,19 +54,33 @@ public final class GyroClient implements AutoCloseable {
     }
 
     /**
+     * Connects through any of {@code addresses} with {@code transport}: for a cluster that runs with mutual TLS (the
+     * default of {@code gyro cluster start}), {@code Transport.mutualTls(new TlsFiles(dir), "client")} with the
+     * cluster's client certificate.
+     */
+    public static GyroClient connect(List<String> addresses, Transport transport) {
+        return connect(addresses, 30_000, -1, transport);
+    }
+
+    /**
      * @param deadlineMillis how long one request may take before it fails as UNAVAILABLE
      * @param preferred      the instance that runs requests without a partitioning parameter (the nearest one), or
      *                       -1 to spread them round-robin
      */
     public static GyroClient connect(List<String> addresses, long deadlineMillis, int preferred) {
+        return connect(addresses, deadlineMillis, preferred, Transport.insecure());
+    }
+
+    /** As {@link #connect(List, long, int)}, over {@code transport}. */
+    public static GyroClient connect(List<String> addresses, long deadlineMillis, int preferred, Transport transport) {
         if (addresses.isEmpty()) throw new IllegalArgumentException("no instance address given");
         List<String> failures = new ArrayList<>();
         for (String address : addresses) {
-            ManagedChannel ch = Wire.channel(address);
+            ManagedChannel ch = transport.channel(address);
             try {
                 byte[] json = ClientCalls.blockingUnaryCall(ch, Wire.DESCRIBE,
                         CallOptions.DEFAULT.withDeadlineAfter(10, TimeUnit.SECONDS), new byte[0]);
-                return new GyroClient(RoutingTable.fromJson(json), deadlineMillis, preferred);
+                return new GyroClient(RoutingTable.fromJson(json), deadlineMillis, preferred, transport);
             } catch (StatusRuntimeException e) {
                 failures.add(address + ": " + describe(e));
             } finally {

@@ -178,6 +178,23 @@ public final class LocalCluster implements AutoCloseable {
     private java.util.function.UnaryOperator<InstanceConfig> customize = c -> c;
 
     /** Adjusts the configuration of each instance started from now on (thread counts, queue bounds, hooks). */
+    private dev.gyro.wire.tls.TlsFiles tls;
+
+    /**
+     * Every instance talks mutual TLS with its certificate from {@code files} ({@code instance-I}), so only holders of
+     * the cluster's certificates reach it; clients need the cluster's client certificate ({@link #clientTransport}).
+     */
+    public LocalCluster withTls(dev.gyro.wire.tls.TlsFiles files) {
+        this.tls = files;
+        return this;
+    }
+
+    /** How a client reaches this cluster: with its client certificate under TLS, else plaintext. */
+    public dev.gyro.wire.Transport clientTransport() {
+        return tls == null ? dev.gyro.wire.Transport.insecure()
+                : dev.gyro.wire.Transport.mutualTls(tls, dev.gyro.wire.tls.Certificates.CLIENT);
+    }
+
     public LocalCluster withInstanceConfig(java.util.function.UnaryOperator<InstanceConfig> customize) {
         this.customize = customize;
         return this;
@@ -235,7 +252,11 @@ public final class LocalCluster implements AutoCloseable {
         capacities.set(i, server);
         config = config.withGate(server);
         if (wan != null) config = config.withLinks(WanLinks.factory(wan));
-        GyroInstance g = new GyroInstance(customize.apply(config)).start();
+        InstanceConfig c = customize.apply(config);
+        if (tls != null)
+            c = c.withNetwork(new InstanceConfig.Network(dev.gyro.wire.Transport.mutualTls(tls,
+                    dev.gyro.wire.Transport.instanceIdentity(c.self())), c.network().bind(), null));
+        GyroInstance g = new GyroInstance(c).start();
         instances.set(i, g);
         return g;
     }

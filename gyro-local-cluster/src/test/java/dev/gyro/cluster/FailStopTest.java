@@ -11,11 +11,6 @@ import dev.gyro.protocol.Value;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-import dev.gyro.wire.Wire;
-import dev.gyro.protocol.Codec;
-import io.grpc.CallOptions;
-import io.grpc.ManagedChannel;
-import io.grpc.stub.ClientCalls;
 
 import java.nio.file.Path;
 import java.util.List;
@@ -48,7 +43,7 @@ class FailStopTest {
             // From instance 1's predecessor, a token carrying gsn 7 when gsn 2 comes next: no instance decided that.
             StateUpdate skipped = new StateUpdate(7, 0, List.of(new RowChange("ORDERS", RowChange.Kind.UPSERT,
                     List.of("O_ID"), List.of(new Value.Int(999_999)), List.of("O_ID"))));
-            deliver(cluster.addresses().get(1), new Message.TokenPass(0, new Token(1_000, List.of(skipped))));
+            deliver(cluster.addresses(), cluster.addresses().get(1), new Message.TokenPass(0, new Token(1_000, List.of(skipped))));
             assertThat(told.get(2, TimeUnit.MINUTES)).startsWith("1: ").contains("gap in gsns");
             assertThat(cluster.instance(1).stopped()).isTrue();
             assertThat(cluster.instance(1).role()).isEqualTo("STOPPED");
@@ -70,7 +65,7 @@ class FailStopTest {
                 .withInstanceConfig(c -> c.withFailStop((instance, reason, cause) -> told.complete(reason)))
                 .startAll();
              GyroClient client = GyroClient.connect(cluster.addresses())) {
-            deliver(cluster.addresses().get(1), new Message.Want(5)); // instance 5 of a ring of 2
+            deliver(cluster.addresses(), cluster.addresses().get(1), new Message.Want(5)); // instance 5 of a ring of 2
             long cart = StoreClusterChecks.cartOwnedBy(client, 1, 1);
             assertThat(client.call("createCart", cart).ok()).isTrue();
             assertThat(client.call("addItem", cart, 3L, 1).ok()).isTrue();
@@ -80,13 +75,10 @@ class FailStopTest {
         }
     }
 
-    /** Sends one belt message as a peer would, and waits until the instance has taken it. */
-    static void deliver(String address, Message message) {
-        ManagedChannel channel = dev.gyro.wire.Wire.channel(address);
-        try {
-            ClientCalls.blockingUnaryCall(channel, Wire.DELIVER, CallOptions.DEFAULT, Codec.encodeMessage(message));
-        } finally {
-            channel.shutdownNow();
-        }
+    /** Sends one belt message as a peer of the ring would (its headers say so), and waits until the instance took it. */
+    static void deliver(List<String> ring, String address, Message message) {
+        io.grpc.Status st = SecureClusterTest.deliver(address, dev.gyro.wire.Transport.insecure(),
+                SecureClusterTest.headers(dev.gyro.runtime.InstanceConfig.Network.UNNAMED, ring, message.from()), message);
+        assertThat(st.isOk()).as(st.toString()).isTrue();
     }
 }

@@ -96,6 +96,7 @@ public final class GyroInstance implements AutoCloseable {
             DurableState state = db.inTransaction(false, c -> {
                 config.application().createSchema(c);
                 MetadataStore.createTables(c);
+                MetadataStore.claim(c, config.network().clusterId());
                 return MetadataStore.load(c, self);
             });
             stats.appliedGsn(state.lastGsn());
@@ -118,16 +119,19 @@ public final class GyroInstance implements AutoCloseable {
             loop = new BeltLoop(belt, Threads.single(self, "belt"), this::failStop,
                     b -> stats.belt(b.role().name(), b.queuedGlobals()));
             globals.attach(loop);
-            peers = new PeerLinks(self, config.addresses(), links);
+            PeerCheck check = new PeerCheck(config);
+            peers = new PeerLinks(self, config.addresses(), links, config.network().transport(), check.headers());
             router = new RequestRouter(self, routing, catalog, local, globals, peers, session, requestThreads, replies,
                     stats);
             // The belt exists before the server accepts anything, so no request or message can find it missing.
             loop.start(new BeltActions(self, db, peers, globals, session, stats, loop, closed::get));
-            server = new InstanceServer(self, config.port(), router, loop::submit, routing.toJson(),
+            server = new InstanceServer(config, check, router, loop::submit, routing.toJson(),
                     this::statusJson).start();
             timers.scheduleAtFixedRate(() -> loop.submit(b -> b.onTick(config.hooks().clock().getAsLong())),
                     config.tickMillis(), config.tickMillis(), TimeUnit.MILLISECONDS);
-            log.info("instance {} serving {} on {}", self, config.application().name(), config.address());
+            log.info("instance {} of cluster {} serving {} on {} (listening on {}, {})", self,
+                    config.network().clusterId(), config.application().name(), config.address(), config.bindHost(),
+                    config.network().transport());
             return this;
         } catch (SQLException e) {
             close();

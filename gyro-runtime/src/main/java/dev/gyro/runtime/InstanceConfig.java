@@ -8,6 +8,7 @@ import dev.gyro.protocol.PartitionMap;
 import dev.gyro.runtime.db.Dialect;
 import dev.gyro.runtime.hook.LinkDelay;
 import dev.gyro.runtime.hook.TransactionGate;
+import dev.gyro.wire.Transport;
 
 import java.nio.file.Path;
 import java.util.List;
@@ -32,11 +33,12 @@ import java.util.function.LongSupplier;
  *                          {@code jdbc:mariadb://...}, {@code jdbc:sqlite:...}), or null when {@code database} is the
  *                          SQLite file; the URL picks the backend
  * @param hooks             what the process plugs into the instance (defaults: {@link Hooks#DEFAULT})
+ * @param network           how it talks and listens, and the cluster it belongs to (default: {@link Network#INSECURE})
  */
 public record InstanceConfig(int self, List<String> addresses, Path database, Application application,
                              Classification classification, PartitionMap partitionMap, int maxQueuedGlobals,
                              int requestThreads, int maxQueuedRequests, long tickMillis, String jdbcUrl,
-                             Hooks hooks) {
+                             Hooks hooks, Network network) {
 
     /** Default bound of the global request queue. */
     public static final int MAX_QUEUED_GLOBALS = 10_000;
@@ -67,13 +69,43 @@ public record InstanceConfig(int self, List<String> addresses, Path database, Ap
         }
     }
 
+    /**
+     * How the instance talks and listens (docs/decisions.md, decision 13).
+     *
+     * @param transport mutual TLS with the cluster's certificates, or plaintext
+     * @param bind      the address its port listens on; null for the host of its own ring address (so an instance
+     *                  of a ring on 127.0.0.1 is reachable from this machine only)
+     * @param clusterId the cluster it belongs to; null to take it from the transport's certificates (plaintext:
+     *                  {@link #UNNAMED})
+     */
+    public record Network(Transport transport, String bind, String clusterId) {
+        /** The cluster id of a plaintext cluster that was given none. */
+        public static final String UNNAMED = "unnamed";
+        public static final Network INSECURE = new Network(Transport.insecure(), null, null);
+
+        public Network {
+            Objects.requireNonNull(transport, "transport");
+            if (clusterId == null) clusterId = transport.clusterId() != null ? transport.clusterId() : UNNAMED;
+            else if (transport.clusterId() != null && !transport.clusterId().equals(clusterId))
+                throw new IllegalArgumentException("cluster id " + clusterId + " differs from the certificates' cluster "
+                        + transport.clusterId());
+        }
+    }
+
     public InstanceConfig {
         addresses = List.copyOf(addresses);
         if (addresses.isEmpty()) throw new IllegalArgumentException("an instance needs the addresses of its ring");
         if (self < 0 || self >= addresses.size())
             throw new IllegalArgumentException("instance id " + self + " is not in the ring of " + addresses.size()
                     + " instances");
-        for (String a : addresses) parsePort(a);
+        java.util.Map<String, Integer> seen = new java.util.HashMap<>();
+        for (int i = 0; i < addresses.size(); i++) {
+            parsePort(addresses.get(i));
+            Integer before = seen.put(addresses.get(i).strip().toLowerCase(java.util.Locale.ROOT), i);
+            if (before != null)
+                throw new IllegalArgumentException("the ring names " + addresses.get(i) + " twice (instances " + before
+                        + " and " + i + "): every instance needs an address of its own");
+        }
         if (database == null && (jdbcUrl == null || jdbcUrl.isBlank()))
             throw new IllegalArgumentException("no database given (a SQLite file or a JDBC URL)");
         if (database != null && jdbcUrl != null)
@@ -90,11 +122,16 @@ public record InstanceConfig(int self, List<String> addresses, Path database, Ap
         if (tickMillis < 1) throw new IllegalArgumentException("tickMillis must be at least 1");
         if (maxQueuedGlobals < 1) throw new IllegalArgumentException("maxQueuedGlobals must be at least 1");
         if (hooks == null) hooks = Hooks.DEFAULT;
+        if (network == null) network = Network.INSECURE;
+        if (network.transport().secure()
+                && !Transport.instanceIdentity(self).equals(network.transport().identity()))
+            throw new IllegalArgumentException("instance " + self + " must present the certificate of "
+                    + Transport.instanceIdentity(self) + ", not of " + network.transport().identity());
     }
 
     public static InstanceConfig of(int self, List<String> addresses, Path database, Application application) {
         return new InstanceConfig(self, addresses, database, application, null, null, MAX_QUEUED_GLOBALS,
-                REQUEST_THREADS, MAX_QUEUED_REQUESTS, TICK_MILLIS, null, null);
+                REQUEST_THREADS, MAX_QUEUED_REQUESTS, TICK_MILLIS, null, null, null);
     }
 
     /**
@@ -104,23 +141,58 @@ public record InstanceConfig(int self, List<String> addresses, Path database, Ap
         boolean url = jdbcUrlOrFile != null && jdbcUrlOrFile.strip().startsWith("jdbc:");
         return new InstanceConfig(self, addresses, url ? null : Path.of(jdbcUrlOrFile), application, null, null,
                 MAX_QUEUED_GLOBALS, REQUEST_THREADS, MAX_QUEUED_REQUESTS, TICK_MILLIS,
-                url ? jdbcUrlOrFile.strip() : null, null);
+                url ? jdbcUrlOrFile.strip() : null, null, null);
     }
 
     public InstanceConfig withClassification(Classification c) {
         return new InstanceConfig(self, addresses, database, application, c, partitionMap, maxQueuedGlobals,
-                requestThreads, maxQueuedRequests, tickMillis, jdbcUrl, hooks);
+                requestThreads, maxQueuedRequests, tickMillis, jdbcUrl, hooks, network);
     }
 
     /** This instance with {@code threads} request threads (local requests running at once). */
     public InstanceConfig withRequestThreads(int threads) {
         return new InstanceConfig(self, addresses, database, application, classification, partitionMap,
-                maxQueuedGlobals, threads, maxQueuedRequests, tickMillis, jdbcUrl, hooks);
+                maxQueuedGlobals, threads, maxQueuedRequests, tickMillis, jdbcUrl, hooks, network);
     }
 
     public InstanceConfig withHooks(Hooks h) {
         return new InstanceConfig(self, addresses, database, application, classification, partitionMap,
-                maxQueuedGlobals, requestThreads, maxQueuedRequests, tickMillis, jdbcUrl, h);
+                maxQueuedGlobals, requestThreads, maxQueuedRequests, tickMillis, jdbcUrl, h, network);
+    }
+
+    /** This instance with {@code n} for its transport, bind address and cluster id. */
+    public InstanceConfig withNetwork(Network n) {
+        return new InstanceConfig(self, addresses, database, application, classification, partitionMap,
+                maxQueuedGlobals, requestThreads, maxQueuedRequests, tickMillis, jdbcUrl, hooks, n);
+    }
+
+    /** The address the instance's port listens on. */
+    public String bindHost() {
+        if (network.bind() != null) return network.bind();
+        String a = address();
+        String host = a.substring(0, a.lastIndexOf(':'));
+        return host.startsWith("[") && host.endsWith("]") ? host.substring(1, host.length() - 1) : host;
+    }
+
+    /**
+     * What every instance of one ring must agree on, as one short fingerprint: the members in ring order and the
+     * partition map (version and buckets). Peers compare it, with the cluster id, on every message.
+     */
+    public String ringFingerprint() {
+        StringBuilder s = new StringBuilder(String.join(",", addresses)).append('|').append(partitionMap.version());
+        for (int b = 0; b < partitionMap.buckets(); b++) s.append(b == 0 ? '|' : ',').append(partitionMap.ownerOfBucket(b));
+        try {
+            byte[] h = java.security.MessageDigest.getInstance("SHA-256")
+                    .digest(s.toString().getBytes(java.nio.charset.StandardCharsets.UTF_8));
+            return java.util.HexFormat.of().formatHex(h, 0, 8);
+        } catch (java.security.NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** The ring in words, for messages about a disagreement. */
+    public String describeRing() {
+        return addresses.size() + " instances " + addresses + ", partition map v" + partitionMap.version();
     }
 
     /** This instance with every transaction passing {@code gate} (benchmarks: an emulated server's capacity). */

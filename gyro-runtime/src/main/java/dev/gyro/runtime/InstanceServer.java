@@ -7,13 +7,13 @@ import dev.gyro.protocol.Codec;
 import dev.gyro.protocol.ConveyorBelt;
 import dev.gyro.protocol.MalformedMessageException;
 import dev.gyro.protocol.Message;
-import io.grpc.Grpc;
-import io.grpc.InsecureServerCredentials;
 import io.grpc.Metadata;
 import io.grpc.Server;
 import io.grpc.ServerCall;
 import io.grpc.ServerCallExecutorSupplier;
+import io.grpc.ServerInterceptors;
 import io.grpc.ServerServiceDefinition;
+import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
 import io.grpc.Status;
 import io.grpc.stub.ServerCalls;
 import io.grpc.stub.StreamObserver;
@@ -21,6 +21,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.io.IOException;
+import java.net.InetSocketAddress;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -38,6 +39,7 @@ final class InstanceServer implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(InstanceServer.class);
 
     private final int self;
+    private final PeerCheck check;
     private final ExecutorService clientCalls;
     private final ExecutorService peerCalls;
     private final Server server;
@@ -45,12 +47,16 @@ final class InstanceServer implements AutoCloseable {
     /**
      * @param deliver hands a decoded peer message to the belt loop
      */
-    InstanceServer(int self, int port, RequestRouter router, Consumer<Consumer<ConveyorBelt>> deliver,
-                   byte[] describe, Supplier<byte[]> status) {
-        this.self = self;
+    InstanceServer(InstanceConfig config, PeerCheck check, RequestRouter router,
+                   Consumer<Consumer<ConveyorBelt>> deliver, byte[] describe, Supplier<byte[]> status) {
+        this.self = config.self();
+        this.check = check;
         this.clientCalls = Threads.fixed(self, "client", 2);
         this.peerCalls = Threads.single(self, "peer");
-        this.server = Grpc.newServerBuilderForPort(port, InsecureServerCredentials.create())
+        // Listens on the bind address only (by default the host of its own ring address), with the transport's
+        // credentials: with mutual TLS a connection without a certificate of the cluster's CA fails at the handshake.
+        this.server = NettyServerBuilder.forAddress(new InetSocketAddress(config.bindHost(), config.port()),
+                        config.network().transport().serverCredentials())
                 .executor(clientCalls)
                 .callExecutor(new ServerCallExecutorSupplier() {
                     @Override
@@ -59,14 +65,14 @@ final class InstanceServer implements AutoCloseable {
                     }
                 })
                 .maxInboundMessageSize(Wire.MAX_MESSAGE_BYTES)
-                .addService(ServerServiceDefinition.builder(Wire.CLIENT_SERVICE)
+                .addService(ServerInterceptors.intercept(ServerServiceDefinition.builder(Wire.CLIENT_SERVICE)
                         .addMethod(Wire.EXECUTE, ServerCalls.asyncUnaryCall((body, out) -> execute(router, body, out)))
                         .addMethod(Wire.DESCRIBE, ServerCalls.asyncUnaryCall((body, out) -> respond(out, describe)))
                         .addMethod(Wire.STATUS, ServerCalls.asyncUnaryCall((body, out) -> respond(out, status.get())))
-                        .build())
-                .addService(ServerServiceDefinition.builder(Wire.PEER_SERVICE)
+                        .build(), check))
+                .addService(ServerInterceptors.intercept(ServerServiceDefinition.builder(Wire.PEER_SERVICE)
                         .addMethod(Wire.DELIVER, ServerCalls.asyncUnaryCall((body, out) -> deliver(deliver, body, out)))
-                        .build())
+                        .build(), check))
                 .build();
     }
 
@@ -93,6 +99,13 @@ final class InstanceServer implements AutoCloseable {
         } catch (MalformedMessageException e) {
             log.warn("instance {} rejected a malformed message: {}", self, e.getMessage());
             out.onError(Status.INVALID_ARGUMENT.withDescription(e.getMessage()).asRuntimeException());
+            return;
+        }
+        String refusal = check.refusal(m, PeerCheck.CALLER.get());
+        if (refusal != null) {
+            log.warn("instance {} refused a message: {}", self, refusal);
+            out.onError(Status.PERMISSION_DENIED.withDescription("instance " + self + " refused: " + refusal)
+                    .asRuntimeException());
             return;
         }
         respond(out, new byte[0]);

@@ -5,12 +5,17 @@ import com.google.common.util.concurrent.Futures;
 import com.google.common.util.concurrent.MoreExecutors;
 import dev.gyro.wire.Reply;
 import dev.gyro.wire.Request;
+import dev.gyro.wire.Transport;
 import dev.gyro.wire.Wire;
 import dev.gyro.protocol.Codec;
 import dev.gyro.protocol.MalformedMessageException;
 import dev.gyro.protocol.Message;
 import dev.gyro.runtime.hook.LinkDelay;
 import io.grpc.CallOptions;
+import io.grpc.Channel;
+import io.grpc.ClientInterceptors;
+import io.grpc.Metadata;
+import io.grpc.stub.MetadataUtils;
 import io.grpc.ManagedChannel;
 import io.grpc.Status;
 import io.grpc.stub.ClientCalls;
@@ -40,16 +45,37 @@ final class PeerLinks implements BeltActions.Peers, AutoCloseable {
 
     private final int self;
     private final List<String> addresses;
-    private final ManagedChannel[] channels;
+    private final Channel[] channels;
+    private final ManagedChannel[] raw;
     private final LinkDelay delay;
 
-    PeerLinks(int self, List<String> addresses, LinkDelay delay) {
+    PeerLinks(int self, List<String> addresses, LinkDelay delay, Transport transport, Metadata identity) {
         this.self = self;
         this.addresses = List.copyOf(addresses);
         this.delay = delay;
-        this.channels = new ManagedChannel[addresses.size()];
+        this.channels = new Channel[addresses.size()];
+        this.raw = new ManagedChannel[addresses.size()];
         for (int i = 0; i < addresses.size(); i++)
-            if (i != self) channels[i] = Wire.channel(addresses.get(i));
+            if (i != self) {
+                raw[i] = transport.channel(addresses.get(i));
+                // every message says which cluster, ring and instance it is from (PeerCheck)
+                channels[i] = ClientInterceptors.intercept(raw[i], MetadataUtils.newAttachHeadersInterceptor(identity));
+            }
+    }
+
+    /** A refusal by a peer (another cluster, another ring, a certificate it does not accept) is logged loudly, once per reason. */
+    private final java.util.Set<String> refusals = java.util.concurrent.ConcurrentHashMap.newKeySet();
+
+    private void failed(int to, String what, Throwable t) {
+        Status st = Status.fromThrowable(t);
+        if (st.getCode() == Status.Code.FAILED_PRECONDITION || st.getCode() == Status.Code.PERMISSION_DENIED) {
+            if (refusals.add(st.getDescription()))
+                log.error("instance {}: instance {} at {} refused {}: {}", self, to, addresses.get(to), what,
+                        st.getDescription());
+        } else {
+            log.debug("instance {}: {} to instance {} not delivered: {}", self, what, to, t.toString());
+        }
+        raw[to].resetConnectBackoff();
     }
 
 
@@ -60,7 +86,7 @@ final class PeerLinks implements BeltActions.Peers, AutoCloseable {
     }
 
     private void transmit(int to, Message message, byte[] body) {
-        ManagedChannel ch = channels[to];
+        Channel ch = channels[to];
         var call = ch.newCall(Wire.DELIVER,
                 CallOptions.DEFAULT.withDeadlineAfter(DELIVER_DEADLINE.toMillis(), TimeUnit.MILLISECONDS));
         Futures.addCallback(ClientCalls.futureUnaryCall(call, body), new FutureCallback<byte[]>() {
@@ -69,9 +95,7 @@ final class PeerLinks implements BeltActions.Peers, AutoCloseable {
 
             @Override
             public void onFailure(Throwable t) {
-                log.debug("instance {}: {} to instance {} not delivered: {}", self,
-                        message.getClass().getSimpleName(), to, t.toString());
-                ch.resetConnectBackoff();
+                failed(to, message.getClass().getSimpleName(), t);
             }
         }, MoreExecutors.directExecutor());
     }
@@ -97,7 +121,7 @@ final class PeerLinks implements BeltActions.Peers, AutoCloseable {
 
                 @Override
                 public void onError(Throwable t) {
-                    channels[owner].resetConnectBackoff();
+                    raw[owner].resetConnectBackoff();
                     delay.receive(owner, () -> out.accept(Reply.error(Reply.Status.UNAVAILABLE, "instance " + owner
                             + " at " + addresses.get(owner) + ", which owns " + request + ", is unreachable: "
                             + Status.fromThrowable(t).getCode(), self)));
@@ -111,7 +135,7 @@ final class PeerLinks implements BeltActions.Peers, AutoCloseable {
 
     @Override
     public void close() {
-        for (ManagedChannel ch : channels) if (ch != null) ch.shutdownNow();
+        for (ManagedChannel ch : raw) if (ch != null) ch.shutdownNow();
         delay.close(); // after the channels: what was under way fails now instead of arriving late
     }
 }

@@ -1,7 +1,5 @@
 package dev.gyro.wire;
 
-import io.grpc.Grpc;
-import io.grpc.InsecureChannelCredentials;
 import io.grpc.ManagedChannel;
 import io.grpc.MethodDescriptor;
 
@@ -49,11 +47,9 @@ public final class Wire {
     /** One protocol {@link dev.gyro.protocol.Message} between instances; the answer is empty. */
     public static final MethodDescriptor<byte[], byte[]> DELIVER = unary(PEER_SERVICE + "/Deliver");
 
-    /** A channel to the instance at {@code address} (host:port), for clients and peers alike. */
+    /** A plaintext channel to the instance at {@code address} (host:port); {@link Transport#channel} in general. */
     public static ManagedChannel channel(String address) {
-        return Grpc.newChannelBuilder(address, InsecureChannelCredentials.create())
-                .maxInboundMessageSize(MAX_MESSAGE_BYTES)
-                .build();
+        return Transport.insecure().channel(address);
     }
 
     private static MethodDescriptor<byte[], byte[]> unary(String name) {

@@ -41,6 +41,7 @@ public final class MetadataStore {
 
     private static final String STATE = "gyro_state";
     private static final String OUTBOX = "gyro_outbox";
+    private static final String IDENTITY = "gyro_identity";
 
     private MetadataStore() {}
 
@@ -57,6 +58,32 @@ public final class MetadataStore {
                     + d.sqlType(Dialect.SqlType.TEXT) + " NOT NULL, token " + d.sqlType(Dialect.SqlType.BLOB) + ")");
             st.executeUpdate("CREATE TABLE IF NOT EXISTS " + OUTBOX + " (gsn " + bigint + " PRIMARY KEY, body "
                     + d.sqlType(Dialect.SqlType.BLOB) + " NOT NULL)");
+            st.executeUpdate("CREATE TABLE IF NOT EXISTS " + IDENTITY + " (id " + bigint + " PRIMARY KEY, cluster_id "
+                    + d.sqlType(Dialect.SqlType.TEXT) + " NOT NULL)");
+        }
+    }
+
+    /**
+     * Stamps the database with the cluster it belongs to on first use, and refuses it afterwards to an instance of
+     * another cluster (docs/decisions.md, decision 13): a database holds one ring's history, and an instance started on
+     * another cluster's database would serve that history as its own.
+     *
+     * @throws SQLException naming both clusters when the database is another cluster's
+     */
+    public static void claim(Connection c, String clusterId) throws SQLException {
+        String stamped = null;
+        try (Statement st = c.createStatement();
+             ResultSet rs = st.executeQuery("SELECT cluster_id FROM " + IDENTITY + " WHERE id = 1")) {
+            if (rs.next()) stamped = rs.getString(1);
+        }
+        if (stamped == null) {
+            try (PreparedStatement ps = c.prepareStatement("INSERT INTO " + IDENTITY + " (id, cluster_id) VALUES (1, ?)")) {
+                ps.setString(1, clusterId);
+                ps.executeUpdate();
+            }
+        } else if (!stamped.equals(clusterId)) {
+            throw new SQLException("this database belongs to cluster " + stamped + ", not to cluster " + clusterId
+                    + ": an instance runs only on its own cluster's database");
         }
     }
 

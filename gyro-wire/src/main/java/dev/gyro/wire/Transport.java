@@ -1,0 +1,144 @@
+package dev.gyro.wire;
+
+import dev.gyro.wire.tls.Certificates;
+import dev.gyro.wire.tls.TlsFiles;
+import io.grpc.Attributes;
+import io.grpc.ChannelCredentials;
+import io.grpc.Grpc;
+import io.grpc.InsecureChannelCredentials;
+import io.grpc.InsecureServerCredentials;
+import io.grpc.ManagedChannel;
+import io.grpc.ServerCredentials;
+import io.grpc.TlsChannelCredentials;
+import io.grpc.TlsServerCredentials;
+
+import javax.net.ssl.SSLPeerUnverifiedException;
+import javax.net.ssl.SSLSession;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.security.cert.Certificate;
+import java.security.cert.X509Certificate;
+
+/**
+ * How an instance or a client talks to instances: mutual TLS with the cluster's certificates (the default of every
+ * command, docs/decisions.md, decision 13), or plaintext when asked for. With TLS, a connection whose peer has no
+ * certificate signed by the cluster's CA fails at the handshake, before any message reaches the belt or the
+ * database; the certificate's identity ({@code instance-I} or {@code client}) then says who sent each message.
+ */
+public final class Transport {
+
+    private static final Transport INSECURE = new Transport(null, null, null);
+
+    private final TlsFiles files;
+    private final String identity;
+    private final String clusterId;
+
+    private Transport(TlsFiles files, String identity, String clusterId) {
+        this.files = files;
+        this.identity = identity;
+        this.clusterId = clusterId;
+    }
+
+    /** Plaintext, no authentication: for tests and for clusters run with {@code --insecure}. */
+    public static Transport insecure() {
+        return INSECURE;
+    }
+
+    /**
+     * Mutual TLS as {@code identity} ({@code instance-I} or {@code client}) with the certificates in {@code files}.
+     *
+     * @throws IllegalArgumentException when a file is missing or the certificate is not the cluster's
+     */
+    public static Transport mutualTls(TlsFiles files, String identity) {
+        files.require(identity);
+        X509Certificate own = Certificates.read(files.certificate(identity));
+        String cluster = Certificates.clusterOf(own);
+        if (cluster == null || !identity.equals(Certificates.identityOf(own)))
+            throw new IllegalArgumentException(files.certificate(identity) + " is not a Gyro certificate of " + identity
+                    + " (its subject is " + own.getSubjectX500Principal() + ")");
+        return new Transport(files, identity, cluster);
+    }
+
+    /** The certificate identity of instance {@code id} of a ring. */
+    public static String instanceIdentity(int id) {
+        return Certificates.instanceIdentity(id);
+    }
+
+    /** The instance id an identity names, or -1 when it is no instance's ({@code client}, or null). */
+    public static int instanceOf(String identity) {
+        if (identity == null || !identity.startsWith("instance-")) return -1;
+        try {
+            return Integer.parseInt(identity.substring("instance-".length()));
+        } catch (NumberFormatException e) {
+            return -1;
+        }
+    }
+
+    public boolean secure() {
+        return files != null;
+    }
+
+    /** This side's identity in its certificate, or null without TLS. */
+    public String identity() {
+        return identity;
+    }
+
+    /** The cluster the certificates belong to, or null without TLS. */
+    public String clusterId() {
+        return clusterId;
+    }
+
+    /** A channel to the instance at {@code address} (host:port). */
+    public ManagedChannel channel(String address) {
+        return Grpc.newChannelBuilder(address, channelCredentials())
+                .maxInboundMessageSize(Wire.MAX_MESSAGE_BYTES)
+                .build();
+    }
+
+    public ChannelCredentials channelCredentials() {
+        if (!secure()) return InsecureChannelCredentials.create();
+        try {
+            return TlsChannelCredentials.newBuilder()
+                    .keyManager(files.certificate(identity).toFile(), files.key(identity).toFile())
+                    .trustManager(files.ca().toFile())
+                    .build();
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot read the TLS files in " + files.dir(), e);
+        }
+    }
+
+    /** What a server of this transport accepts: with TLS, only peers with a certificate of the cluster's CA. */
+    public ServerCredentials serverCredentials() {
+        if (!secure()) return InsecureServerCredentials.create();
+        try {
+            return TlsServerCredentials.newBuilder()
+                    .keyManager(files.certificate(identity).toFile(), files.key(identity).toFile())
+                    .trustManager(files.ca().toFile())
+                    .clientAuth(TlsServerCredentials.ClientAuth.REQUIRE)
+                    .build();
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot read the TLS files in " + files.dir(), e);
+        }
+    }
+
+    /**
+     * The identity in the certificate the other side of a call presented, or null on a plaintext connection.
+     *
+     * @param attributes the call's transport attributes ({@code ServerCall.getAttributes()})
+     */
+    public static String peerIdentity(Attributes attributes) {
+        SSLSession session = attributes == null ? null : attributes.get(Grpc.TRANSPORT_ATTR_SSL_SESSION);
+        if (session == null) return null;
+        try {
+            Certificate[] chain = session.getPeerCertificates();
+            return chain.length > 0 && chain[0] instanceof X509Certificate x ? Certificates.identityOf(x) : null;
+        } catch (SSLPeerUnverifiedException e) {
+            return null;
+        }
+    }
+
+    @Override
+    public String toString() {
+        return secure() ? "mutual TLS as " + identity + " of cluster " + clusterId : "plaintext (insecure)";
+    }
+}
