@@ -5,6 +5,8 @@ import dev.gyro.client.GyroClient;
 import dev.gyro.wire.Reply;
 import dev.gyro.wire.Request;
 import dev.gyro.wire.RoutingTable;
+import dev.gyro.wire.Transport;
+import dev.gyro.wire.tls.Certificates;
 import picocli.CommandLine.ArgGroup;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -36,6 +38,9 @@ final class CallCommand implements Callable<Integer> {
     @ArgGroup(exclusive = true, multiplicity = "1")
     Target target;
 
+    @picocli.CommandLine.Mixin
+    TransportOptions security = new TransportOptions();
+
     @Option(names = "--list", description = "list the transactions the ring accepts, with their class, and exit")
     boolean list;
 
@@ -59,7 +64,10 @@ final class CallCommand implements Callable<Integer> {
         }
         List<Object> values = new ArrayList<>();
         for (String p : parameters) values.add(parse(p));
-        try (GyroClient client = GyroClient.connect(addresses)) {
+        // --cluster: the cluster's own client certificate (or plaintext if it runs --insecure); --ring: --tls-dir or --insecure
+        Transport transport = target.cluster != null && security.tlsDir == null && !security.insecure
+                ? ClusterCommand.clientTransport(target.cluster) : security.transport(Certificates.CLIENT);
+        try (GyroClient client = GyroClient.connect(addresses, transport)) {
             if (list) {
                 System.out.printf("%-24s %s%n", "transaction", "class");
                 for (Map.Entry<String, RoutingTable.Route> r : client.routing().routes().entrySet())

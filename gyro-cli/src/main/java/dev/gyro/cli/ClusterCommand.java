@@ -9,6 +9,9 @@ import dev.gyro.cluster.LocalCluster;
 import dev.gyro.cluster.Backend;
 import dev.gyro.servers.DatabaseServer;
 import dev.gyro.servers.MissingServerException;
+import dev.gyro.wire.Transport;
+import dev.gyro.wire.tls.Certificates;
+import dev.gyro.wire.tls.TlsFiles;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
@@ -65,6 +68,22 @@ final class ClusterCommand implements Runnable {
         return dir.resolve("cluster.json");
     }
 
+    /** Where a cluster started in {@code dir} keeps its CA and certificates. */
+    static Path tlsDirectory(Path dir) {
+        return dir.resolve("tls");
+    }
+
+    /**
+     * How a client reaches the cluster running in {@code dir}: with the cluster's client certificate, or plaintext
+     * when it was started with --insecure (its cluster.json says which).
+     */
+    static Transport clientTransport(Path dir) throws IOException {
+        JsonNode info = JSON.readTree(infoFile(dir.toAbsolutePath()).toFile());
+        JsonNode tls = info.get("tls");
+        if (tls == null || tls.isNull()) return Transport.insecure();
+        return Transport.mutualTls(new TlsFiles(Path.of(tls.asText())), Certificates.CLIENT);
+    }
+
     /** The process of the cluster running in {@code dir}, if one does. */
     static ProcessHandle running(Path dir) {
         try {
@@ -113,6 +132,10 @@ final class ClusterCommand implements Runnable {
         @Option(names = "--detach", description = "run in the background; stop with 'gyro cluster stop --dir DIR'")
         boolean detach;
 
+        @Option(names = "--insecure", description = "plaintext, no authentication (default: mutual TLS with certificates"
+                + " of the cluster's own CA, made in DIR/tls; clients use DIR/tls/client.crt)")
+        boolean insecure;
+
         @Override
         public Integer call() throws Exception {
             Path d = dir.toAbsolutePath();
@@ -154,6 +177,12 @@ final class ClusterCommand implements Runnable {
                             b == Backend.SQLITE ? "SQLite databases" : b + " servers", instances, application.name(), d);
                     cluster = LocalCluster.create(b, d, application, instances, scale, seed, n -> {});
                 }
+                if (insecure) {
+                    out.println("gyro cluster: WARNING: --insecure: the instances accept plaintext from anyone who can"
+                            + " reach their ports");
+                } else {
+                    cluster.withTls(certificates(d, cluster.size()));
+                }
                 cluster.startAll();
             } catch (MissingServerException | IllegalArgumentException e) {
                 System.err.println("gyro cluster: " + e.getMessage());
@@ -183,6 +212,16 @@ final class ClusterCommand implements Runnable {
             return 0;
         }
 
+        /**
+         * The cluster's certificates in {@code DIR/tls}: made on first start (a new cluster id), reused when the
+         * cluster starts again on its kept data (whose databases are stamped with that id).
+         */
+        private static TlsFiles certificates(Path d, int instances) {
+            Path tls = tlsDirectory(d);
+            if (Files.exists(tls.resolve(TlsFiles.CA_CERT))) return new TlsFiles(tls);
+            return Certificates.createCluster(tls, java.util.UUID.randomUUID().toString(), instances, List.of());
+        }
+
         private static List<String> urls(Properties p, Path file) {
             TreeMap<Integer, String> byInstance = new TreeMap<>();
             for (String key : p.stringPropertyNames()) {
@@ -205,6 +244,10 @@ final class ClusterCommand implements Runnable {
             root.put("application", application.name());
             root.put("pid", ProcessHandle.current().pid());
             root.put("attached", config != null);
+            Path tls = tlsDirectory(dir.toAbsolutePath());
+            root.put("tls", insecure ? null : tls.toString());
+            root.put("clusterId", insecure ? dev.gyro.runtime.InstanceConfig.Network.UNNAMED
+                    : Certificates.clusterOf(Certificates.read(new TlsFiles(tls).ca())));
             ArrayNode jars = root.putArray("appJars");
             apps.arguments().stream().filter(a -> !a.equals("--app-jar")).forEach(jars::add);
             ArrayNode list = root.putArray("instances");
@@ -237,8 +280,11 @@ final class ClusterCommand implements Runnable {
             }
             String ring = String.join(",", cluster.addresses());
             out.printf("requests:  gyro call --cluster %s TRANSACTION ARGS...   (gyro call --cluster %s --list: the"
-                    + " transactions; or --ring %s)%n", d, d, ring);
-            out.printf("clients:   GyroClient.connect(List.of(\"%s\"))%n", String.join("\", \"", cluster.addresses()));
+                    + " transactions; or --ring %s --tls-dir %s)%n", d, d, ring, tlsDirectory(d));
+            Path tls = tlsDirectory(d);
+            out.printf("clients:   GyroClient.connect(List.of(\"%s\"), %s)%n", String.join("\", \"", cluster.addresses()),
+                    Files.exists(tls) ? "Transport.mutualTls(new TlsFiles(Path.of(\"" + tls + "\")), \"client\")"
+                            : "Transport.insecure()");
             out.printf("stop:      gyro cluster stop --dir %s   (or Ctrl-C when in the foreground)%n", d);
         }
 
@@ -255,6 +301,7 @@ final class ClusterCommand implements Runnable {
                     "--dir", d.toString(), "--app", app, "--scale", Integer.toString(scale), "--seed",
                     Long.toString(seed)));
             cmd.addAll(apps.arguments());
+            if (insecure) cmd.add("--insecure");
             if (config != null) cmd.addAll(List.of("--config", config.toAbsolutePath().toString()));
             Files.deleteIfExists(log);
             Process p = new ProcessBuilder(cmd).redirectErrorStream(true)
@@ -324,6 +371,7 @@ final class ClusterCommand implements Runnable {
             if (!keepData) {
                 for (Path s : serverDirectories(d)) deleteTree(s);
                 for (String f : List.of("cluster.json", "cluster.log")) Files.deleteIfExists(d.resolve(f));
+                if (Files.isDirectory(tlsDirectory(d))) deleteTree(tlsDirectory(d));
                 Files.deleteIfExists(CallCommand.sessionFile(d));
                 for (int i = 0; ; i++) {
                     Path db = LocalCluster.databaseFile(d, i);

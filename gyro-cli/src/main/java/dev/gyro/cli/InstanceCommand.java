@@ -7,6 +7,7 @@ import dev.gyro.runtime.GyroInstance;
 import dev.gyro.runtime.FailStop;
 import dev.gyro.runtime.InstanceConfig;
 import dev.gyro.runtime.db.Dialect;
+import dev.gyro.wire.Transport;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
@@ -51,6 +52,17 @@ final class InstanceCommand implements Callable<Integer> {
     @Option(names = "--seed", defaultValue = "42", description = "seed of the initial data (same on every instance)")
     long seed;
 
+    @picocli.CommandLine.Mixin
+    TransportOptions security = new TransportOptions();
+
+    @Option(names = "--bind", paramLabel = "ADDRESS", description = "the address to listen on (default: the host of"
+            + " this instance's own --ring address; 0.0.0.0 for every interface)")
+    String bind;
+
+    @Option(names = "--cluster-id", paramLabel = "ID", description = "the cluster's id with --insecure (with TLS it is"
+            + " in the certificates): every instance of a ring must have the same, and its database is stamped with it")
+    String clusterId;
+
     @Override
     public Integer call() throws Exception {
         if ((db == null) == (jdbcUrl == null)) {
@@ -59,8 +71,10 @@ final class InstanceCommand implements Callable<Integer> {
         }
         String target = jdbcUrl != null ? jdbcUrl : db.toString();
         Application application;
+        InstanceConfig.Network network;
         try {
             application = apps.byName(app);
+            network = new InstanceConfig.Network(security.transport(Transport.instanceIdentity(id)), bind, clusterId);
         } catch (IllegalArgumentException e) {
             System.err.println("gyro instance: " + e.getMessage());
             return 2;
@@ -74,11 +88,18 @@ final class InstanceCommand implements Callable<Integer> {
             }
         }
         // Fail-stop: an instance that stops itself ends this process with a non-zero status (FailStop.EXIT_STATUS).
-        InstanceConfig config = InstanceConfig.of(id, ring, target, application).withFailStop(FailStop.EXIT);
+        InstanceConfig config;
+        try {
+            config = InstanceConfig.of(id, ring, target, application).withFailStop(FailStop.EXIT).withNetwork(network);
+        } catch (IllegalArgumentException e) {
+            System.err.println("gyro instance: " + e.getMessage());
+            return 2;
+        }
         if (classification != null) config = config.withClassification(Classification.read(classification));
         GyroInstance instance = new GyroInstance(config).start();
         System.out.println("gyro instance " + id + " of " + ring.size() + " serving " + app + " on " + ring.get(id)
-                + " (database " + config.describeDatabase() + ", " + PartitionMap.uniform(ring.size()) + ")");
+                + " (listening on " + config.bindHost() + ", " + network.transport() + ", database "
+                + config.describeDatabase() + ", " + PartitionMap.uniform(ring.size()) + ")");
         System.out.flush();
         CountDownLatch stop = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {

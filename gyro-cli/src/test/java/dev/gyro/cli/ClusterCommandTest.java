@@ -29,6 +29,7 @@ import java.util.List;
 import java.util.stream.Stream;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
  * {@code gyro cluster} and {@code gyro demo --backend} on real PostgreSQL and MariaDB servers that the commands
@@ -105,8 +106,8 @@ class ClusterCommandTest {
     }
 
     /** Places an order of two units of item 5 through the cluster. */
-    static void orderThrough(List<String> ring, long cart) {
-        try (GyroClient client = GyroClient.connect(ring)) {
+    static void orderThrough(List<String> ring, dev.gyro.wire.Transport transport, long cart) {
+        try (GyroClient client = GyroClient.connect(ring, transport)) {
             assertThat(client.call("createCart", cart).ok()).isTrue();
             assertThat(client.call("addItem", cart, 5L, 2).ok()).isTrue();
             Reply order = client.call("order", cart);
@@ -136,8 +137,14 @@ class ClusterCommandTest {
         String url0 = info.get("instances").get(0).get("jdbcUrl").asText();
         String url1 = info.get("instances").get(1).get("jdbcUrl").asText();
         long before = stock(url0, 5);
-        orderThrough(addresses(info), 11);
+        orderThrough(addresses(info), ClusterCommand.clientTransport(dir), 11);
         awaitStock(List.of(url0, url1), before - 2); // the order's update reached both servers
+        // secure by default: the cluster's own CA, and nothing without its certificate gets through
+        assertThat(info.get("tls").asText()).isEqualTo(dir.resolve("tls").toAbsolutePath().toString());
+        assertThat(dir.resolve("tls/ca.crt")).exists();
+        assertThatThrownBy(() -> GyroClient.connect(addresses(info))).hasMessageContaining("UNAVAILABLE");
+        Run call = gyro("call", "--cluster", dir.toString(), "getCart", "11");
+        assertThat(call.out()).startsWith("OK");
 
         Run stop = gyro("cluster", "stop", "--dir", dir.toString());
         assertThat(stop.exit()).as(stop.out()).isZero();
@@ -169,7 +176,7 @@ class ClusterCommandTest {
             assertThat(start.out()).contains("attaching 2 instances of store to mariadb databases");
             JsonNode info = new ObjectMapper().readTree(dir.resolve("cluster.json").toFile());
             long before = stock(servers.get(1).jdbcUrl("shop"), 5);
-            orderThrough(addresses(info), 12);
+            orderThrough(addresses(info), ClusterCommand.clientTransport(dir), 12);
             awaitStock(List.of(servers.get(0).jdbcUrl("shop"), servers.get(1).jdbcUrl("shop")), before - 2);
             Run stop = gyro("cluster", "stop", "--dir", dir.toString());
             assertThat(stop.exit()).as(stop.out()).isZero();
@@ -201,7 +208,7 @@ class ClusterCommandTest {
             String cp = System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
             Process p = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-cp", cp,
                     Gyro.class.getName(), "instance", "--id", "0", "--ring", ring, "--jdbc-url", server.jdbcUrl("one"),
-                    "--load", "1").redirectErrorStream(true).start();
+                    "--load", "1", "--insecure").redirectErrorStream(true).start();
             try {
                 java.io.BufferedReader out = new java.io.BufferedReader(new java.io.InputStreamReader(p.getInputStream()));
                 StringBuilder seen = new StringBuilder();
@@ -211,7 +218,7 @@ class ClusterCommandTest {
                 }
                 assertThat(seen.toString()).contains("database jdbc:postgresql://127.0.0.1:" + server.port() + "/one");
                 long before = stock(server.jdbcUrl("one"), 5);
-                orderThrough(List.of(ring), 13);
+                orderThrough(List.of(ring), dev.gyro.wire.Transport.insecure(), 13);
                 assertThat(stock(server.jdbcUrl("one"), 5)).isEqualTo(before - 2);
             } finally {
                 p.destroy();

@@ -56,7 +56,8 @@ class KillAndRestartTest {
         Path log = dir.resolve("instance-" + id + ".log");
         ProcessBuilder pb = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                 "-cp", cp, Gyro.class.getName(), "instance", "--id", Integer.toString(id), "--ring", String.join(",", ring),
-                "--db", LocalCluster.databaseFile(dir, id).toString(), "--load", "1", "--seed", Long.toString(SEED));
+                "--db", LocalCluster.databaseFile(dir, id).toString(), "--load", "1", "--seed", Long.toString(SEED),
+                "--tls-dir", dir.resolve("tls").toString()); // three processes talking mutual TLS
         pb.redirectErrorStream(true);
         Process p = pb.start();
         BufferedReader out = new BufferedReader(new InputStreamReader(p.getInputStream()));
@@ -82,10 +83,12 @@ class KillAndRestartTest {
     @Test
     void killedInstancesResumeWithoutLosingOrRepeatingAnUpdate() throws Exception {
         for (int port : dev.gyro.servers.FreePorts.take(3)) ring.add("127.0.0.1:" + port);
+        dev.gyro.wire.tls.Certificates.createCluster(dir.resolve("tls"), "kill-and-restart", 3, List.of());
         for (int i = 0; i < 3; i++) processes[i] = launch(i);
         AtomicBoolean stop = new AtomicBoolean();
         AtomicLong ordersOk = new AtomicLong(), uncertain = new AtomicLong();
-        try (GyroClient client = GyroClient.connect(ring, 5_000, -1)) {
+        try (GyroClient client = GyroClient.connect(ring, 5_000, -1, dev.gyro.wire.Transport.mutualTls(
+                new dev.gyro.wire.tls.TlsFiles(dir.resolve("tls")), dev.gyro.wire.tls.Certificates.CLIENT))) {
             List<Thread> clients = new ArrayList<>();
             for (int t = 0; t < 4; t++) {
                 int id = t;

@@ -181,7 +181,7 @@ public final class MariaDbDialect implements Dialect {
     public String sqlType(SqlType type) {
         switch (type) {
             case BIGINT: return "BIGINT";
-            case TEXT: return "VARCHAR(32)";
+            case TEXT: return "VARCHAR(255)"; // short texts: the token status, a cluster id
             case BLOB: return "LONGBLOB";
             default: throw new IllegalArgumentException(String.valueOf(type));
         }
