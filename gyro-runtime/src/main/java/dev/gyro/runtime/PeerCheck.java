@@ -61,15 +61,15 @@ final class PeerCheck implements ServerInterceptor {
     @Override
     public <Q, R> ServerCall.Listener<Q> interceptCall(ServerCall<Q, R> call, Metadata headers,
                                                       ServerCallHandler<Q, R> next) {
+        // Client requests pass untouched (the TLS handshake already admitted them): nothing extra on their path.
+        if (!Wire.PEER_SERVICE.equals(call.getMethodDescriptor().getServiceName())) return next.startCall(call, headers);
         String caller = Transport.peerIdentity(call.getAttributes());
-        if (Wire.PEER_SERVICE.equals(call.getMethodDescriptor().getServiceName())) {
-            String refusal = refusal(caller, headers);
-            if (refusal != null) {
-                log.warn("instance {} refused a peer message: {}", self, refusal);
-                call.close(Status.FAILED_PRECONDITION.withDescription("instance " + self + " refused: " + refusal),
-                        new Metadata());
-                return new ServerCall.Listener<>() {};
-            }
+        String refusal = refusal(caller, headers);
+        if (refusal != null) {
+            log.warn("instance {} refused a peer message: {}", self, refusal);
+            call.close(Status.FAILED_PRECONDITION.withDescription("instance " + self + " refused: " + refusal),
+                    new Metadata());
+            return new ServerCall.Listener<>() {};
         }
         return Contexts.interceptCall(Context.current().withValue(CALLER, caller), call, headers, next);
     }
