@@ -50,7 +50,7 @@ import java.util.concurrent.Callable;
         description = {
                 "Classify the transactions of an application as local, global or local-or-global (Gyro paper,"
                         + " Section VI, Definition 1, Algorithm 2), from its Java source, without running it."},
-        footer = {"", "Mix file: one 'TRANSACTION WEIGHT' per line ('=' or ':' allowed, '%' allowed, '#' comments);"
+        footer = {"", "Mix file: one 'TRANSACTION WEIGHT' per line ('=' or ':' allowed, '%%' allowed, '#' comments);"
                 + " unlisted transactions weigh 0, every transaction weighs 1 without --mix.",
                 "Exit code: 0 analyzed; 1 nothing could be analyzed; 2 usage error; 3 --strict and a public method"
                         + " that can execute SQL was not classified."})
@@ -63,7 +63,8 @@ public final class AnalyzeCommand implements Callable<Integer> {
     @Option(names = "--mix", paramLabel = "FILE", description = "Workload mix: relative frequency of each transaction.")
     Path mix;
 
-    @Option(names = "--json", paramLabel = "FILE", description = "Write the classification file the runtime reads.")
+    @Option(names = "--json", paramLabel = "FILE", description = "Write the classification file the runtime reads; '-' writes it to standard output (and the"
+            + " report to standard error).")
     Path json;
 
     @Option(names = "--sets", description = "Also print each transaction's read and write sets.")
@@ -103,8 +104,9 @@ public final class AnalyzeCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
+        boolean jsonToStdout = json != null && json.toString().equals("-");
+        PrintWriter out = jsonToStdout ? err : spec.commandLine().getOut(); // the report; standard output is the JSON's
         for (Path p : paths) {
             if (!Files.exists(p)) {
                 throw new CommandLine.ParameterException(spec.commandLine(), "no such file or folder: " + p);
@@ -164,8 +166,14 @@ public final class AnalyzeCommand implements Callable<Integer> {
         }
         if (json != null) {
             try {
-                result.classificationFile().write(json);
-                err.println("classification written to " + json);
+                if (jsonToStdout) {
+                    PrintWriter stdout = spec.commandLine().getOut();
+                    stdout.print(result.classificationFile().toJson());
+                    stdout.flush();
+                } else {
+                    result.classificationFile().write(json);
+                    err.println("classification written to " + json);
+                }
             } catch (IOException | RuntimeException e) {
                 err.println("gyro analyze: cannot write " + json + ": " + e.getMessage());
                 err.flush();

@@ -65,7 +65,10 @@ public final class ScenarioRunner {
             workloads.put(s.id(), s.wan().emulated() ? HomedWorkload.of(w, s.instances()) : w);
         }
         // The database servers live through the run; each point gets fresh databases on them (ServerPool says why)
-        try (ServerPool servers = new ServerPool(work.resolve("servers"))) {
+        // Their data goes where the servers' system user can reach (ThrowawayServers.base()), not under the caller's
+        // --out, which may be a private folder (mktemp -d) that user cannot enter.
+        try (ServerPool servers = new ServerPool(dev.gyro.servers.ThrowawayServers.base()
+                .resolve("bench-" + ProcessHandle.current().pid() + "-" + System.nanoTime()))) {
             return run(scenario, work, listener, systems, workloads, servers);
         }
     }

@@ -44,7 +44,8 @@ final class BenchCommand implements Callable<Integer> {
             + "(fewer settings and loads, short points)")
     boolean quick;
 
-    @Option(names = "--out", paramLabel = "DIR", description = "where results go (default: bench-results/SCENARIO)")
+    @Option(names = "--out", paramLabel = "DIR", description = "where results go: a new or empty folder, or one an earlier run made (default: a new folder"
+            + " bench-runs/SCENARIO-DATE-TIME, so a run never overwrites the committed bench-results)")
     Path out;
 
     @Option(names = "--backend", paramLabel = "DB", description = "sqlite, postgres or mariadb for every instance "
@@ -93,7 +94,14 @@ final class BenchCommand implements Callable<Integer> {
             System.out.println("bench: FAILED: " + e.getMessage());
             return 2;
         }
-        Path dir = out != null ? out : Path.of("bench-results", scenario);
+        Path dir = out != null ? out : Path.of("bench-runs", scenario + "-" + java.time.LocalDateTime.now()
+                .format(java.time.format.DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss", Locale.ROOT)));
+        try {
+            OwnedFolder.claim(dir, "--out");
+        } catch (IllegalArgumentException e) {
+            System.out.println("bench: FAILED: " + e.getMessage());
+            return 2;
+        }
         String command = "./gyro bench " + scenario + (app != null ? " --app " + app : "")
                 + String.join("", apps.jars.stream().map(j -> " --app-jar " + j).toList()) + (quick ? " --quick" : "") + (plain ? " --plain" : "")
                 + (backend != null ? " --backend " + backend : "") + (thinkMs != null ? " --think-ms " + thinkMs : "")
@@ -107,7 +115,7 @@ final class BenchCommand implements Callable<Integer> {
                 s.duration().toSeconds(), s.warmup().toSeconds(), String.join(", ", dbs));
         System.out.println("mode: " + ScenarioOutput.modes(s));
         long started = System.nanoTime();
-        Path work = dir.resolve(".work");
+        Path work = OwnedFolder.fresh(dir.resolve(".work"), "--out");
         ProgressBar[] bar = new ProgressBar[1];
         List<Measured> points;
         try {
@@ -137,7 +145,7 @@ final class BenchCommand implements Callable<Integer> {
             return 2;
         }
         double wall = (System.nanoTime() - started) / 1e9;
-        deleteTree(work);
+        OwnedFolder.delete(work);
         ScenarioOutput.write(dir, new ScenarioOutput.Run(s, command, wall), points);
         System.out.println();
         System.out.print(peakLines(s, new ScenarioAnalysis(s, points)));
@@ -196,10 +204,4 @@ final class BenchCommand implements Callable<Integer> {
         return out.toString();
     }
 
-    private static void deleteTree(Path dir) throws java.io.IOException {
-        if (!Files.exists(dir)) return;
-        try (var paths = Files.walk(dir)) {
-            for (Path p : paths.sorted(java.util.Comparator.reverseOrder()).toList()) Files.delete(p);
-        }
-    }
 }

@@ -149,7 +149,12 @@ final class ClusterCommand implements Runnable {
                 System.err.println("gyro cluster: --instances and --scale must be positive");
                 return 2;
             }
-            Files.createDirectories(d);
+            try {
+                OwnedFolder.claim(d, "--dir");
+            } catch (IllegalArgumentException e) {
+                System.err.println("gyro cluster: " + e.getMessage());
+                return 2;
+            }
             return detach ? detachAndWait(d) : runHere(d);
         }
 
@@ -378,6 +383,7 @@ final class ClusterCommand implements Runnable {
                     if (!Files.exists(db)) break;
                     for (String suffix : List.of("", "-wal", "-shm")) Files.deleteIfExists(Path.of(db + suffix));
                 }
+                OwnedFolder.releaseIfEmpty(d); // the folder too, when start made it and nothing else is in it
             }
             System.out.println("gyro cluster: stopped" + (h == null && servers == 0 ? " (nothing was running)" : "")
                     + (keepData ? "; data kept in " + d : "; data removed"));

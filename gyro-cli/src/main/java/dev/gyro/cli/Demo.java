@@ -56,8 +56,9 @@ final class Demo {
         out.printf("Gyro demo: online store (paper Section IV) on %d instances, %d %s under %s%n",
                 s.instances(), s.instances(), s.backend() == Backend.SQLITE ? "SQLite files"
                         : s.backend() == Backend.POSTGRES ? "PostgreSQL servers" : "MariaDB servers", s.dir());
+        OwnedFolder.claim(s.dir(), "--dir"); // refuses a folder with files Gyro did not make, before touching it
         stopLeftoverServers(s.dir()); // of an earlier run that was killed, before their data is wiped
-        DemoWipe.wipe(s.dir());
+        OwnedFolder.fresh(s.dir(), "--dir");
         ProgressBar load = new ProgressBar(out, "loading ");
         try (LocalCluster cluster = LocalCluster.create(s.backend(), s.dir(), new OnlineStore(), s.instances(), s.scale(), s.seed(),
                 n -> load.update((double) n / s.instances(), n + "/" + s.instances() + " databases, "

@@ -15,14 +15,14 @@ final class DemoCommand implements Callable<Integer> {
     @Option(names = "--instances", defaultValue = "3", description = "number of instances (default: ${DEFAULT-VALUE})")
     int instances;
 
-    @Option(names = "--clients", defaultValue = "16", description = "concurrent clients (default: ${DEFAULT-VALUE})")
+    @Option(names = {"--clients", "--sessions"}, defaultValue = "16", description = "concurrent clients (default: ${DEFAULT-VALUE})")
     int clients;
 
     @Option(names = "--duration", defaultValue = "20", description = "seconds of workload (default: ${DEFAULT-VALUE})")
     double seconds;
 
     @Option(names = "--dir", defaultValue = "demo-data", description = "where the databases go (SQLite files or"
-            + " server directories); wiped first (default: ${DEFAULT-VALUE})")
+            + " server directories); emptied first when Gyro made it, refused when it holds other files (default: ${DEFAULT-VALUE})")
     Path dir;
 
     @Option(names = "--backend", defaultValue = "sqlite", description = "sqlite, postgres or mariadb: the DBMS of"
@@ -51,7 +51,7 @@ final class DemoCommand implements Callable<Integer> {
         Demo.Result result;
         try {
             result = new Demo(new Demo.Settings(instances, clients, seconds, dir, scale, seed, dbms), System.out).run();
-        } catch (dev.gyro.servers.MissingServerException e) {
+        } catch (dev.gyro.servers.MissingServerException | IllegalArgumentException e) {
             System.out.println("demo: FAILED: " + e.getMessage());
             return 1;
         } catch (Exception e) {

@@ -43,7 +43,12 @@ final class LatencyCommand implements Callable<Integer> {
     public Integer call() throws Exception {
         System.out.printf("machine: %d cores, %s %s, Java %s%n", Runtime.getRuntime().availableProcessors(),
                 System.getProperty("os.name"), System.getProperty("os.arch"), System.getProperty("java.version"));
-        DemoWipe.wipe(dir);
+        try {
+            OwnedFolder.fresh(dir, "--dir");
+        } catch (IllegalArgumentException e) {
+            System.out.println("latency: FAILED: " + e.getMessage());
+            return 2;
+        }
         try (LocalCluster cluster = LocalCluster.create(dir, new OnlineStore(), instances, 1, 42, n -> {}).startAll();
              GyroClient client = GyroClient.connect(cluster.addresses());
              Database plain = Database.open(SqliteDialect.INSTANCE, cluster.databaseFile(0).toString())) {

@@ -32,7 +32,7 @@ final class WorkloadCommand implements Callable<Integer> {
     @Option(names = "--instances", defaultValue = "3", description = "number of instances (default: ${DEFAULT-VALUE})")
     int instances;
 
-    @Option(names = "--sessions", defaultValue = "16", description = "concurrent client sessions (default: ${DEFAULT-VALUE})")
+    @Option(names = {"--clients", "--sessions"}, defaultValue = "16", description = "concurrent clients, each one session (default: ${DEFAULT-VALUE})")
     int sessions;
 
     @Option(names = "--duration", defaultValue = "20", description = "seconds of workload (default: ${DEFAULT-VALUE})")
@@ -44,7 +44,7 @@ final class WorkloadCommand implements Callable<Integer> {
     @Option(names = "--seed", defaultValue = "42", description = "seed of the data and the sessions (default: ${DEFAULT-VALUE})")
     long seed;
 
-    @Option(names = "--dir", defaultValue = "workload-data", description = "where the databases (SQLite files or throwaway servers) go; wiped first (default: ${DEFAULT-VALUE})")
+    @Option(names = "--dir", defaultValue = "workload-data", description = "where the databases (SQLite files or throwaway servers) go; emptied first when Gyro made it, refused when it holds other files (default: ${DEFAULT-VALUE})")
     Path dir;
 
     @Option(names = "--backend", defaultValue = "sqlite", description = "sqlite, postgres or mariadb: the DBMS of every "
@@ -74,13 +74,13 @@ final class WorkloadCommand implements Callable<Integer> {
             application = apps.byName(app);
             parsed = WorkloadOptions.parse(options);
             application.workload(scale, parsed);
-        } catch (RuntimeException e) {
+            OwnedFolder.fresh(dir, "--dir");
+        } catch (RuntimeException | java.io.IOException e) {
             System.out.println("workload: FAILED: " + e.getMessage());
             return 2;
         }
         ClusterBenchmark.Report report;
         try {
-            DemoWipe.wipe(dir);
             System.out.printf("Gyro workload: %s (%s) on %d instances, %d %s databases under %s%n", app,
                     application.describeScale(scale), instances, instances, dbms, dir);
             ProgressBar load = new ProgressBar(System.out, "loading ");
