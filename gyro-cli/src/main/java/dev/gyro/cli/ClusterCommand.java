@@ -113,9 +113,20 @@ final class ClusterCommand implements Runnable {
                 description = "the cluster's directory: servers' data, logs, pid file (default: ${DEFAULT-VALUE})")
         Path dir;
 
-        @Option(names = "--config", description = "attach to existing databases instead of starting servers: a"
-                + " properties file with instance.0.jdbc=URL, instance.1.jdbc=URL, ... and optionally app, scale, seed")
+        @Option(names = "--config", paramLabel = "FILE", description = "the cluster described in a YAML file (application,"
+                + " databases, addresses, TLS; example: docs/cluster.yaml) instead of these options. A .properties file"
+                + " (instance.0.jdbc=URL, ...; app, scale, seed) attaches to existing databases, as before.")
         Path config;
+
+        @Option(names = "--bind", paramLabel = "ADDRESS", description = "the address the instances listen on (default:"
+                + " the host of their own address, loopback)")
+        String bind;
+
+        @picocli.CommandLine.Spec
+        picocli.CommandLine.Model.CommandSpec spec;
+
+        /** The YAML configuration, when --config names one; its values have replaced the options'. */
+        private ClusterConfig described;
 
         @Option(names = "--app", defaultValue = "store", description = "the application (default: ${DEFAULT-VALUE})")
         String app;
@@ -139,6 +150,15 @@ final class ClusterCommand implements Runnable {
         @Override
         public Integer call() throws Exception {
             Path d = dir.toAbsolutePath();
+            if (config != null && !config.toString().endsWith(".properties")) {
+                try {
+                    described = describedBy(ClusterConfig.read(config));
+                } catch (IllegalArgumentException e) {
+                    System.err.println("gyro cluster: " + e.getMessage());
+                    return 2;
+                }
+                d = dir.toAbsolutePath();
+            }
             ProcessHandle other = running(d);
             if (other != null && other.pid() != ProcessHandle.current().pid()) {
                 System.err.println("gyro cluster: a cluster already runs in " + d + " (pid " + other.pid()
@@ -158,12 +178,52 @@ final class ClusterCommand implements Runnable {
             return detach ? detachAndWait(d) : runHere(d);
         }
 
+        /**
+         * Takes the file's values for the options (which the file replaces: giving both is an error naming them), and
+         * returns the file.
+         */
+        private ClusterConfig describedBy(ClusterConfig c) {
+            List<String> both = new ArrayList<>();
+            for (String o : List.of("--backend", "--instances", "--app", "--app-jar", "--scale", "--seed", "--insecure",
+                    "--bind"))
+                if (spec.commandLine().getParseResult().hasMatchedOption(o)) both.add(o);
+            if (c.dir() != null && spec.commandLine().getParseResult().hasMatchedOption("--dir")) both.add("--dir");
+            if (!both.isEmpty())
+                throw new IllegalArgumentException("--config " + config + " describes the cluster; "
+                        + String.join(", ", both) + " cannot be given beside it (set "
+                        + (both.size() == 1 ? "it" : "them") + " in the file)");
+            backend = c.backend().label();
+            instances = c.instances();
+            app = c.application();
+            apps.jars = new ArrayList<>(c.appJars());
+            scale = c.scale();
+            seed = c.seed();
+            insecure = !c.tls();
+            bind = c.bind();
+            if (c.dir() != null) dir = c.dir();
+            return c;
+        }
+
         private int runHere(Path d) throws Exception {
             PrintStream out = System.out;
             LocalCluster cluster;
             Application application;
             try {
-                if (config != null) {
+                if (described != null) {
+                    application = apps.byName(app);
+                    if (described.jdbcUrls().isEmpty()) {
+                        Backend b = Backend.parse(backend);
+                        out.printf("gyro cluster: starting %d %s for %d instances of %s in %s (from %s)%n", instances,
+                                b == Backend.SQLITE ? "SQLite databases" : b + " servers", instances, application.name(),
+                                d, config);
+                        cluster = LocalCluster.create(b, d, application, instances, scale, seed, n -> {});
+                    } else {
+                        out.printf("gyro cluster: attaching %d instances of %s to %s databases from %s%n", instances,
+                                application.name(), backend, config);
+                        cluster = LocalCluster.attach(described.jdbcUrls(), application, scale, seed, n -> {});
+                    }
+                    if (!described.addresses().isEmpty()) cluster.withAddresses(described.addresses());
+                } else if (config != null) {
                     Properties p = new Properties();
                     try (InputStream in = Files.newInputStream(config)) {
                         p.load(in);
@@ -182,9 +242,11 @@ final class ClusterCommand implements Runnable {
                             b == Backend.SQLITE ? "SQLite databases" : b + " servers", instances, application.name(), d);
                     cluster = LocalCluster.create(b, d, application, instances, scale, seed, n -> {});
                 }
+                if (bind != null) cluster.withInstanceConfig(c -> c.withNetwork(new dev.gyro.runtime.InstanceConfig.Network(
+                        c.network().transport(), bind, c.network().clusterId())));
                 if (insecure) {
-                    out.println("gyro cluster: WARNING: --insecure: the instances accept plaintext from anyone who can"
-                            + " reach their ports");
+                    out.println("gyro cluster: WARNING: " + (described != null ? "tls: false" : "--insecure")
+                            + ": the instances accept plaintext from anyone who can reach their ports");
                 } else {
                     cluster.withTls(certificates(d, cluster.size()));
                 }
@@ -248,7 +310,7 @@ final class ClusterCommand implements Runnable {
             root.put("backend", cluster.backend().label());
             root.put("application", application.name());
             root.put("pid", ProcessHandle.current().pid());
-            root.put("attached", config != null);
+            root.put("attached", config != null && (described == null || !described.jdbcUrls().isEmpty()));
             Path tls = tlsDirectory(dir.toAbsolutePath());
             root.put("tls", insecure ? null : tls.toString());
             root.put("clusterId", insecure ? dev.gyro.runtime.InstanceConfig.Network.UNNAMED
@@ -302,12 +364,19 @@ final class ClusterCommand implements Runnable {
             cmd.add("-cp");
             cmd.add(System.getProperty("surefire.test.class.path", System.getProperty("java.class.path")));
             cmd.add(Gyro.class.getName());
-            cmd.addAll(List.of("cluster", "start", "--backend", backend, "--instances", Integer.toString(instances),
-                    "--dir", d.toString(), "--app", app, "--scale", Integer.toString(scale), "--seed",
-                    Long.toString(seed)));
-            cmd.addAll(apps.arguments());
-            if (insecure) cmd.add("--insecure");
-            if (config != null) cmd.addAll(List.of("--config", config.toAbsolutePath().toString()));
+            if (described != null) {
+                // the file describes the cluster: the background process reads it again, in this folder
+                cmd.addAll(List.of("cluster", "start", "--config", config.toAbsolutePath().toString()));
+                if (described.dir() == null) cmd.addAll(List.of("--dir", d.toString()));
+            } else {
+                cmd.addAll(List.of("cluster", "start", "--backend", backend, "--instances", Integer.toString(instances),
+                        "--dir", d.toString(), "--app", app, "--scale", Integer.toString(scale), "--seed",
+                        Long.toString(seed)));
+                cmd.addAll(apps.arguments());
+                if (insecure) cmd.add("--insecure");
+                if (bind != null) cmd.addAll(List.of("--bind", bind));
+                if (config != null) cmd.addAll(List.of("--config", config.toAbsolutePath().toString()));
+            }
             Files.deleteIfExists(log);
             Process p = new ProcessBuilder(cmd).redirectErrorStream(true)
                     .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()))

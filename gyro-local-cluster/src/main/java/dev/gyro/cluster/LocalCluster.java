@@ -39,7 +39,7 @@ public final class LocalCluster implements AutoCloseable {
     private final Path dir;
     private final Application app;
     private final Backend backend;
-    private final List<String> addresses;
+    private List<String> addresses;
     private final List<String> targets; // per instance: the SQLite file, or a JDBC URL
     private final List<DatabaseServer> servers; // the servers this cluster started (empty: none)
     private final List<GyroInstance> instances = new ArrayList<>();
@@ -237,6 +237,19 @@ public final class LocalCluster implements AutoCloseable {
     /** Where the instances sit: the placement given to {@link #withWan}, or {@link Wan#OFF}'s. */
     public Wan.Placement wan() {
         return wan != null ? wan : Wan.OFF.place(size());
+    }
+
+    /**
+     * The instances' addresses, one per instance in ring order, instead of the free loopback ports picked at
+     * creation; only before any instance starts.
+     */
+    public LocalCluster withAddresses(List<String> ring) {
+        if (ring.size() != addresses.size())
+            throw new IllegalArgumentException(ring.size() + " addresses for " + addresses.size() + " instances");
+        if (instances.stream().anyMatch(java.util.Objects::nonNull))
+            throw new IllegalStateException("instances already run at " + addresses);
+        this.addresses = List.copyOf(ring);
+        return this;
     }
 
     public LocalCluster startAll() throws IOException {
