@@ -3,7 +3,6 @@ package dev.gyro.cli;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.gyro.cluster.Backend;
-import dev.gyro.servers.ThrowawayServers;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -84,8 +83,11 @@ class BenchCommandTest {
     @Test
     void theQuickTpccScenarioRunsEndToEnd() throws Exception {
         ClusterCommandTest.require(Backend.POSTGRES);
-        // a directory the servers' system user can reach when the tests run as root (a @TempDir is private)
-        Path out = ThrowawayServers.base().resolve("bench-tpcc-quick");
+        // a private folder, as mktemp -d makes it (mode 700): the servers' data goes elsewhere, where their system
+        // user can reach it when the tests run as root
+        Path out = Files.createTempDirectory("bench-tpcc-quick");
+        assertThat(java.nio.file.attribute.PosixFilePermissions.toString(Files.getPosixFilePermissions(out)))
+                .isEqualTo("rwx------");
         Run r = bench("tpcc", "--quick", "--out", out.toString());
         assertThat(r.exit()).as(r.out()).isZero();
         assertThat(r.out()).as("progress, then the verdict").contains("1/6", "6/6", "bench: OK (tpcc, 6 points run");
