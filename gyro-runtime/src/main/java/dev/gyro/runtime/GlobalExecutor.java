@@ -12,6 +12,7 @@ import dev.gyro.protocol.Value;
 import dev.gyro.runtime.db.CapturingConnection;
 import dev.gyro.runtime.db.Database;
 import dev.gyro.runtime.db.MetadataStore;
+import dev.gyro.runtime.db.OrderedCommits;
 import dev.gyro.runtime.hook.RequestObserver;
 import dev.gyro.runtime.hook.TransactionGate;
 import org.slf4j.Logger;
@@ -72,6 +73,7 @@ final class GlobalExecutor implements AutoCloseable {
     private final AtomicLong requestIds;
     private final Function<Request, List<Value>> partitionOf;
     private final ExecutorService threads;
+    private final OrderedCommits ordered; // null where the DBMS orders commits itself, or one request runs at a time
     private final Backoff retry;
     private final Map<Long, Pending> pending = new ConcurrentHashMap<>();
     private final Map<Long, CompletableFuture<Long>> grants = new ConcurrentHashMap<>();
@@ -81,7 +83,8 @@ final class GlobalExecutor implements AutoCloseable {
 
     GlobalExecutor(int self, Database db, TransactionCatalog catalog, TransactionGate gate, Replies replies,
                    InstanceStats stats, SessionGate session, AtomicLong requestIds,
-                   Function<Request, List<Value>> partitionOf, ExecutorService threads) {
+                   Function<Request, List<Value>> partitionOf, ExecutorService threads, OrderedCommits ordered)
+            throws SQLException {
         this.self = self;
         this.db = db;
         this.catalog = catalog;
@@ -92,6 +95,11 @@ final class GlobalExecutor implements AutoCloseable {
         this.requestIds = requestIds;
         this.partitionOf = partitionOf;
         this.threads = threads;
+        this.ordered = ordered;
+        if (ordered != null) db.inTransaction(false, c -> {
+            ordered.createTables(c);
+            return null;
+        });
         this.retry = new Backoff(db.options().firstBackoff(), db.options().maxBackoff());
     }
 
@@ -208,8 +216,11 @@ final class GlobalExecutor implements AutoCloseable {
             Connection c = null;
             boolean committed = false;
             long gsn = -1;
+            OrderedCommits.Attempt turn = null;
             try {
                 c = db.writeConnection();
+                // on the bare connection: nothing to capture; a request that lost a race runs again alone
+                if (ordered != null) turn = ordered.begin(c, attempt > 1);
                 CapturingConnection capture = CapturingConnection.wrap(c, db.dialect(), db.tables());
                 RequestObserver.Attempt watch = watcher.begin(observed(p.request(), watcher), capture.connection(),
                         capture);
@@ -219,6 +230,7 @@ final class GlobalExecutor implements AutoCloseable {
                 List<RowChange> changes = capture.changes();
                 StateUpdate update = null;
                 if (!changes.isEmpty()) {
+                    if (turn != null) ordered.beforeCommit(c, turn); // gsns granted in commit order, one at a time
                     gsn = gsns.gsnFor(id);
                     update = new StateUpdate(gsn, self, changes);
                     MetadataStore.recordGlobal(c, update);
@@ -243,6 +255,7 @@ final class GlobalExecutor implements AutoCloseable {
                 }
                 return new Outcome(null, null, e);
             } finally {
+                if (turn != null) ordered.end(turn);
                 if (c != null) closeQuietly(c);
             }
         }

@@ -10,6 +10,7 @@ import dev.gyro.protocol.DurableState;
 import dev.gyro.runtime.db.Database;
 import dev.gyro.runtime.db.Dialect;
 import dev.gyro.runtime.db.MetadataStore;
+import dev.gyro.runtime.db.OrderedCommits;
 import dev.gyro.runtime.hook.LinkDelay;
 import dev.gyro.runtime.hook.RequestObserver;
 import org.slf4j.Logger;
@@ -101,9 +102,9 @@ public final class GyroInstance implements AutoCloseable {
             });
             stats.appliedGsn(state.lastGsn());
             log.info("instance {} recovered: last gsn {}, token {}", self, state.lastGsn(), state.tokenStatus());
-            // Globals run a whole round at once exactly where the DBMS has commit ordering (Appendix B;
-            // docs/decisions.md, decision 6); elsewhere the window is one request.
-            parallelGlobals = dialect.parallelGlobals();
+            // Globals run a whole round at once where the DBMS has commit ordering (Appendix B; docs/decisions.md,
+            // decision 6) or OrderedCommits makes it (decision 19); elsewhere the window is one request.
+            parallelGlobals = dialect.parallelGlobals() || dialect.orderedCommits();
             int window = parallelGlobals ? dialect.instanceOptions().writePoolSize() : 1;
             links = config.hooks().links().open(self);
             timers = Threads.timer(self);
@@ -113,7 +114,8 @@ public final class GyroInstance implements AutoCloseable {
             local = new LocalExecutor(self, db, localTransactions, config.hooks().gate(), replies, stats, requestIds,
                     r -> RequestRouter.partitionOf(routing, r));
             globals = new GlobalExecutor(self, db, catalog, config.hooks().gate(), replies, stats, session, requestIds,
-                    r -> RequestRouter.partitionOf(routing, r), Threads.fixed(self, "global", window));
+                    r -> RequestRouter.partitionOf(routing, r), Threads.fixed(self, "global", window),
+                    dialect.orderedCommits() && window > 1 ? new OrderedCommits(window) : null);
             ConveyorBelt belt = new ConveyorBelt(config.beltConfig(links, parallelGlobals), state,
                     config.hooks().clock().getAsLong());
             loop = new BeltLoop(belt, Threads.single(self, "belt"), this::failStop,

@@ -154,7 +154,7 @@ class ShellSimulationTest {
             SessionGate session = new SessionGate(state.lastGsn(), timers);
             Replies replies = new Replies(id, stats);
             globals = new GlobalExecutor(id, db, catalog, TransactionGate.NONE, replies, stats, session,
-                    run.requestIds, r -> List.of(), globalLane);
+                    run.requestIds, r -> List.of(), globalLane, null);
             belt = new ConveyorBelt(new ConveyorBeltConfig(id, INSTANCES, 1_000, 50, 20), state, run.now);
             loop = new BeltLoop(belt, loopLane, t -> run.failures.add(id + ": " + t), b -> {});
             globals.attach(loop);

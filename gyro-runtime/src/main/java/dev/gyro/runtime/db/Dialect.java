@@ -113,6 +113,15 @@ public interface Dialect {
     boolean parallelGlobals();
 
     /**
+     * Where the DBMS does not order commits itself but its serializable isolation detects cycles (PostgreSQL's SSI),
+     * {@link OrderedCommits} makes the order, and a round's globals run in parallel all the same
+     * (docs/decisions.md, decision 19).
+     */
+    default boolean orderedCommits() {
+        return false;
+    }
+
+    /**
      * True when {@code e} (not its causes) means "the transaction lost a race; run it again": SQLite's
      * BUSY/LOCKED, serialization failures (SQLSTATE 40001) and deadlocks elsewhere (docs/decisions.md, decision 6).
      */

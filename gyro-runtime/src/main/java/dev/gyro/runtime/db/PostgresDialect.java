@@ -87,6 +87,19 @@ public final class PostgresDialect implements Dialect {
         return false;
     }
 
+    /**
+     * SSI aborts one side of every cycle, which is what {@link OrderedCommits} builds on. Not yet the default: on
+     * with the system property {@value #ORDERED_COMMITS} ({@code GYRO_JAVA_OPTS=-Dgyro.orderedCommits=true}) until
+     * its throughput is measured against one-at-a-time globals (docs/decisions.md, decision 19).
+     */
+    @Override
+    public boolean orderedCommits() {
+        return Boolean.getBoolean(ORDERED_COMMITS);
+    }
+
+    /** The system property that turns {@link OrderedCommits} on. */
+    public static final String ORDERED_COMMITS = "gyro.orderedCommits";
+
     /** Serialization failure (40001), deadlock (40P01), lock not available (55P03, with a lock_timeout). */
     @Override
     public boolean isRetryable(SQLException e) {
