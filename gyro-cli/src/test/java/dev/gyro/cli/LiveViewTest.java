@@ -69,7 +69,7 @@ class LiveViewTest {
             Thread workload = new Thread(() -> {
                 for (long cart = 100; !done.get(); cart++) {
                     client.call("createCart", cart);
-                    client.call("addItem", cart, 5L, 1);
+                    client.call("addItem", cart, 1L + cart % 100, 1); // spread: no item runs out of stock
                     client.call("getCart", cart);
                     if (client.call("order", cart).ok()) orders.incrementAndGet();
                 }
@@ -113,7 +113,7 @@ class LiveViewTest {
                 Path png = Path.of("target", "live-view.png").toAbsolutePath();
                 Files.deleteIfExists(png);
                 Chromium.run(Files.createDirectories(tmp.resolve("profile2")), http.get(0) + "/", 4_000,
-                        "--screenshot=" + png, "--window-size=1520,400", "--hide-scrollbars");
+                        "--screenshot=" + png, "--window-size=1440,400", "--hide-scrollbars");
                 assertThat(png).exists();
                 assertThat(Files.size(png)).as("a screenshot with something on it").isGreaterThan(10_000);
             } finally {
