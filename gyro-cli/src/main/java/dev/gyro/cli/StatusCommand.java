@@ -49,7 +49,7 @@ final class StatusCommand implements Callable<Integer> {
         for (String a : addresses) channels.add(transport.channel(a));
         List<RingStatus.Entry> entries;
         try {
-            entries = RingStatus.ask(channels, addresses, Duration.ofSeconds(3));
+            entries = RingStatus.ask(channels, addresses, Duration.ofSeconds(5)); // a loaded machine connects slowly
         } finally {
             channels.forEach(ManagedChannel::shutdownNow);
         }

@@ -32,6 +32,7 @@ final class RingWatch {
     private final int self;
     private final List<String> addresses;
     private final IntSupplier queuedGlobals;
+    private final java.util.function.LongSupplier clock; // wall-clock milliseconds: "since" is a time of day
 
     private long passedHop = -1;
     private int passedTo = -1;
@@ -44,6 +45,11 @@ final class RingWatch {
     private final boolean[] reported;
 
     RingWatch(int self, List<String> addresses, IntSupplier queuedGlobals) {
+        this(self, addresses, queuedGlobals, System::currentTimeMillis);
+    }
+
+    RingWatch(int self, List<String> addresses, IntSupplier queuedGlobals, java.util.function.LongSupplier clock) {
+        this.clock = clock;
         this.self = self;
         this.addresses = List.copyOf(addresses);
         this.queuedGlobals = queuedGlobals;
@@ -61,7 +67,7 @@ final class RingWatch {
         if (hop == passedHop && to == passedTo) return false;
         passedHop = hop;
         passedTo = to;
-        passedAt = System.currentTimeMillis();
+        passedAt = clock.getAsLong();
         acknowledged = false;
         log.debug("instance {} passed the token of hop {} to instance {}", self, hop, to);
         return true;
@@ -93,13 +99,13 @@ final class RingWatch {
 
     /** A message to {@code peer} could not be delivered ({@code reason}: the transport's words). */
     synchronized void unreachable(int peer, String reason) {
-        if (unreachableSince[peer] == 0) unreachableSince[peer] = System.currentTimeMillis();
+        if (unreachableSince[peer] == 0) unreachableSince[peer] = clock.getAsLong();
         why[peer] = reason;
     }
 
     /** Reports what has been failing for longer than {@link #ALARM}, once per failure. Called every second or so. */
     synchronized void check() {
-        long now = System.currentTimeMillis();
+        long now = clock.getAsLong();
         for (int i = 0; i < unreachableSince.length; i++)
             if (unreachableSince[i] != 0 && !reported[i] && now - unreachableSince[i] >= ALARM.toMillis()) {
                 reported[i] = true;
@@ -124,7 +130,7 @@ final class RingWatch {
 
     /** Seconds since the passed token went unacknowledged, 0 when it was acknowledged. */
     synchronized double tokenUnacknowledgedSeconds() {
-        return acknowledged ? 0 : (System.currentTimeMillis() - passedAt) / 1000.0;
+        return acknowledged ? 0 : (clock.getAsLong() - passedAt) / 1000.0;
     }
 
     /** 1 while something is reported broken (a peer unreachable, the token unacknowledged), else 0. */
@@ -153,7 +159,7 @@ final class RingWatch {
         return out;
     }
 
-    private static String seconds(long sinceMillis) {
-        return String.format(java.util.Locale.ROOT, "%.1f s", (System.currentTimeMillis() - sinceMillis) / 1000.0);
+    private String seconds(long sinceMillis) {
+        return String.format(java.util.Locale.ROOT, "%.1f s", (clock.getAsLong() - sinceMillis) / 1000.0);
     }
 }
