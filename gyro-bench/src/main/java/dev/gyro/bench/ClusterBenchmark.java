@@ -56,6 +56,8 @@ public final class ClusterBenchmark {
     public interface Listener {
         default void loaded(int databases, int of) {}
         default void started(List<String> addresses, String workload) {}
+        /** Where each instance serves its metrics and live view (docs/decisions.md, decision 18), once started. */
+        default void watching(List<String> httpUrls) {}
         default void running(double elapsed, double total, long completed) {}
         default void finished(WorkloadRunner.Result result) {}
     }
@@ -76,7 +78,10 @@ public final class ClusterBenchmark {
         IntConsumer loaded = n -> listener.loaded(n, spec.instances());
         try (LocalCluster cluster = LocalCluster.create(spec.backend(), spec.dir(), spec.app(), spec.instances(),
                 spec.scale(), spec.seed(), loaded)) {
-            cluster.startAll();
+            cluster.withHttp().startAll();
+            List<String> http = new java.util.ArrayList<>();
+            for (int i = 0; i < cluster.size(); i++) http.add(cluster.instance(i).httpUrl());
+            listener.watching(http);
             if (accesses != null) for (int i = 0; i < cluster.size(); i++) cluster.instance(i).observeRequests(accesses);
             listener.started(cluster.addresses(), workload.describe());
             WorkloadRunner.Result result;

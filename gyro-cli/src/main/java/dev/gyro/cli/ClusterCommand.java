@@ -250,6 +250,7 @@ final class ClusterCommand implements Runnable {
                 } else {
                     cluster.withTls(certificates(d, cluster.size()));
                 }
+                cluster.withHttp(); // each instance's metrics, status and live view (docs/decisions.md, decision 18)
                 cluster.startAll();
             } catch (MissingServerException | IllegalArgumentException e) {
                 System.err.println("gyro cluster: " + e.getMessage());
@@ -322,6 +323,7 @@ final class ClusterCommand implements Runnable {
                 ObjectNode n = list.addObject();
                 n.put("id", i);
                 n.put("address", cluster.addresses().get(i));
+                n.put("http", cluster.instance(i).httpUrl());
                 n.put("jdbcUrl", cluster.jdbcUrl(i).replaceAll("(?i)(password=)[^&;]*", "$1***"));
                 DatabaseServer s = cluster.server(i);
                 if (s != null) {
@@ -339,8 +341,8 @@ final class ClusterCommand implements Runnable {
             out.printf("%d instances on %s:%n", cluster.size(), cluster.backend());
             for (int i = 0; i < cluster.size(); i++) {
                 DatabaseServer s = cluster.server(i);
-                out.printf("  instance %d  %-21s  database %s%n", i, cluster.addresses().get(i),
-                        cluster.jdbcUrl(i).replaceAll("(?i)(password=)[^&;]*", "$1***"));
+                out.printf("  instance %d  %-21s  database %s  http %s%n", i, cluster.addresses().get(i),
+                        cluster.jdbcUrl(i).replaceAll("(?i)(password=)[^&;]*", "$1***"), cluster.instance(i).httpUrl());
                 if (s != null)
                     out.printf("              server pid %d, data %s, client: %s%n", s.pid(), s.directory(),
                             s.clientCommand(LocalCluster.DATABASE));
@@ -352,6 +354,8 @@ final class ClusterCommand implements Runnable {
             out.printf("clients:   GyroClient.connect(List.of(\"%s\"), %s)%n", String.join("\", \"", cluster.addresses()),
                     Files.exists(tls) ? "Transport.mutualTls(new TlsFiles(Path.of(\"" + tls + "\")), \"client\")"
                             : "Transport.insecure()");
+            out.printf("watch:     %s (live view; /metrics: Prometheus text), gyro cluster status --dir %s%n",
+                    cluster.instance(0).httpUrl(), d);
             out.printf("stop:      gyro cluster stop --dir %s   (or Ctrl-C when in the foreground)%n", d);
         }
 
@@ -377,6 +381,7 @@ final class ClusterCommand implements Runnable {
                 if (bind != null) cmd.addAll(List.of("--bind", bind));
                 if (config != null) cmd.addAll(List.of("--config", config.toAbsolutePath().toString()));
             }
+            if (Logging.level() != null) cmd.addAll(List.of("--log-level", Logging.level()));
             Files.deleteIfExists(log);
             Process p = new ProcessBuilder(cmd).redirectErrorStream(true)
                     .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()))
@@ -474,7 +479,8 @@ final class ClusterCommand implements Runnable {
 
     // ----------------------------------------------------------------------------------------------- status
 
-    @Command(name = "status", mixinStandardHelpOptions = true, description = "Say whether a cluster runs in DIR, and where.")
+    @Command(name = "status", mixinStandardHelpOptions = true, description = "Say whether a cluster runs in DIR, and ask"
+            + " each of its instances how it is (role, last gsn, queued globals, requests/s, up or unreachable).")
     static final class Status implements Callable<Integer> {
 
         @Option(names = "--dir", defaultValue = "gyro-cluster", description = "the cluster's directory (default: ${DEFAULT-VALUE})")
@@ -491,10 +497,14 @@ final class ClusterCommand implements Runnable {
             JsonNode info = JSON.readTree(infoFile(d).toFile());
             System.out.printf("gyro cluster: pid %d, %d instances of %s on %s%n", h.pid(), info.get("instances").size(),
                     info.get("application").asText(), info.get("backend").asText());
-            for (JsonNode n : info.get("instances"))
-                System.out.printf("  instance %d  %-21s  database %s%n", n.get("id").asInt(), n.get("address").asText(),
-                        n.get("jdbcUrl").asText());
-            return 0;
+            List<String> addresses = new ArrayList<>();
+            for (JsonNode n : info.get("instances")) {
+                System.out.printf("  instance %d  %-21s  database %s  http %s%n", n.get("id").asInt(),
+                        n.get("address").asText(), n.get("jdbcUrl").asText(), n.path("http").asText("-"));
+                addresses.add(n.get("address").asText());
+            }
+            // asked with the cluster's client certificate (or plaintext for an --insecure cluster)
+            return StatusCommand.print(System.out, addresses, clientTransport(d));
         }
     }
 }

@@ -6,12 +6,23 @@ import picocli.CommandLine.Command;
 /** The {@code gyro} command. */
 @Command(name = "gyro", mixinStandardHelpOptions = true, versionProvider = Gyro.Version.class,
         description = "Gyro: scale out an OLTP application over N unmodified database instances, serializably.",
-        subcommands = {DemoCommand.class, NewAppCommand.class, LoadCommand.class, WorkloadCommand.class, ClusterCommand.class, InstanceCommand.class, CertsCommand.class, CallCommand.class, LatencyCommand.class, BenchCommand.class,
+        subcommands = {DemoCommand.class, NewAppCommand.class, LoadCommand.class, WorkloadCommand.class, ClusterCommand.class, InstanceCommand.class, CertsCommand.class, CallCommand.class, StatusCommand.class, LatencyCommand.class, BenchCommand.class,
                 CommandLine.HelpCommand.class})
 public final class Gyro implements Runnable {
 
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
+
+    @CommandLine.Option(names = "--log-level", paramLabel = "LEVEL", scope = CommandLine.ScopeType.INHERIT,
+            description = "how much Gyro logs (to standard error): error, warn, info (default), debug (each global's"
+                    + " gsn, each token pass) or trace; passed on to the processes a command starts")
+    void logLevel(String level) {
+        try {
+            Logging.level(level);
+        } catch (IllegalArgumentException e) {
+            throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
+        }
+    }
 
     @Override
     public void run() {
@@ -26,6 +37,7 @@ public final class Gyro implements Runnable {
     }
 
     public static void main(String[] args) {
+        Logging.fromArguments(args); // before any of Gyro's loggers is made
         System.exit(commandLine().execute(args));
     }
 

@@ -63,6 +63,11 @@ final class InstanceCommand implements Callable<Integer> {
             + " in the certificates): every instance of a ring must have the same, and its database is stamped with it")
     String clusterId;
 
+    @Option(names = "--http", paramLabel = "ADDRESS:PORT", defaultValue = "127.0.0.1:0",
+            description = "where to serve /metrics (Prometheus text), /status.json and the live view /; port 0 for a"
+                    + " free one (default: ${DEFAULT-VALUE}, loopback only), 'none' for no HTTP endpoint")
+    String http;
+
     @Override
     public Integer call() throws Exception {
         if ((db == null) == (jdbcUrl == null)) {
@@ -90,7 +95,8 @@ final class InstanceCommand implements Callable<Integer> {
         // Fail-stop: an instance that stops itself ends this process with a non-zero status (FailStop.EXIT_STATUS).
         InstanceConfig config;
         try {
-            config = InstanceConfig.of(id, ring, target, application).withFailStop(FailStop.EXIT).withNetwork(network);
+            config = InstanceConfig.of(id, ring, target, application).withFailStop(FailStop.EXIT).withNetwork(network)
+                    .withHttp(http.equalsIgnoreCase("none") ? null : http);
         } catch (IllegalArgumentException e) {
             System.err.println("gyro instance: " + e.getMessage());
             return 2;
@@ -99,7 +105,8 @@ final class InstanceCommand implements Callable<Integer> {
         GyroInstance instance = new GyroInstance(config).start();
         System.out.println("gyro instance " + id + " of " + ring.size() + " serving " + app + " on " + ring.get(id)
                 + " (listening on " + config.bindHost() + ", " + network.transport() + ", database "
-                + config.describeDatabase() + ", " + PartitionMap.uniform(ring.size()) + ")");
+                + config.describeDatabase() + ", " + PartitionMap.uniform(ring.size()) + ")"
+                + (instance.httpUrl() == null ? "" : "; metrics and live view on " + instance.httpUrl()));
         System.out.flush();
         CountDownLatch stop = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {

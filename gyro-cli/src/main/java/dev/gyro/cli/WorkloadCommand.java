@@ -93,9 +93,15 @@ final class WorkloadCommand implements Callable<Integer> {
                 }
 
                 public void started(List<String> addresses, String workload) {
-                    System.out.println("instances: " + String.join(", ", addresses));
+                    System.out.println("instances: " + String.join(", ", addresses) + "   (gyro status --ring "
+                            + String.join(",", addresses) + " --insecure)");
                     System.out.println("workload: " + workload + ", " + sessions + " sessions");
                     run[0] = new ProgressBar(System.out, "workload");
+                }
+
+                public void watching(List<String> http) {
+                    System.out.println("watch: " + http.get(0) + " (live view; /metrics on each: "
+                            + String.join(", ", http) + ")");
                 }
 
                 public void running(double elapsed, double total, long completed) {

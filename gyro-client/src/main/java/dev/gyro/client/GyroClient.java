@@ -2,6 +2,7 @@ package dev.gyro.client;
 
 import dev.gyro.wire.Reply;
 import dev.gyro.wire.Request;
+import dev.gyro.wire.RingStatus;
 import dev.gyro.wire.RoutingTable;
 import dev.gyro.wire.Transport;
 import dev.gyro.wire.Wire;
@@ -170,9 +171,31 @@ public final class GyroClient implements AutoCloseable {
         } catch (StatusRuntimeException e) {
             log.debug("request {} to instance {} failed: {}", request, instance, e.getStatus());
             channels.get(instance).resetConnectBackoff(); // a restarted instance is reached again at once
+            RoutingTable.Decision d = routing.decide(request.transaction(), request.parameters(), instance);
+            if (e.getStatus().getCode() == io.grpc.Status.Code.DEADLINE_EXCEEDED && d != null && d.global()) {
+                Reply unknown = outcomeUnknown(d.owner(), request);
+                if (unknown != null) return unknown;
+            }
             return Reply.error(Reply.Status.UNAVAILABLE, "instance " + instance + " at "
                     + routing.addresses().get(instance) + " is unreachable: " + describe(e), instance);
         }
+    }
+
+    /**
+     * A global request that ran out of time waited for the token (docs/decisions.md, decision 18): the instances say
+     * where the token is, so the client learns that its request is queued, and behind whom, rather than that a live
+     * instance is "unreachable". Null if the owner itself does not answer (then it is unreachable indeed).
+     */
+    private Reply outcomeUnknown(int owner, Request request) {
+        List<RingStatus.Entry> ring = RingStatus.ask(channels, routing.addresses(), java.time.Duration.ofSeconds(2));
+        if (!ring.get(owner).up()) return null;
+        int holder = RingStatus.tokenHolder(ring);
+        String behind = holder < 0 ? "behind a token no instance that answered holds"
+                : "behind the token held by instance " + holder + " at " + routing.addresses().get(holder)
+                + (ring.get(holder).up() ? "" : " (unreachable: " + ring.get(holder).error() + ")");
+        return Reply.error(Reply.Status.UNAVAILABLE, "outcome unknown: " + request + " is queued at instance " + owner
+                + " " + behind + "; the client gave up after " + deadlineMillis + " ms, and the request may still"
+                + " run when the token comes", owner);
     }
 
     /** The status code and the root cause in a few words, without a stack trace. */

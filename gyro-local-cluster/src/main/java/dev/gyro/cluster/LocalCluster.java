@@ -195,6 +195,26 @@ public final class LocalCluster implements AutoCloseable {
                 : dev.gyro.wire.Transport.mutualTls(tls, dev.gyro.wire.tls.Certificates.CLIENT);
     }
 
+    private List<String> http;
+
+    /**
+     * Each instance started from now on serves its metrics, status and live view over HTTP on a free loopback port,
+     * the same one across restarts ({@link #httpAddresses()}).
+     */
+    public LocalCluster withHttp() throws IOException {
+        if (http == null) {
+            List<String> a = new ArrayList<>();
+            for (int port : dev.gyro.servers.FreePorts.take(size())) a.add("127.0.0.1:" + port);
+            http = List.copyOf(a);
+        }
+        return this;
+    }
+
+    /** host:port of each instance's HTTP endpoint, or null without {@link #withHttp()}. */
+    public List<String> httpAddresses() {
+        return http;
+    }
+
     public LocalCluster withInstanceConfig(java.util.function.UnaryOperator<InstanceConfig> customize) {
         this.customize = customize;
         return this;
@@ -259,7 +279,8 @@ public final class LocalCluster implements AutoCloseable {
 
     public GyroInstance start(int i) throws IOException {
         if (instances.get(i) != null) throw new IllegalStateException("instance " + i + " is running");
-        InstanceConfig config = InstanceConfig.of(i, addresses, targets.get(i), app);
+        InstanceConfig config = InstanceConfig.of(i, addresses, targets.get(i), app)
+                .withHttp(http == null ? null : http.get(i));
         if (classification != null) config = config.withClassification(classification);
         Capacity server = capacity.copy(); // each instance is its own small server
         capacities.set(i, server);

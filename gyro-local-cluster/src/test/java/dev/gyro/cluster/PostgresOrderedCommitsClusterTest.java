@@ -6,7 +6,7 @@ import org.junit.jupiter.api.BeforeAll;
 
 /**
  * {@link BackendClusterContract} on three PostgreSQL servers with a round's globals in parallel under
- * {@link dev.gyro.runtime.db.OrderedCommits} (docs/decisions.md, decision 19): replicas equal, the store's audit
+ * {@link dev.gyro.runtime.db.OrderedCommits} (docs/decisions.md, decision 20): replicas equal, the store's audit
  * holds, one update per order, through a database server's crash, and more than one global ran at once.
  */
 class PostgresOrderedCommitsClusterTest extends BackendClusterContract {

@@ -32,6 +32,26 @@ final class BeltActions implements BeltLoop.Actions {
     /** Pause between tries of an action's DBMS transaction while the database does not answer. */
     static final Backoff DATABASE_DOWN = Backoff.of(10, 1000);
 
+    /**
+     * What the token does here, for the instance's watch on its ring and its metrics (docs/decisions.md, decision 18).
+     * Called on the belt loop.
+     */
+    interface TokenEvents {
+        TokenEvents NONE = new TokenEvents() {
+            @Override
+            public void sent(int to, long hop) {}
+
+            @Override
+            public void received(long hop, int updates) {}
+        };
+
+        /** The token of {@code hop} was sent to {@code to} (passed, or resent until acknowledged). */
+        void sent(int to, long hop);
+
+        /** The token of {@code hop} arrived and its {@code updates} were applied. */
+        void received(long hop, int updates);
+    }
+
     /** Where messages to the other instances of the ring go. */
     interface Peers {
         /** Best effort: a message may be lost; the belt resends what matters. Never blocks. */
@@ -46,9 +66,16 @@ final class BeltActions implements BeltLoop.Actions {
     private final InstanceStats stats;
     private final BeltLoop loop;
     private final BooleanSupplier closed;
+    private final TokenEvents token;
 
     BeltActions(int self, Database db, Peers peers, GlobalExecutor globals, SessionGate session, InstanceStats stats,
                 BeltLoop loop, BooleanSupplier closed) {
+        this(self, db, peers, globals, session, stats, loop, closed, TokenEvents.NONE);
+    }
+
+    BeltActions(int self, Database db, Peers peers, GlobalExecutor globals, SessionGate session, InstanceStats stats,
+                BeltLoop loop, BooleanSupplier closed, TokenEvents token) {
+        this.token = token;
         this.self = self;
         this.db = db;
         this.peers = peers;
@@ -61,7 +88,10 @@ final class BeltActions implements BeltLoop.Actions {
 
     @Override
     public void perform(Action action) throws SQLException {
-        if (action instanceof Action.Send send) peers.send(send.to(), send.message());
+        if (action instanceof Action.Send send) {
+            if (send.message() instanceof Message.TokenPass pass) token.sent(send.to(), pass.token().hop());
+            peers.send(send.to(), send.message());
+        }
         else if (action instanceof Action.ApplyUpdates apply) applyUpdates(apply);
         else if (action instanceof Action.ExecuteGlobal one) globals.execute(one);
         else if (action instanceof Action.ExecuteGlobals round) globals.execute(round);
@@ -80,6 +110,7 @@ final class BeltActions implements BeltLoop.Actions {
         stats.appliedGsn(apply.lastGsn());
         session.advance(apply.lastGsn());
         long hop = apply.token().hop();
+        token.received(hop, apply.updates().size());
         loop.submit(belt -> belt.onUpdatesApplied(hop));
     }
 
@@ -88,6 +119,7 @@ final class BeltActions implements BeltLoop.Actions {
         durably("record the token of hop " + pass.token().hop() + " as passed",
                 c -> MetadataStore.recordPassed(c, pass.token()));
         stats.tokenPasses.increment();
+        token.sent(pass.to(), pass.token().hop());
         peers.send(pass.to(), new Message.TokenPass(self, pass.token()));
     }
 

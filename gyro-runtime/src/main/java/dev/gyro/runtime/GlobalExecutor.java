@@ -194,6 +194,8 @@ final class GlobalExecutor implements AutoCloseable {
         StateUpdate u = outcome.update();
         report(id, u);
         if (u != null) {
+            log.debug("instance {}: global {} committed as gsn {} ({} rows)", self, p.request(), u.gsn(),
+                    u.changes().size());
             stats.appliedGsn(u.gsn());
             session.advance(u.gsn());
         }

@@ -69,6 +69,12 @@ public final class GyroInstance implements AutoCloseable {
     private RequestRouter router;
     private InstanceServer server;
     private boolean parallelGlobals;
+    private InstanceMetrics metrics;
+    private RingWatch ring;
+    private HttpEndpoint http;
+    private volatile List<io.grpc.ManagedChannel> statusChannels; // to every instance, made at the first /ring.json
+    private volatile byte[] ringJson;
+    private volatile long ringJsonAt;
 
     public GyroInstance(InstanceConfig config) {
         this.config = config;
@@ -103,12 +109,21 @@ public final class GyroInstance implements AutoCloseable {
             stats.appliedGsn(state.lastGsn());
             log.info("instance {} recovered: last gsn {}, token {}", self, state.lastGsn(), state.tokenStatus());
             // Globals run a whole round at once where the DBMS has commit ordering (Appendix B; docs/decisions.md,
-            // decision 6) or OrderedCommits makes it (decision 19); elsewhere the window is one request.
+            // decision 6) or OrderedCommits makes it (decision 20); elsewhere the window is one request.
             parallelGlobals = dialect.parallelGlobals() || dialect.orderedCommits();
             int window = parallelGlobals ? dialect.instanceOptions().writePoolSize() : 1;
             links = config.hooks().links().open(self);
             timers = Threads.timer(self);
             requestThreads = Threads.bounded(self, "req", config.requestThreads(), config.maxQueuedRequests());
+            metrics = new InstanceMetrics(self, catalog.names(), stats);
+            metrics.database(db);
+            metrics.requestPool((java.util.concurrent.ThreadPoolExecutor) requestThreads);
+            ring = new RingWatch(self, config.addresses(), stats::queuedGlobals);
+            metrics.ring("gyro.peers.unreachable", "peers this instance has not reached for longer than the alarm bound",
+                    ring, RingWatch::unreachablePeers);
+            metrics.ring("gyro.token.unacknowledged.seconds", "how long the token this instance passed waits for"
+                    + " its acknowledgement (0 once acknowledged)", ring, RingWatch::tokenUnacknowledgedSeconds);
+            metrics.ring("gyro.ring.broken", "1 while this instance reports a broken ring", ring, RingWatch::broken);
             session = new SessionGate(state.lastGsn(), timers);
             Replies replies = new Replies(self, stats);
             local = new LocalExecutor(self, db, localTransactions, config.hooks().gate(), replies, stats, requestIds,
@@ -122,18 +137,38 @@ public final class GyroInstance implements AutoCloseable {
                     b -> stats.belt(b.role().name(), b.queuedGlobals()));
             globals.attach(loop);
             PeerCheck check = new PeerCheck(config);
-            peers = new PeerLinks(self, config.addresses(), links, config.network().transport(), check.headers());
+            peers = new PeerLinks(self, config.addresses(), links, config.network().transport(), check.headers(), ring);
             router = new RequestRouter(self, routing, catalog, local, globals, peers, session, requestThreads, replies,
-                    stats);
+                    stats, metrics);
             // The belt exists before the server accepts anything, so no request or message can find it missing.
-            loop.start(new BeltActions(self, db, peers, globals, session, stats, loop, closed::get));
+            loop.start(new BeltActions(self, db, peers, globals, session, stats, loop, closed::get,
+                    new BeltActions.TokenEvents() {
+                        @Override
+                        public void sent(int to, long hop) {
+                            if (ring.tokenSent(to, hop)) metrics.tokenPassed();
+                        }
+
+                        @Override
+                        public void received(long hop, int updates) {
+                            metrics.tokenReceived();
+                            log.debug("instance {} received the token of hop {} with {} update(s) to apply", self,
+                                    hop, updates);
+                        }
+                    }));
             server = new InstanceServer(config, check, router, loop::submit, routing.toJson(),
-                    this::statusJson).start();
+                    this::statusJson, ring::received).start();
+            if (config.http() != null)
+                http = new HttpEndpoint(self, config.http(), metrics::scrape, this::statusJson, this::ringJson);
+            // Once a second: the request rates Status reports, and whether the ring has been broken for too long.
+            timers.scheduleAtFixedRate(() -> {
+                metrics.sample();
+                ring.check();
+            }, 1, 1, TimeUnit.SECONDS);
             timers.scheduleAtFixedRate(() -> loop.submit(b -> b.onTick(config.hooks().clock().getAsLong())),
                     config.tickMillis(), config.tickMillis(), TimeUnit.MILLISECONDS);
-            log.info("instance {} of cluster {} serving {} on {} (listening on {}, {})", self,
+            log.info("instance {} of cluster {} serving {} on {} (listening on {}, {}){}", self,
                     config.network().clusterId(), config.application().name(), config.address(), config.bindHost(),
-                    config.network().transport());
+                    config.network().transport(), http == null ? "" : "; metrics and live view on " + http.url());
             return this;
         } catch (SQLException e) {
             close();
@@ -200,10 +235,52 @@ public final class GyroInstance implements AutoCloseable {
         globals.observe(observer);
     }
 
+    /** Where its HTTP endpoint serves /metrics, /status.json, /ring.json and the live view; null if it has none. */
+    public String httpUrl() {
+        return http == null ? null : http.url();
+    }
+
+    /** Everything its metrics registry holds, as Prometheus text (what /metrics serves). */
+    public String metricsText() {
+        return metrics.scrape();
+    }
+
     /** The instance's state as the Status method reports it (JSON). */
     public byte[] statusJson() {
-        return stats.json(self, config.address(), parallelGlobals, session == null ? 0 : session.waiting(),
-                links.status());
+        Map<String, Object> more = new java.util.LinkedHashMap<>(links.status());
+        if (metrics != null) {
+            more.put("localPerSecond", metrics.perSecond(false));
+            more.put("globalPerSecond", metrics.perSecond(true));
+            more.put("localLatencyMs", metrics.meanMillis(false));
+            more.put("globalLatencyMs", metrics.meanMillis(true));
+        }
+        if (ring != null) more.putAll(ring.status());
+        if (http != null) more.put("http", http.url());
+        return stats.json(self, config.address(), parallelGlobals, session == null ? 0 : session.waiting(), more);
+    }
+
+    /**
+     * Every instance's status, asked through their Status methods over the cluster's transport (this instance's own
+     * certificate is a client certificate of the cluster), at most twice a second however many pages ask.
+     */
+    private byte[] ringJson() {
+        long now = System.nanoTime();
+        byte[] cached = ringJson;
+        if (cached != null && now - ringJsonAt < 500_000_000L) return cached;
+        synchronized (this) {
+            if (ringJson != null && System.nanoTime() - ringJsonAt < 500_000_000L) return ringJson;
+            List<io.grpc.ManagedChannel> channels = statusChannels;
+            if (channels == null) {
+                List<io.grpc.ManagedChannel> made = new ArrayList<>();
+                for (String a : config.addresses()) made.add(config.network().transport().channel(a));
+                statusChannels = channels = made;
+            }
+            byte[] json = dev.gyro.wire.RingStatus.toJsonBytes(dev.gyro.wire.RingStatus.ask(channels,
+                    config.addresses(), java.time.Duration.ofSeconds(1)));
+            ringJson = json;
+            ringJsonAt = System.nanoTime();
+            return json;
+        }
     }
 
     /** Fail-stop: log why, stop serving, then let the process decide (docs/decisions.md, decision 11). */
@@ -226,6 +303,8 @@ public final class GyroInstance implements AutoCloseable {
     public void close() {
         if (!closed.compareAndSet(false, true)) return;
         if (timers != null) timers.shutdownNow();
+        if (http != null) http.close();
+        if (statusChannels != null) statusChannels.forEach(io.grpc.ManagedChannel::shutdownNow);
         if (server != null) server.close();
         if (loop != null) loop.close();
         if (globals != null) globals.close();
@@ -241,5 +320,6 @@ public final class GyroInstance implements AutoCloseable {
         if (peers != null) peers.close();
         else links.close();
         if (db != null) db.close();
+        if (metrics != null) metrics.close();
     }
 }

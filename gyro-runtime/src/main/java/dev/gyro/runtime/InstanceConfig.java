@@ -34,11 +34,13 @@ import java.util.function.LongSupplier;
  *                          SQLite file; the URL picks the backend
  * @param hooks             what the process plugs into the instance (defaults: {@link Hooks#DEFAULT})
  * @param network           how it talks and listens, and the cluster it belongs to (default: {@link Network#INSECURE})
+ * @param http              host:port of its HTTP endpoint (metrics, status, live view; port 0 for a free one), or
+ *                          null for none (docs/decisions.md, decision 18)
  */
 public record InstanceConfig(int self, List<String> addresses, Path database, Application application,
                              Classification classification, PartitionMap partitionMap, int maxQueuedGlobals,
                              int requestThreads, int maxQueuedRequests, long tickMillis, String jdbcUrl,
-                             Hooks hooks, Network network) {
+                             Hooks hooks, Network network, String http) {
 
     /** Default bound of the global request queue. */
     public static final int MAX_QUEUED_GLOBALS = 10_000;
@@ -131,7 +133,7 @@ public record InstanceConfig(int self, List<String> addresses, Path database, Ap
 
     public static InstanceConfig of(int self, List<String> addresses, Path database, Application application) {
         return new InstanceConfig(self, addresses, database, application, null, null, MAX_QUEUED_GLOBALS,
-                REQUEST_THREADS, MAX_QUEUED_REQUESTS, TICK_MILLIS, null, null, null);
+                REQUEST_THREADS, MAX_QUEUED_REQUESTS, TICK_MILLIS, null, null, null, null);
     }
 
     /**
@@ -141,29 +143,39 @@ public record InstanceConfig(int self, List<String> addresses, Path database, Ap
         boolean url = jdbcUrlOrFile != null && jdbcUrlOrFile.strip().startsWith("jdbc:");
         return new InstanceConfig(self, addresses, url ? null : Path.of(jdbcUrlOrFile), application, null, null,
                 MAX_QUEUED_GLOBALS, REQUEST_THREADS, MAX_QUEUED_REQUESTS, TICK_MILLIS,
-                url ? jdbcUrlOrFile.strip() : null, null, null);
+                url ? jdbcUrlOrFile.strip() : null, null, null, null);
     }
 
     public InstanceConfig withClassification(Classification c) {
         return new InstanceConfig(self, addresses, database, application, c, partitionMap, maxQueuedGlobals,
-                requestThreads, maxQueuedRequests, tickMillis, jdbcUrl, hooks, network);
+                requestThreads, maxQueuedRequests, tickMillis, jdbcUrl, hooks, network, http);
     }
 
     /** This instance with {@code threads} request threads (local requests running at once). */
     public InstanceConfig withRequestThreads(int threads) {
         return new InstanceConfig(self, addresses, database, application, classification, partitionMap,
-                maxQueuedGlobals, threads, maxQueuedRequests, tickMillis, jdbcUrl, hooks, network);
+                maxQueuedGlobals, threads, maxQueuedRequests, tickMillis, jdbcUrl, hooks, network, http);
     }
 
     public InstanceConfig withHooks(Hooks h) {
         return new InstanceConfig(self, addresses, database, application, classification, partitionMap,
-                maxQueuedGlobals, requestThreads, maxQueuedRequests, tickMillis, jdbcUrl, h, network);
+                maxQueuedGlobals, requestThreads, maxQueuedRequests, tickMillis, jdbcUrl, h, network, http);
     }
 
     /** This instance with {@code n} for its transport, bind address and cluster id. */
     public InstanceConfig withNetwork(Network n) {
         return new InstanceConfig(self, addresses, database, application, classification, partitionMap,
-                maxQueuedGlobals, requestThreads, maxQueuedRequests, tickMillis, jdbcUrl, hooks, n);
+                maxQueuedGlobals, requestThreads, maxQueuedRequests, tickMillis, jdbcUrl, hooks, n, http);
+    }
+
+    /**
+     * This instance serving metrics, its status and the live view over HTTP on {@code hostPort} (port 0: a free one,
+     * which the instance logs); null for none.
+     */
+    public InstanceConfig withHttp(String hostPort) {
+        if (hostPort != null) parseHostPort(hostPort, 0);
+        return new InstanceConfig(self, addresses, database, application, classification, partitionMap,
+                maxQueuedGlobals, requestThreads, maxQueuedRequests, tickMillis, jdbcUrl, hooks, network, hostPort);
     }
 
     /** The address the instance's port listens on. */
@@ -248,11 +260,16 @@ public record InstanceConfig(int self, List<String> addresses, Path database, Ap
     }
 
     static int parsePort(String address) {
+        return parseHostPort(address, 1);
+    }
+
+    /** The port of {@code address} (host:port), at least {@code lowest}; clear error otherwise. */
+    static int parseHostPort(String address, int lowest) {
         int colon = address.lastIndexOf(':');
         try {
             if (colon < 1) throw new NumberFormatException();
             int port = Integer.parseInt(address.substring(colon + 1));
-            if (port < 1 || port > 65535) throw new NumberFormatException();
+            if (port < lowest || port > 65535) throw new NumberFormatException();
             return port;
         } catch (NumberFormatException e) {
             throw new IllegalArgumentException("address '" + address + "' is not host:port");

@@ -43,13 +43,16 @@ final class InstanceServer implements AutoCloseable {
     private final ExecutorService clientCalls;
     private final ExecutorService peerCalls;
     private final Server server;
+    private final Consumer<Message> seen; // the ring's watch sees each accepted message, on the belt loop
 
     /**
      * @param deliver hands a decoded peer message to the belt loop
      */
     InstanceServer(InstanceConfig config, PeerCheck check, RequestRouter router,
-                   Consumer<Consumer<ConveyorBelt>> deliver, byte[] describe, Supplier<byte[]> status) {
+                   Consumer<Consumer<ConveyorBelt>> deliver, byte[] describe, Supplier<byte[]> status,
+                   Consumer<Message> seen) {
         this.self = config.self();
+        this.seen = seen;
         this.check = check;
         this.clientCalls = Threads.fixed(self, "client", 2);
         this.peerCalls = Threads.single(self, "peer");
@@ -110,6 +113,7 @@ final class InstanceServer implements AutoCloseable {
         }
         respond(out, new byte[0]);
         loop.accept(belt -> {
+            seen.accept(m);
             try {
                 belt.onMessage(m);
             } catch (IllegalArgumentException e) { // from no member of the ring, or out of ring order: dropped

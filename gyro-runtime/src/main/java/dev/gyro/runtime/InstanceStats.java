@@ -38,6 +38,14 @@ final class InstanceStats {
         globalsRunning.decrementAndGet();
     }
 
+    int globalsRunning() {
+        return globalsRunning.get();
+    }
+
+    int queuedGlobals() {
+        return queuedGlobals;
+    }
+
     /** The most global requests that executed at the same time (1 when they run one at a time). */
     int mostGlobalsAtOnce() {
         return mostGlobalsAtOnce.get();

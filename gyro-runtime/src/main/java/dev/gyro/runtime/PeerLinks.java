@@ -48,9 +48,12 @@ final class PeerLinks implements BeltActions.Peers, AutoCloseable {
     private final Channel[] channels;
     private final ManagedChannel[] raw;
     private final LinkDelay delay;
+    private final RingWatch watch;
 
-    PeerLinks(int self, List<String> addresses, LinkDelay delay, Transport transport, Metadata identity) {
+    PeerLinks(int self, List<String> addresses, LinkDelay delay, Transport transport, Metadata identity,
+              RingWatch watch) {
         this.self = self;
+        this.watch = watch;
         this.addresses = List.copyOf(addresses);
         this.delay = delay;
         this.channels = new Channel[addresses.size()];
@@ -74,6 +77,8 @@ final class PeerLinks implements BeltActions.Peers, AutoCloseable {
                         st.getDescription());
         } else {
             log.debug("instance {}: {} to instance {} not delivered: {}", self, what, to, t.toString());
+            // never silent: a peer that stays unreachable is reported by the watch (docs/decisions.md, decision 18)
+            watch.unreachable(to, st.getCode() + (st.getDescription() == null ? "" : " (" + st.getDescription() + ")"));
         }
         raw[to].resetConnectBackoff();
     }
@@ -91,7 +96,9 @@ final class PeerLinks implements BeltActions.Peers, AutoCloseable {
                 CallOptions.DEFAULT.withDeadlineAfter(DELIVER_DEADLINE.toMillis(), TimeUnit.MILLISECONDS));
         Futures.addCallback(ClientCalls.futureUnaryCall(call, body), new FutureCallback<byte[]>() {
             @Override
-            public void onSuccess(byte[] result) {}
+            public void onSuccess(byte[] result) {
+                watch.reached(to);
+            }
 
             @Override
             public void onFailure(Throwable t) {

@@ -32,10 +32,12 @@ final class RequestRouter {
     private final ExecutorService requestThreads;
     private final Replies replies;
     private final InstanceStats stats;
+    private final InstanceMetrics metrics;
 
     RequestRouter(int self, RoutingTable routing, TransactionCatalog catalog, LocalExecutor local,
                   GlobalExecutor globals, PeerLinks peers, SessionGate session, ExecutorService requestThreads,
-                  Replies replies, InstanceStats stats) {
+                  Replies replies, InstanceStats stats, InstanceMetrics metrics) {
+        this.metrics = metrics;
         this.self = self;
         this.routing = routing;
         this.catalog = catalog;
@@ -49,25 +51,41 @@ final class RequestRouter {
     }
 
     /** A request from a client, or forwarded by a peer. Answers {@code reply} exactly once, later or now. */
-    void handle(Request request, Consumer<Reply> reply) {
+    void handle(Request request, Consumer<Reply> out) {
+        long arrived = System.nanoTime();
         RoutingTable.Decision d = routing.decide(request.transaction(), request.parameters(), self);
         if (d == null) {
-            reply.accept(cannotRoute(request));
-        } else if (d.owner() != self) {
-            if (request.forwarded()) {
-                reply.accept(replies.error(Reply.Status.UNAVAILABLE, "request " + request + " was forwarded to "
-                        + "instance " + self + " but routes to instance " + d.owner() + ": partition maps disagree"));
-            } else {
-                stats.forwarded.increment();
-                peers.forward(d.owner(), request, reply);
-            }
-        } else if (d.global()) {
+            Reply r = cannotRoute(request);
+            metrics.request(request.transaction(), false, r.status(), arrived);
+            out.accept(r);
+            return;
+        }
+        if (d.owner() != self) {
+            forward(request, d, out); // counted by the owner, which answers it
+            return;
+        }
+        boolean global = d.global();
+        Consumer<Reply> reply = r -> {
+            metrics.request(request.transaction(), global, r.status(), arrived);
+            out.accept(r);
+        };
+        if (global) {
             globals.enqueue(request, reply);
         } else {
             session.await(request.afterGsn(), () -> runLocal(request, reply), () -> reply.accept(
                     replies.error(Reply.Status.UNAVAILABLE, "instance " + self + " has not applied gsn "
                             + request.afterGsn() + " (at " + session.applied() + "): it waited "
                             + SessionGate.MAX_WAIT.toSeconds() + " s at most, or is shutting down")));
+        }
+    }
+
+    private void forward(Request request, RoutingTable.Decision d, Consumer<Reply> reply) {
+        if (request.forwarded()) {
+            reply.accept(replies.error(Reply.Status.UNAVAILABLE, "request " + request + " was forwarded to "
+                    + "instance " + self + " but routes to instance " + d.owner() + ": partition maps disagree"));
+        } else {
+            stats.forwarded.increment();
+            peers.forward(d.owner(), request, reply);
         }
     }
 
@@ -78,8 +96,12 @@ final class RequestRouter {
      */
     Reply call(Request request) {
         RoutingTable.Decision d = routing.decide(request.transaction(), request.parameters(), self);
-        if (d != null && d.owner() == self && !d.global() && session.reached(request.afterGsn()))
-            return local.execute(request);
+        if (d != null && d.owner() == self && !d.global() && session.reached(request.afterGsn())) {
+            long arrived = System.nanoTime();
+            Reply r = local.execute(request);
+            metrics.request(request.transaction(), false, r.status(), arrived);
+            return r;
+        }
         CompletableFuture<Reply> reply = new CompletableFuture<>();
         handle(request, reply::complete);
         return reply.join();

@@ -193,6 +193,11 @@ public final class Database implements AutoCloseable {
         return tables;
     }
 
+    /** The connection pools by what they serve ("write", "read"), for the instance's metrics. */
+    public Map<String, com.zaxxer.hikari.HikariPoolMXBean> pools() {
+        return Map.of("write", writePool.getHikariPoolMXBean(), "read", readPool.getHikariPoolMXBean());
+    }
+
     /** How many times {@link #inTransaction} has retried a unit of work so far. */
     public long retries() {
         return retries.sum();

@@ -115,7 +115,7 @@ public interface Dialect {
     /**
      * Where the DBMS does not order commits itself but its serializable isolation detects cycles (PostgreSQL's SSI),
      * {@link OrderedCommits} makes the order, and a round's globals run in parallel all the same
-     * (docs/decisions.md, decision 19).
+     * (docs/decisions.md, decision 20).
      */
     default boolean orderedCommits() {
         return false;

@@ -9,7 +9,7 @@ import java.util.TreeMap;
 
 /**
  * Commit ordering made on PostgreSQL, whose serializable isolation (SSI) does not give it on its own
- * (docs/decisions.md, decisions 6 and 19): global requests run concurrently, and yet a request that commits after
+ * (docs/decisions.md, decisions 6 and 20): global requests run concurrently, and yet a request that commits after
  * another is serialized after it, so the gsn order, which is the commit order, is a serialization order (paper,
  * Appendix B).
  *

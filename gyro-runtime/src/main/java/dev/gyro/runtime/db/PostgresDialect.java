@@ -90,7 +90,7 @@ public final class PostgresDialect implements Dialect {
     /**
      * SSI aborts one side of every cycle, which is what {@link OrderedCommits} builds on. Not yet the default: on
      * with the system property {@value #ORDERED_COMMITS} ({@code GYRO_JAVA_OPTS=-Dgyro.orderedCommits=true}) until
-     * its throughput is measured against one-at-a-time globals (docs/decisions.md, decision 19).
+     * its throughput is measured against one-at-a-time globals (docs/decisions.md, decision 20).
      */
     @Override
     public boolean orderedCommits() {
