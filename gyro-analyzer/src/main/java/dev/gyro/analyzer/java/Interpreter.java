@@ -164,6 +164,8 @@ final class Interpreter {
         final Set<String> opaque = new HashSet<>();
         final Map<String, String> declaredType = new HashMap<>();
         final Set<String> declared = new HashSet<>();
+        /** Variables grown by {@code +=}: a String built piece by piece (Appends). */
+        final Set<String> appended = new HashSet<>();
 
         static LocalDefs of(CallableDeclaration<?> method) {
             LocalDefs d = new LocalDefs();
@@ -188,6 +190,9 @@ final class Interpreter {
                         d.assignments.computeIfAbsent(n.getNameAsString(), k -> new ArrayList<>()).add(a.getValue());
                     } else {
                         d.opaque.add(n.getNameAsString());
+                        if (a.getOperator() == AssignExpr.Operator.PLUS) {
+                            d.appended.add(n.getNameAsString());
+                        }
                     }
                 }
             }
@@ -682,9 +687,10 @@ final class Interpreter {
             char after = next == null || next.isEmpty() ? (i + 1 < pieces.size() ? 'x' : ' ') : next.charAt(0);
             if (sb.length() == 0 || Character.isLetterOrDigit(before) || before == '_' || before == '.'
                     || before == '"' || before == '`' || Character.isLetterOrDigit(after) || after == '_'
-                    || after == '.') {
+                    || after == '.' || !LiteralPosition.follows(sb)) {
                 return new SqlSite(null, "`" + hole.java() + "` is concatenated into the SQL text as part of "
-                        + "an identifier, keyword or number", positional, Map.of(), hint, at);
+                        + "an identifier, keyword or number, or where a column or condition may go", positional,
+                        Map.of(), hint, at);
             }
             sb.append(':').append(name);
             named.put(name, hole.value());
@@ -956,7 +962,8 @@ final class Interpreter {
             return eval(u.getExpression(), f);
         }
         if (e instanceof NameExpr n) {
-            return name(n.getNameAsString(), f);
+            Sym grown = grown(n.getNameAsString(), n.getBegin().orElse(Position.HOME), f);
+            return grown != null ? grown : name(n.getNameAsString(), f);
         }
         if (e instanceof FieldAccessExpr fa) {
             return fieldAccess(fa, f);
@@ -968,6 +975,9 @@ final class Interpreter {
             String type = create.getType().getNameAsString();
             if (BOXES.contains(type) && create.getArguments().size() == 1) {
                 return eval(create.getArgument(0), f);
+            }
+            if (Appends.BUILDERS.contains(type) && create.getArguments().size() <= 1) {
+                return newBuilder(create, f);
             }
             return Sym.free("new " + type + "(...)");
         }
@@ -1057,6 +1067,94 @@ final class Interpreter {
 
     private static Sym appendLiteral(Sym text, String literal, String java) {
         return literal.isEmpty() ? text : plus(text, Sym.Text.literal(literal), "", "", java);
+    }
+
+    /**
+     * The text a StringBuilder or a String grown by {@code +=} holds when evaluation reaches {@code upTo} (Appends),
+     * or null when {@code var} is neither.
+     */
+    private Sym grown(String var, Position upTo, Frame f) {
+        if (!f.defs.declared.contains(var) || f.method == null) {
+            return null;
+        }
+        boolean builder = isBuilder(var, f);
+        if (!builder && !(f.defs.appended.contains(var) && "String".equals(f.defs.declaredType.get(var)))) {
+            return null;
+        }
+        String key = var + "@" + upTo;
+        if (!f.evaluating.add(key)) {
+            return Sym.free("text " + var + " depends on itself");
+        }
+        try {
+            Appends.Plan plan = Appends.of(f.method, var, builder, upTo);
+            if (plan.widened() != null) {
+                return Sym.free("SQL text built piece by piece: " + plan.widened());
+            }
+            Sym text = eval(plan.initial(), f);
+            for (Appends.Step step : plan.steps()) {
+                if (!(text instanceof Sym.Text || text instanceof Sym.Alternatives)) {
+                    return text;
+                }
+                Sym with = plus(text, appendedValue(step.appended(), f), "", step.appended().toString(),
+                        shortJava(step.appended()));
+                Sym next = step.conditional() ? Sym.Alternatives.of(List.of(text, with)) : with;
+                text = next != null ? next : Sym.free("more than " + Sym.MAX_ALTERNATIVES + " possible SQL texts in " + var);
+            }
+            return text;
+        } finally {
+            f.evaluating.remove(key);
+        }
+    }
+
+    private boolean isBuilder(String var, Frame f) {
+        String type = f.defs.declaredType.get(var);
+        if (Appends.BUILDERS.contains(type)) {
+            return true;
+        }
+        List<Expression> defs = f.defs.assignments.getOrDefault(var, List.of());
+        return "var".equals(type) && defs.size() == 1 && defs.get(0) instanceof ObjectCreationExpr create
+                && Appends.BUILDERS.contains(create.getType().getNameAsString());
+    }
+
+    /** {@code new StringBuilder()}, {@code (capacity)} or {@code (text)}: the text it starts with. */
+    private Sym newBuilder(ObjectCreationExpr create, Frame f) {
+        if (create.getArguments().isEmpty() || create.getArgument(0) instanceof IntegerLiteralExpr) {
+            return Sym.Text.literal("");
+        }
+        Sym initial = eval(create.getArgument(0), f);
+        return initial instanceof Sym.Text || initial instanceof Sym.Alternatives ? initial
+                : Sym.free("builder started from " + shortJava(create.getArgument(0)));
+    }
+
+    /** A char appended is text ({@code append(',')}); anything else is concatenated as by {@code +}. */
+    private Sym appendedValue(Expression appended, Frame f) {
+        if (appended instanceof CharLiteralExpr c) {
+            return Sym.Text.literal(String.valueOf(c.asChar()));
+        }
+        return eval(appended, f);
+    }
+
+    /**
+     * {@code x.append(a)} used as a value: a builder variable's text up to this call (its appends are counted there,
+     * Appends), or a chain on {@code new StringBuilder(...)}; null when the chain starts from anything else.
+     */
+    private Sym appendedTo(MethodCallExpr call, Frame f) {
+        Expression root = call;
+        while (root instanceof MethodCallExpr c && c.getNameAsString().equals("append") && c.getScope().isPresent()) {
+            root = c.getScope().get();
+        }
+        if (root instanceof NameExpr n && f.defs.declared.contains(n.getNameAsString()) && isBuilder(n.getNameAsString(), f)) {
+            return grown(n.getNameAsString(), call.getEnd().orElse(Position.HOME), f);
+        }
+        if (root instanceof ObjectCreationExpr create && Appends.BUILDERS.contains(create.getType().getNameAsString())) {
+            Sym before = eval(call.getScope().get(), f);
+            if (!(before instanceof Sym.Text || before instanceof Sym.Alternatives)) {
+                return before;
+            }
+            Expression arg = call.getArgument(0);
+            return plus(before, appendedValue(arg, f), "", arg.toString(), shortJava(call));
+        }
+        return null;
     }
 
     /** {@code TEXT.replace(A, B)} with constant strings: done on each possible constant text, else free. */
@@ -1267,6 +1365,19 @@ final class Interpreter {
                 return arg;
             }
             return arg instanceof Sym.Scalar ? arg : Sym.free(shortJava(call));
+        }
+        if (argc == 1 && name.equals("valueOf") && scope.isPresent() && scope.get() instanceof NameExpr n
+                && n.getNameAsString().equals("String") && !isVariable("String", f)) {
+            Sym arg = eval(call.getArgument(0), f);
+            if (arg instanceof Sym.Text || arg instanceof Sym.Alternatives) {
+                return arg; // String.valueOf(builder): the text itself
+            }
+        }
+        if (argc == 1 && name.equals("append") && scope.isPresent()) {
+            Sym appended = appendedTo(call, f);
+            if (appended != null) {
+                return appended;
+            }
         }
         if (argc == 0 && UNBOXING.contains(name) && scope.isPresent()) {
             return eval(scope.get(), f);
