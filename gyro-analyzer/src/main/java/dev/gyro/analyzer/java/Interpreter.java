@@ -504,6 +504,17 @@ final class Interpreter {
                 if (!defs.isEmpty() && defs.stream().allMatch(d -> statementFactory(d, f))) {
                     continue;
                 }
+                String field = defs.size() == 1 && !f.defs.opaque.contains(v) ? aliasedField(defs.get(0), f) : null;
+                List<Sym> aliased = field == null ? List.of() : fieldPreparedSql(field, ownHierarchy(f), f);
+                if (!aliased.isEmpty()) {
+                    // a local alias of a statement prepared into a field of this class: its bindings are the alias's
+                    boolean[] computedIndex = {false};
+                    Map<Integer, Value> positional = bind(v, null, null, bindings, f, computedIndex);
+                    for (Sym sql : aliased) {
+                        f.walk.sites.addAll(sites(sql, computedIndex[0] ? Map.of() : positional, hint, f.at(x.call()), f));
+                    }
+                    continue;
+                }
                 f.walk.sites.add(new SqlSite(null, "statement " + v + " comes from where the analysis cannot see",
                         Map.of(), Map.of(), hint, f.at(x.call())));
                 continue;
@@ -513,9 +524,7 @@ final class Interpreter {
             }
             List<TypeInfo> types = new ArrayList<>();
             if (member == null) {
-                for (TypeInfo t = f.owner; t != null; t = t.outer) {
-                    types.addAll(index.hierarchy(t));
-                }
+                types.addAll(ownHierarchy(f));
             } else if (dot == v.lastIndexOf('.')) {
                 declaredType(base, f).ifPresent(type -> index.typesNamed(type).forEach(t -> types.addAll(index.hierarchy(t))));
             }
@@ -537,6 +546,26 @@ final class Interpreter {
                 f.walk.sites.addAll(sites(sql, positional, hint, f.at(x.call()), f));
             }
         }
+    }
+
+    /** This class, its supertypes and its outer classes' (where a field of this code is declared). */
+    private List<TypeInfo> ownHierarchy(Frame f) {
+        List<TypeInfo> types = new ArrayList<>();
+        for (TypeInfo t = f.owner; t != null; t = t.outer) {
+            types.addAll(index.hierarchy(t));
+        }
+        return types;
+    }
+
+    /** The field a local variable's only definition copies ({@code ps = sell}, {@code ps = this.sell}), or null. */
+    private String aliasedField(Expression def, Frame f) {
+        if (def instanceof FieldAccessExpr fa && fa.getScope() instanceof ThisExpr) {
+            return fa.getNameAsString();
+        }
+        if (def instanceof NameExpr n && !f.defs.declared.contains(n.getNameAsString()) && !f.args.containsKey(n.getNameAsString())) {
+            return n.getNameAsString();
+        }
+        return null;
     }
 
     private boolean statementFactory(Expression def, Frame f) {
