@@ -96,4 +96,14 @@ class WideningTest {
                 """, "ID = ?");
         assertThat(classification(r, "touch").kind()).isEqualTo(Kind.LOCAL);
     }
+
+    @Test
+    void aValueConcatenatedAsTheOnlyValueOfSeveralColumnsBindsNone(@TempDir Path dir) {
+        // csv may be "7, 100": ID is then 7, not csv, so the row is not known to be at the input's key
+        Fixtures.write(dir, "app/Open.java", Fixtures.gyroTransaction("Open", "String csv",
+                "c.createStatement().executeUpdate(\"INSERT INTO ACCOUNTS (ID, BALANCE) VALUES (\" + csv + \")\");"));
+        AnalysisResult r = Fixtures.analyze(dir);
+        assertThat(Fixtures.entries(Fixtures.transaction(r, "open").writeSet(), "ACCOUNTS")).singleElement().asString()
+                .contains("ID = <free: VALUES of 1 for 2 columns>").doesNotContain("= csv");
+    }
 }
