@@ -2,6 +2,9 @@ package dev.gyro.analyzer;
 
 import dev.gyro.app.Kind;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Path;
 
 import static dev.gyro.analyzer.Fixtures.classification;
 import static dev.gyro.analyzer.Fixtures.transaction;
@@ -26,6 +29,18 @@ class BuilderTest {
         assertThat(classification(r, "updateEmailServlet").kind()).isEqualTo(Kind.LOCAL);
         assertThat(classification(r, "updateEmailServlet").partitionBy()).containsExactly("userId");
         assertThat(r.diagnostics()).noneMatch(d -> d.message().contains("computed"));
+    }
+
+    @Test
+    void servletsWithoutTheAlterTableTheKeysAreUnknownAndTheUpdateMayMoveRows(@TempDir Path dir) {
+        // USERS' key comes only from ALTER TABLE ... ADD CONSTRAINT ... PRIMARY KEY: without it any column may be a
+        // key, the e-mail update may change which rows exist, and roleServlet (by name) reads from it
+        Fixtures.copy("builders/servlets", dir, "users.sql");
+        Fixtures.write(dir, "users.sql",
+                "CREATE TABLE USERS (ID BIGINT NOT NULL, NAME VARCHAR(40) NOT NULL, EMAIL VARCHAR(80), ROLE VARCHAR(10));\n");
+        AnalysisResult r = Fixtures.analyze(dir);
+        assertThat(classification(r, "updateEmailServlet").kind()).isEqualTo(Kind.GLOBAL);
+        assertThat(classification(r, "updateEmailServlet").reason()).contains("roleServlet");
     }
 
     @Test

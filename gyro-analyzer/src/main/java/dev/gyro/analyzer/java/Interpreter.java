@@ -76,6 +76,10 @@ import java.util.regex.Pattern;
  *   <li>Calls into methods of the analyzed sources that (transitively) run SQL are followed with their
  *       arguments, so helpers' statements count for the caller's transaction. A recursive call, or one
  *       deeper than {@value #MAX_DEPTH}, is analyzed once with all its parameters free.</li>
+ *   <li>Texts grown by StringBuilder appends or {@code +=} ({@link Appends}), wrapper objects whose constructor
+ *       fixes their fields, values returned by methods of the sources, statements a helper prepares and returns,
+ *       and placeholders bound by a loop over varargs ({@link LoopBinding}) are followed as gyro-analyzer/README.md
+ *       says ("SQL text"); what is not is free or computed.</li>
  * </ul>
  */
 final class Interpreter {
