@@ -29,7 +29,10 @@ class ObjectsTest {
         // take TENANT for the member's id and ID for the city (the image carries POINTS, which addPoints changes)
         assertThat(Fixtures.entries(transaction(r, "capitalize").writeSet(), "MEMBERS"))
                 .containsExactly("MEMBERS.{NAME,POINTS} | TENANT = tenant AND ID = memberId AND CITY = city");
-        assertThat(r.transactions()).extracting(t -> t.name()).doesNotContain("prepare", "prepareForTenant");
+        // bound by a helper that receives the caller's statement
+        assertThat(Fixtures.entries(transaction(r, "pointsOf").readSet(), "MEMBERS"))
+                .containsExactly("MEMBERS.{(EXISTENCE),ID,POINTS} | ID = memberId");
+        assertThat(r.transactions()).extracting(t -> t.name()).doesNotContain("prepare", "prepareForTenant", "bind");
     }
 
     @Test

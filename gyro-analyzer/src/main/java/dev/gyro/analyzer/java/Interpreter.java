@@ -355,7 +355,12 @@ final class Interpreter {
     private record PreparedSite(MethodCallExpr call, String variable, Sym sql, Position at, Map<Integer, Value> preset) {
     }
 
-    private record Binding(String variable, Expression index, Expression value, MethodCallExpr call, Position at) {
+    /** A {@code setXxx} call on a statement; or, from a helper that received the statement, its placeholder's value. */
+    private record Binding(String variable, Expression index, Expression value, MethodCallExpr call, Position at,
+                           Integer boundIndex, Value boundValue) {
+        Binding(String variable, Expression index, Expression value, MethodCallExpr call, Position at) {
+            this(variable, index, value, call, at, null, null);
+        }
     }
 
     private record Execution(String variable, boolean query, Position at, MethodCallExpr call) {
@@ -403,6 +408,7 @@ final class Interpreter {
             } else if (EXECUTE_PREPARED.contains(name) && argc == 0 && statementKey(call.getScope().orElse(null)) != null) {
                 executions.add(new Execution(statementKey(call.getScope().get()), name.equals("executeQuery"), at, call));
             } else {
+                bindings.addAll(boundByHelper(call, at, f));
                 PreparedSite made = preparedByHelper(call, at, f);
                 if (made != null) {
                     prepared.add(made);
@@ -458,6 +464,10 @@ final class Interpreter {
         Map<Integer, List<Value>> bound = new LinkedHashMap<>();
         for (Binding b : bindings) {
             if (!b.variable().equals(var) || from != null && b.at().isBefore(from) || to != null && b.at().isAfter(to)) {
+                continue;
+            }
+            if (b.boundIndex() != null) {
+                bound.computeIfAbsent(b.boundIndex(), k -> new ArrayList<>()).add(b.boundValue());
                 continue;
             }
             Integer idx = intConstant(eval(b.index(), f));
@@ -1665,14 +1675,7 @@ final class Interpreter {
         g.arrays.putAll(arrayArguments(m, call.getArguments(), f));
         Map<Integer, Value> preset = Map.of();
         if (statement != null) {
-            List<Binding> bindings = new ArrayList<>();
-            for (MethodCallExpr c : body(m).get().findAll(MethodCallExpr.class)) {
-                if (SETTER.matcher(c.getNameAsString()).matches() && c.getArguments().size() >= 2
-                        && statement.equals(statementKey(c.getScope().orElse(null)))) {
-                    bindings.add(new Binding(statement, c.getArgument(0),
-                            c.getNameAsString().equals("setNull") ? null : c.getArgument(1), c, c.getBegin().orElse(Position.HOME)));
-                }
-            }
+            List<Binding> bindings = settersOn(body(m).get(), statement);
             boolean[] computedIndex = {false};
             preset = bind(statement, null, null, bindings, g, computedIndex);
             if (computedIndex[0]) {
@@ -1683,6 +1686,57 @@ final class Interpreter {
         }
         f.walk.visited.add(m);
         return new PreparedSite(call, assignedVariable(call), eval(prepare.getArgument(0), g), at, preset);
+    }
+
+    /**
+     * Placeholders bound by a helper that receives the caller's statement ({@code bind(ps, id, name)}): its
+     * {@code setXxx} calls on that parameter, evaluated with the call's arguments (a loop over its varargs included),
+     * count as the caller's bindings of the statement it passed, at the call. A helper that reassigns the parameter or
+     * computes an index otherwise binds nothing here (the placeholders stay free).
+     */
+    private List<Binding> boundByHelper(MethodCallExpr call, Position at, Frame f) {
+        List<Callee> callees = resolve(call, f);
+        if (callees.size() != 1 || f.onStack(callees.get(0).method()) || f.depth + 1 > MAX_DEPTH
+                || body(callees.get(0).method()).isEmpty()) {
+            return List.of();
+        }
+        CallableDeclaration<?> m = callees.get(0).method();
+        List<Binding> out = new ArrayList<>();
+        for (int k = 0; k < m.getParameters().size() && k < call.getArguments().size(); k++) {
+            Parameter p = m.getParameter(k);
+            String passed = statementKey(call.getArgument(k));
+            String type = SourceIndex.simpleName(p.getType());
+            LocalDefs defs = defsCache.computeIfAbsent(m, LocalDefs::of);
+            if (passed == null || p.isVarArgs() || !type.equals("PreparedStatement") && !type.equals("CallableStatement")
+                    || defs.assignments.containsKey(p.getNameAsString()) || defs.declared.contains(p.getNameAsString())) {
+                continue;
+            }
+            List<Binding> inner = settersOn(body(m).get(), p.getNameAsString());
+            if (inner.isEmpty()) {
+                continue;
+            }
+            Frame g = new Frame(m, callees.get(0).owner(), arguments(m, call.getArguments(), f), f, f.summary, f.walk);
+            g.arrays.putAll(arrayArguments(m, call.getArguments(), f));
+            boolean[] computedIndex = {false};
+            Map<Integer, Value> values = bind(p.getNameAsString(), null, null, inner, g, computedIndex);
+            if (!computedIndex[0]) {
+                values.forEach((i, v) -> out.add(new Binding(passed, null, null, call, at, i, v)));
+            }
+        }
+        return out;
+    }
+
+    /** The {@code var.setXxx(i, v)} calls in a method body. */
+    private static List<Binding> settersOn(Node body, String var) {
+        List<Binding> out = new ArrayList<>();
+        for (MethodCallExpr c : body.findAll(MethodCallExpr.class)) {
+            if (SETTER.matcher(c.getNameAsString()).matches() && c.getArguments().size() >= 2
+                    && var.equals(statementKey(c.getScope().orElse(null)))) {
+                out.add(new Binding(var, c.getArgument(0), c.getNameAsString().equals("setNull") ? null : c.getArgument(1),
+                        c, c.getBegin().orElse(Position.HOME)));
+            }
+        }
+        return out;
     }
 
     /** The symbolic arguments of a call, by parameter name (a varargs parameter: free). */
