@@ -62,4 +62,21 @@ class DiscoveryTest {
         assertThat(classification(r, "setTotal").kind()).isEqualTo(Kind.GLOBAL);
         assertThat(classification(r, "setTotal").reason()).contains("count").contains("TOTAL");
     }
+
+    @Test
+    void proceduresAnOverloadCalledByItsSiblingIsATransactionToo() {
+        AnalysisResult r = Fixtures.analyze(Fixtures.fixture("discovery/procedures"));
+        // both entry points are requests: the one by user id (called by the other) is not a helper
+        assertThat(r.transactions()).extracting(t -> t.name())
+                .containsExactlyInAnyOrder("PlaceBid.run", "PlaceBid.run_2", "RateUser.run");
+        assertThat(Fixtures.entries(transaction(r, "PlaceBid.run").writeSet(), "BIDS")).singleElement().asString()
+                .contains("B_ITEM_ID = itemId AND B_USER_ID = userId");
+        // the call by a long runs the long overload only, not the String one again (which would be recursion)
+        assertThat(Fixtures.entries(transaction(r, "PlaceBid.run_2").readSet(), "USERS"))
+                .containsExactly("USERS.{(EXISTENCE),NICKNAME,U_ID} | NICKNAME = nickname");
+        assertThat(Fixtures.entries(transaction(r, "PlaceBid.run_2").writeSet(), "BIDS")).singleElement().asString()
+                .contains("B_USER_ID = <free: value read from the database: rs.getLong(1)");
+        assertThat(classification(r, "PlaceBid.run").kind()).isEqualTo(Kind.LOCAL);
+        assertThat(classification(r, "PlaceBid.run").partitionBy()).containsExactly("itemId");
+    }
 }

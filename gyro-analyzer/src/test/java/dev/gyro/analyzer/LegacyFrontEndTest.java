@@ -244,9 +244,9 @@ class LegacyFrontEndTest {
         // dao.debit: prepared in AccountDao's constructor, bound (partly) here
         assertThat(entries(transaction(r, "debitOther").writeSet(), "ACCOUNTS")).singleElement().asString()
                 .startsWith("ACCOUNTS.* | ID = <free: placeholder ?2 not bound");
-        // bound by a helper receiving the statement: the values are not traced there, so they are free
+        // bound by a helper receiving the statement: its setters count, with the call's arguments
         assertThat(entries(transaction(r, "audit").writeSet(), "AUDIT")).singleElement().asString()
-                .startsWith("AUDIT.* | ACCOUNT_ID = <free: placeholder ?1 not bound");
+                .startsWith("AUDIT.* | ACCOUNT_ID = accountId AND AT = <free: clock value");
         // a statement from a cache: SQL the analysis cannot see
         assertThat(entries(transaction(r, "fromCache").writeSet(), "*")).singleElement().asString()
                 .isEqualTo("any table.* | any row");

@@ -1,6 +1,7 @@
 package dev.gyro.bench;
 
 import dev.gyro.app.Application;
+import dev.gyro.app.Classification;
 import dev.gyro.app.Workload;
 import dev.gyro.app.WorkloadOptions;
 import dev.gyro.cluster.Backend;
@@ -74,10 +75,20 @@ public final class ClusterBenchmark {
      * Definition 1, that is, a wrong classification) is a problem of the run.
      */
     public static Report run(Spec spec, Listener listener, AccessLog accesses) throws Exception {
+        return run(spec, listener, accesses, null);
+    }
+
+    /**
+     * As {@link #run(Spec, Listener, AccessLog)}, the instances routing by {@code classification} instead of the
+     * application's own when it is not null (a classification {@code gyro analyze} wrote, say, checked dynamically).
+     */
+    public static Report run(Spec spec, Listener listener, AccessLog accesses, Classification classification)
+            throws Exception {
         Workload workload = spec.app().workload(spec.scale(), spec.options()); // validate options before loading
         IntConsumer loaded = n -> listener.loaded(n, spec.instances());
         try (LocalCluster cluster = LocalCluster.create(spec.backend(), spec.dir(), spec.app(), spec.instances(),
                 spec.scale(), spec.seed(), loaded)) {
+            if (classification != null) cluster.withClassification(classification);
             cluster.withHttp().startAll();
             List<String> http = new java.util.ArrayList<>();
             for (int i = 0; i < cluster.size(); i++) http.add(cluster.instance(i).httpUrl());

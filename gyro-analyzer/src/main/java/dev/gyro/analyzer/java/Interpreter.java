@@ -20,6 +20,7 @@ import com.github.javaparser.ast.expr.EnclosedExpr;
 import com.github.javaparser.ast.expr.Expression;
 import com.github.javaparser.ast.expr.FieldAccessExpr;
 import com.github.javaparser.ast.expr.IntegerLiteralExpr;
+import com.github.javaparser.ast.expr.LambdaExpr;
 import com.github.javaparser.ast.expr.LongLiteralExpr;
 import com.github.javaparser.ast.expr.MethodCallExpr;
 import com.github.javaparser.ast.expr.NameExpr;
@@ -75,6 +76,10 @@ import java.util.regex.Pattern;
  *   <li>Calls into methods of the analyzed sources that (transitively) run SQL are followed with their
  *       arguments, so helpers' statements count for the caller's transaction. A recursive call, or one
  *       deeper than {@value #MAX_DEPTH}, is analyzed once with all its parameters free.</li>
+ *   <li>Texts grown by StringBuilder appends or {@code +=} ({@link Appends}), wrapper objects whose constructor
+ *       fixes their fields, values returned by methods of the sources, statements a helper prepares and returns,
+ *       and placeholders bound by a loop over varargs ({@link LoopBinding}) are followed as gyro-analyzer/README.md
+ *       says ("SQL text"); what is not is free or computed.</li>
  * </ul>
  */
 final class Interpreter {
@@ -131,8 +136,18 @@ final class Interpreter {
         final LocalDefs defs;
         final Map<String, Sym> localCache = new HashMap<>();
         final Set<String> evaluating = new HashSet<>();
+        /** The object a method of a wrapper runs on, when it is known (its fields' values). */
+        final Sym.Obj self;
+        /** The elements a varargs parameter received, when the call passed them one by one. */
+        final Map<String, List<Value>> arrays = new HashMap<>();
 
         Frame(CallableDeclaration<?> method, TypeInfo owner, Map<String, Sym> args, Frame caller, boolean summary, Walk walk) {
+            this(method, owner, args, caller, summary, walk, null);
+        }
+
+        Frame(CallableDeclaration<?> method, TypeInfo owner, Map<String, Sym> args, Frame caller, boolean summary, Walk walk,
+              Sym.Obj self) {
+            this.self = self;
             this.method = method;
             this.owner = owner;
             this.args = args;
@@ -164,6 +179,8 @@ final class Interpreter {
         final Set<String> opaque = new HashSet<>();
         final Map<String, String> declaredType = new HashMap<>();
         final Set<String> declared = new HashSet<>();
+        /** Variables grown by {@code +=}: a String built piece by piece (Appends). */
+        final Set<String> appended = new HashSet<>();
 
         static LocalDefs of(CallableDeclaration<?> method) {
             LocalDefs d = new LocalDefs();
@@ -188,6 +205,9 @@ final class Interpreter {
                         d.assignments.computeIfAbsent(n.getNameAsString(), k -> new ArrayList<>()).add(a.getValue());
                     } else {
                         d.opaque.add(n.getNameAsString());
+                        if (a.getOperator() == AssignExpr.Operator.PLUS) {
+                            d.appended.add(n.getNameAsString());
+                        }
                     }
                 }
             }
@@ -331,10 +351,16 @@ final class Interpreter {
         return walk;
     }
 
-    private record PreparedSite(MethodCallExpr call, String variable, Sym sql, Position at) {
+    /** A prepared statement: its SQL, and the placeholders a helper that prepared it bound already. */
+    private record PreparedSite(MethodCallExpr call, String variable, Sym sql, Position at, Map<Integer, Value> preset) {
     }
 
-    private record Binding(String variable, Expression index, Expression value, MethodCallExpr call, Position at) {
+    /** A {@code setXxx} call on a statement; or, from a helper that received the statement, its placeholder's value. */
+    private record Binding(String variable, Expression index, Expression value, MethodCallExpr call, Position at,
+                           Integer boundIndex, Value boundValue) {
+        Binding(String variable, Expression index, Expression value, MethodCallExpr call, Position at) {
+            this(variable, index, value, call, at, null, null);
+        }
     }
 
     private record Execution(String variable, boolean query, Position at, MethodCallExpr call) {
@@ -367,7 +393,7 @@ final class Interpreter {
             int argc = call.getArguments().size();
             Position at = call.getBegin().orElse(Position.HOME);
             if (PREPARE.contains(name) && argc >= 1) {
-                prepared.add(new PreparedSite(call, assignedVariable(call), eval(call.getArgument(0), f), at));
+                prepared.add(new PreparedSite(call, assignedVariable(call), eval(call.getArgument(0), f), at, Map.of()));
             } else if (EXECUTE_SQL.contains(name) && argc >= 1 && !isIntLike(call.getArgument(0))) {
                 SqlSite.ExecutionHint hint = name.equals("executeQuery") ? SqlSite.ExecutionHint.QUERY
                         : name.equals("execute") || name.equals("addBatch") ? SqlSite.ExecutionHint.UNKNOWN
@@ -382,7 +408,13 @@ final class Interpreter {
             } else if (EXECUTE_PREPARED.contains(name) && argc == 0 && statementKey(call.getScope().orElse(null)) != null) {
                 executions.add(new Execution(statementKey(call.getScope().get()), name.equals("executeQuery"), at, call));
             } else {
-                follow(call, f);
+                bindings.addAll(boundByHelper(call, at, f));
+                PreparedSite made = preparedByHelper(call, at, f);
+                if (made != null) {
+                    prepared.add(made);
+                } else {
+                    follow(call, f);
+                }
             }
         }
         // a statement kept in a field counts where it is executed (uncoveredExecutions)
@@ -398,11 +430,11 @@ final class Interpreter {
                     }
                 }
             }
-            Map<Integer, Value> positional = new LinkedHashMap<>();
+            Map<Integer, Value> positional = new LinkedHashMap<>(ps.preset());
             boolean[] computedIndex = {false};
             SqlSite.ExecutionHint hint = SqlSite.ExecutionHint.UNKNOWN;
             if (ps.variable() != null) {
-                positional = bind(ps.variable(), ps.at(), end, bindings, f, computedIndex);
+                positional.putAll(bind(ps.variable(), ps.at(), end, bindings, f, computedIndex));
                 boolean anyQuery = false;
                 boolean anyOther = false;
                 for (Execution x : executions) {
@@ -434,9 +466,18 @@ final class Interpreter {
             if (!b.variable().equals(var) || from != null && b.at().isBefore(from) || to != null && b.at().isAfter(to)) {
                 continue;
             }
+            if (b.boundIndex() != null) {
+                bound.computeIfAbsent(b.boundIndex(), k -> new ArrayList<>()).add(b.boundValue());
+                continue;
+            }
             Integer idx = intConstant(eval(b.index(), f));
             if (idx == null) {
-                computedIndex[0] = true;
+                Map<Integer, Value> looped = LoopBinding.of(b.call(), f.arrays::get);
+                if (looped == null) {
+                    computedIndex[0] = true;
+                } else {
+                    looped.forEach((i, v) -> bound.computeIfAbsent(i, k -> new ArrayList<>()).add(v));
+                }
                 continue;
             }
             Value v = b.value() == null ? new Value.Free("NULL") : Sym.asValue(eval(b.value(), f));
@@ -477,6 +518,17 @@ final class Interpreter {
                 if (!defs.isEmpty() && defs.stream().allMatch(d -> statementFactory(d, f))) {
                     continue;
                 }
+                String field = defs.size() == 1 && !f.defs.opaque.contains(v) ? aliasedField(defs.get(0), f) : null;
+                List<Sym> aliased = field == null ? List.of() : fieldPreparedSql(field, ownHierarchy(f), f);
+                if (!aliased.isEmpty()) {
+                    // a local alias of a statement prepared into a field of this class: its bindings are the alias's
+                    boolean[] computedIndex = {false};
+                    Map<Integer, Value> positional = bind(v, null, null, bindings, f, computedIndex);
+                    for (Sym sql : aliased) {
+                        f.walk.sites.addAll(sites(sql, computedIndex[0] ? Map.of() : positional, hint, f.at(x.call()), f));
+                    }
+                    continue;
+                }
                 f.walk.sites.add(new SqlSite(null, "statement " + v + " comes from where the analysis cannot see",
                         Map.of(), Map.of(), hint, f.at(x.call())));
                 continue;
@@ -486,9 +538,7 @@ final class Interpreter {
             }
             List<TypeInfo> types = new ArrayList<>();
             if (member == null) {
-                for (TypeInfo t = f.owner; t != null; t = t.outer) {
-                    types.addAll(index.hierarchy(t));
-                }
+                types.addAll(ownHierarchy(f));
             } else if (dot == v.lastIndexOf('.')) {
                 declaredType(base, f).ifPresent(type -> index.typesNamed(type).forEach(t -> types.addAll(index.hierarchy(t))));
             }
@@ -510,6 +560,26 @@ final class Interpreter {
                 f.walk.sites.addAll(sites(sql, positional, hint, f.at(x.call()), f));
             }
         }
+    }
+
+    /** This class, its supertypes and its outer classes' (where a field of this code is declared). */
+    private List<TypeInfo> ownHierarchy(Frame f) {
+        List<TypeInfo> types = new ArrayList<>();
+        for (TypeInfo t = f.owner; t != null; t = t.outer) {
+            types.addAll(index.hierarchy(t));
+        }
+        return types;
+    }
+
+    /** The field a local variable's only definition copies ({@code ps = sell}, {@code ps = this.sell}), or null. */
+    private String aliasedField(Expression def, Frame f) {
+        if (def instanceof FieldAccessExpr fa && fa.getScope() instanceof ThisExpr) {
+            return fa.getNameAsString();
+        }
+        if (def instanceof NameExpr n && !f.defs.declared.contains(n.getNameAsString()) && !f.args.containsKey(n.getNameAsString())) {
+            return n.getNameAsString();
+        }
+        return null;
     }
 
     private boolean statementFactory(Expression def, Frame f) {
@@ -643,6 +713,9 @@ final class Interpreter {
     }
 
     private SqlSite site(Sym sql, Map<Integer, Value> positional, SqlSite.ExecutionHint hint, SourceRef at, Frame f) {
+        if (sql instanceof Sym.Obj obj) {
+            return new SqlSite(null, "SQL text is an object of " + obj.type().name(), positional, Map.of(), hint, at);
+        }
         if (sql instanceof Sym.Scalar scalar) {
             String why = scalar.value() instanceof Value.Param p ? "SQL text is the input parameter " + p.name()
                     : scalar.value() instanceof Value.Free free ? free.why() : "SQL text is not a string";
@@ -682,9 +755,10 @@ final class Interpreter {
             char after = next == null || next.isEmpty() ? (i + 1 < pieces.size() ? 'x' : ' ') : next.charAt(0);
             if (sb.length() == 0 || Character.isLetterOrDigit(before) || before == '_' || before == '.'
                     || before == '"' || before == '`' || Character.isLetterOrDigit(after) || after == '_'
-                    || after == '.') {
+                    || after == '.' || !LiteralPosition.follows(sb)) {
                 return new SqlSite(null, "`" + hole.java() + "` is concatenated into the SQL text as part of "
-                        + "an identifier, keyword or number", positional, Map.of(), hint, at);
+                        + "an identifier, keyword or number, or where a column or condition may go", positional,
+                        Map.of(), hint, at);
             }
             sb.append(':').append(name);
             named.put(name, hole.value());
@@ -723,17 +797,11 @@ final class Interpreter {
                 f.walk.notes.add("call to " + callee.owner().name() + "." + m.getNameAsString() + " at " + f.at(call)
                         + (f.onStack(m) ? " is recursive" : " is too deep") + ": analyzed with all its parameters free");
             }
-            Map<String, Sym> args = new LinkedHashMap<>();
-            for (int i = 0; i < m.getParameters().size(); i++) {
-                Parameter parameter = (Parameter) m.getParameters().get(i);
-                String pname = parameter.getNameAsString();
-                if (summary || i >= arguments.size() || parameter.isVarArgs()) {
-                    args.put(pname, Sym.free("parameter " + pname + " of " + m.getNameAsString()));
-                } else {
-                    args.put(pname, eval(arguments.get(i), f));
-                }
+            Frame g = new Frame(m, callee.owner(), arguments(m, summary ? List.of() : arguments, f), f, summary, f.walk);
+            if (!summary) {
+                g.arrays.putAll(arrayArguments(m, arguments, f));
             }
-            scan(new Frame(m, callee.owner(), args, f, summary, f.walk));
+            scan(g);
         }
     }
 
@@ -863,7 +931,7 @@ final class Interpreter {
         if (f.defs.declaredType.containsKey(var)) {
             return Optional.of(f.defs.declaredType.get(var));
         }
-        for (Parameter p : f.method.getParameters()) {
+        for (Parameter p : f.method == null ? List.<Parameter>of() : f.method.getParameters()) {
             if (p.getNameAsString().equals(var)) {
                 return Optional.of(SourceIndex.simpleName(p.getType()));
             }
@@ -956,7 +1024,8 @@ final class Interpreter {
             return eval(u.getExpression(), f);
         }
         if (e instanceof NameExpr n) {
-            return name(n.getNameAsString(), f);
+            Sym grown = grown(n.getNameAsString(), n.getBegin().orElse(Position.HOME), f);
+            return grown != null ? grown : name(n.getNameAsString(), f);
         }
         if (e instanceof FieldAccessExpr fa) {
             return fieldAccess(fa, f);
@@ -968,6 +1037,13 @@ final class Interpreter {
             String type = create.getType().getNameAsString();
             if (BOXES.contains(type) && create.getArguments().size() == 1) {
                 return eval(create.getArgument(0), f);
+            }
+            if (Appends.BUILDERS.contains(type) && create.getArguments().size() <= 1) {
+                return newBuilder(create, f);
+            }
+            Sym wrapper = wrapper(create, f);
+            if (wrapper != null) {
+                return wrapper;
             }
             return Sym.free("new " + type + "(...)");
         }
@@ -1059,8 +1135,96 @@ final class Interpreter {
         return literal.isEmpty() ? text : plus(text, Sym.Text.literal(literal), "", "", java);
     }
 
+    /**
+     * The text a StringBuilder or a String grown by {@code +=} holds when evaluation reaches {@code upTo} (Appends),
+     * or null when {@code var} is neither.
+     */
+    private Sym grown(String var, Position upTo, Frame f) {
+        if (!f.defs.declared.contains(var) || f.method == null) {
+            return null;
+        }
+        boolean builder = isBuilder(var, f);
+        if (!builder && !(f.defs.appended.contains(var) && "String".equals(f.defs.declaredType.get(var)))) {
+            return null;
+        }
+        String key = var + "@" + upTo;
+        if (!f.evaluating.add(key)) {
+            return Sym.free("text " + var + " depends on itself");
+        }
+        try {
+            Appends.Plan plan = Appends.of(f.method, var, builder, upTo);
+            if (plan.widened() != null) {
+                return Sym.free("SQL text built piece by piece: " + plan.widened());
+            }
+            Sym text = eval(plan.initial(), f);
+            for (Appends.Step step : plan.steps()) {
+                if (!(text instanceof Sym.Text || text instanceof Sym.Alternatives)) {
+                    return text;
+                }
+                Sym with = plus(text, appendedValue(step.appended(), f), "", step.appended().toString(),
+                        shortJava(step.appended()));
+                Sym next = step.conditional() ? Sym.Alternatives.of(List.of(text, with)) : with;
+                text = next != null ? next : Sym.free("more than " + Sym.MAX_ALTERNATIVES + " possible SQL texts in " + var);
+            }
+            return text;
+        } finally {
+            f.evaluating.remove(key);
+        }
+    }
+
+    private boolean isBuilder(String var, Frame f) {
+        String type = f.defs.declaredType.get(var);
+        if (Appends.BUILDERS.contains(type)) {
+            return true;
+        }
+        List<Expression> defs = f.defs.assignments.getOrDefault(var, List.of());
+        return "var".equals(type) && defs.size() == 1 && defs.get(0) instanceof ObjectCreationExpr create
+                && Appends.BUILDERS.contains(create.getType().getNameAsString());
+    }
+
+    /** {@code new StringBuilder()}, {@code (capacity)} or {@code (text)}: the text it starts with. */
+    private Sym newBuilder(ObjectCreationExpr create, Frame f) {
+        if (create.getArguments().isEmpty() || create.getArgument(0) instanceof IntegerLiteralExpr) {
+            return Sym.Text.literal("");
+        }
+        Sym initial = eval(create.getArgument(0), f);
+        return initial instanceof Sym.Text || initial instanceof Sym.Alternatives ? initial
+                : Sym.free("builder started from " + shortJava(create.getArgument(0)));
+    }
+
+    /** A char appended is text ({@code append(',')}); anything else is concatenated as by {@code +}. */
+    private Sym appendedValue(Expression appended, Frame f) {
+        if (appended instanceof CharLiteralExpr c) {
+            return Sym.Text.literal(String.valueOf(c.asChar()));
+        }
+        return eval(appended, f);
+    }
+
+    /**
+     * {@code x.append(a)} used as a value: a builder variable's text up to this call (its appends are counted there,
+     * Appends), or a chain on {@code new StringBuilder(...)}; null when the chain starts from anything else.
+     */
+    private Sym appendedTo(MethodCallExpr call, Frame f) {
+        Expression root = call;
+        while (root instanceof MethodCallExpr c && c.getNameAsString().equals("append") && c.getScope().isPresent()) {
+            root = c.getScope().get();
+        }
+        if (root instanceof NameExpr n && f.defs.declared.contains(n.getNameAsString()) && isBuilder(n.getNameAsString(), f)) {
+            return grown(n.getNameAsString(), call.getEnd().orElse(Position.HOME), f);
+        }
+        if (root instanceof ObjectCreationExpr create && Appends.BUILDERS.contains(create.getType().getNameAsString())) {
+            Sym before = eval(call.getScope().get(), f);
+            if (!(before instanceof Sym.Text || before instanceof Sym.Alternatives)) {
+                return before;
+            }
+            Expression arg = call.getArgument(0);
+            return plus(before, appendedValue(arg, f), "", arg.toString(), shortJava(call));
+        }
+        return null;
+    }
+
     /** {@code TEXT.replace(A, B)} with constant strings: done on each possible constant text, else free. */
-    private static Sym replace(Sym target, Sym from, Sym to, String java) {
+    private static Sym replace(String how, Sym target, Sym from, Sym to, String java) {
         if (!(from instanceof Sym.Text a) || !a.isLiteral() || !(to instanceof Sym.Text b) || !b.isLiteral()) {
             return Sym.free("replacement computed at run time: " + java);
         }
@@ -1071,7 +1235,14 @@ final class Interpreter {
             if (!t.isLiteral()) {
                 return Sym.free("replacement in a text holding values: " + java);
             }
-            out.add(Sym.Text.literal(t.literalText().replace(a.literalText(), b.literalText())));
+            String text = t.literalText();
+            try {
+                out.add(Sym.Text.literal(how.equals("replace") ? text.replace(a.literalText(), b.literalText())
+                        : how.equals("replaceAll") ? text.replaceAll(a.literalText(), b.literalText())
+                        : text.replaceFirst(a.literalText(), b.literalText())));
+            } catch (RuntimeException badPattern) {
+                return Sym.free("replacement with a pattern that does not compile: " + java);
+            }
         }
         Sym result = out.isEmpty() ? null : Sym.Alternatives.of(out);
         return result != null ? result : Sym.free("replacement in a computed text: " + java);
@@ -1087,6 +1258,9 @@ final class Interpreter {
             }
             Sym s = f.args.get(name);
             return s != null ? s : Sym.free("parameter " + name);
+        }
+        if (f.self != null && f.self.fields().containsKey(name)) {
+            return f.self.fields().get(name);
         }
         return field(name, f.owner, f);
     }
@@ -1192,7 +1366,7 @@ final class Interpreter {
         String name = fa.getNameAsString();
         Expression scope = fa.getScope();
         if (scope instanceof ThisExpr) {
-            return field(name, f.owner, f);
+            return f.self != null && f.self.fields().containsKey(name) ? f.self.fields().get(name) : field(name, f.owner, f);
         }
         if (scope instanceof NameExpr n && !isVariable(n.getNameAsString(), f)) {
             for (TypeInfo t : index.typesNamed(n.getNameAsString())) {
@@ -1229,6 +1403,10 @@ final class Interpreter {
 
     /** A field (or record component, or simple getter) of a parameter object declared in the sources. */
     private Sym member(Sym target, String member, String java, Frame f) {
+        if (target instanceof Sym.Obj obj) {
+            Sym value = obj.fields().get(member);
+            return value != null ? value : Sym.free("field " + java + " (not fixed by the constructor)");
+        }
         if (target instanceof Sym.Scalar s && s.value() instanceof Value.Param p) {
             TypeInfo type = f.walk.objectParameters.get(p.name());
             if (type != null && index.field(type, member).isPresent()) {
@@ -1268,6 +1446,19 @@ final class Interpreter {
             }
             return arg instanceof Sym.Scalar ? arg : Sym.free(shortJava(call));
         }
+        if (argc == 1 && name.equals("valueOf") && scope.isPresent() && scope.get() instanceof NameExpr n
+                && n.getNameAsString().equals("String") && !isVariable("String", f)) {
+            Sym arg = eval(call.getArgument(0), f);
+            if (arg instanceof Sym.Text || arg instanceof Sym.Alternatives) {
+                return arg; // String.valueOf(builder): the text itself
+            }
+        }
+        if (argc == 1 && name.equals("append") && scope.isPresent()) {
+            Sym appended = appendedTo(call, f);
+            if (appended != null) {
+                return appended;
+            }
+        }
         if (argc == 0 && UNBOXING.contains(name) && scope.isPresent()) {
             return eval(scope.get(), f);
         }
@@ -1278,8 +1469,10 @@ final class Interpreter {
         if (name.equals("formatted") && scope.isPresent()) {
             return format(eval(scope.get(), f), call.getArguments(), f, shortJava(call));
         }
-        if (name.equals("replace") && argc == 2 && scope.isPresent()) {
-            return replace(eval(scope.get(), f), eval(call.getArgument(0), f), eval(call.getArgument(1), f), shortJava(call));
+        if ((name.equals("replace") || name.equals("replaceAll") || name.equals("replaceFirst")) && argc == 2
+                && scope.isPresent()) {
+            return replace(name, eval(scope.get(), f), eval(call.getArgument(0), f), eval(call.getArgument(1), f),
+                    shortJava(call));
         }
         if (argc == 1 && name.equals("concat") && scope.isPresent()) {
             Sym target = eval(scope.get(), f);
@@ -1287,8 +1480,16 @@ final class Interpreter {
                 return t.concat(eval(call.getArgument(0), f), call.getArgument(0).toString());
             }
         }
-        if (argc == 0 && scope.isPresent()) {
-            Sym target = eval(scope.get(), f);
+        Sym target = scope.isPresent() && !(scope.get() instanceof NameExpr n && !isVariable(n.getNameAsString(), f)
+                && !index.typesNamed(n.getNameAsString()).isEmpty()) ? eval(scope.get(), f) : null;
+        if (target instanceof Sym.Obj obj) {
+            Sym r = returned(call, methodsOf(obj.type(), name, argc), obj, f);
+            if (r == null && argc == 0 && methodsOf(obj.type(), name, 0).isEmpty() && obj.fields().containsKey(name)) {
+                r = obj.fields().get(name); // a record's accessor
+            }
+            return r != null ? r : Sym.free("result of " + shortJava(call));
+        }
+        if (argc == 0 && target != null) {
             if (target instanceof Sym.Scalar s && s.value() instanceof Value.Param p
                     && f.walk.objectParameters.containsKey(p.name())) {
                 String member = getterField(f.walk.objectParameters.get(p.name()), name);
@@ -1308,7 +1509,319 @@ final class Interpreter {
         if (name.equals("currentTimeMillis") || name.equals("nanoTime") || name.equals("now")) {
             return Sym.free("clock value: " + shortJava(call));
         }
+        if (f.method != null && calleeKnown(call, f)) {
+            Sym r = returned(call, resolve(call, f), null, f);
+            if (r != null) {
+                return r;
+            }
+        }
         return Sym.free("result of " + shortJava(call));
+    }
+
+    // ------------------------------------------------------------------------------------------------
+    // Values returned by methods of the sources, and wrapper objects
+
+    /**
+     * What a call of a method of the sources returns: its return expressions evaluated with the call's arguments (and
+     * the wrapper object it runs on), one value if they agree, else the texts it may return; null when the method is
+     * not known exactly (several overloads or overrides may run), has no body, or is recursive or too deep. A value
+     * read from the database in the method keeps no link to its query (that link is for the caller's own reads).
+     */
+    private Sym returned(MethodCallExpr call, List<Callee> callees, Sym.Obj self, Frame f) {
+        if (callees.size() != 1 || f.depth + 1 > MAX_DEPTH || f.onStack(callees.get(0).method())) {
+            return null;
+        }
+        Callee callee = callees.get(0);
+        List<Expression> returns = returnExpressions(callee.method());
+        if (returns.isEmpty()) {
+            return null;
+        }
+        Frame g = new Frame(callee.method(), callee.owner(), arguments(callee.method(), call.getArguments(), f), f,
+                f.summary, f.walk, self);
+        List<Sym> values = new ArrayList<>();
+        for (Expression r : returns) {
+            Sym v = eval(r, g);
+            values.add(v instanceof Sym.Scalar s && s.value() instanceof Value.Free free ? Sym.free(free.why()) : v);
+        }
+        if (values.stream().allMatch(v -> v.equals(values.get(0)))) {
+            return values.get(0);
+        }
+        Sym any = Sym.Alternatives.of(values);
+        return any != null ? any : Sym.free("one of the values " + shortJava(call) + " returns");
+    }
+
+    /**
+     * Whether the method a call runs is found by its receiver's type, not guessed by name: a call on this object, a
+     * static call on a class of the sources, or a call on a variable whose declared type is a class of the sources.
+     */
+    private boolean calleeKnown(MethodCallExpr call, Frame f) {
+        Optional<Expression> scope = call.getScope();
+        if (scope.isEmpty() || scope.get() instanceof ThisExpr) {
+            return true;
+        }
+        if (!(scope.get() instanceof NameExpr n)) {
+            return false;
+        }
+        String var = n.getNameAsString();
+        if (!isVariable(var, f)) {
+            return !index.typesNamed(var).isEmpty();
+        }
+        Optional<String> type = declaredType(var, f);
+        return type.isPresent() && !index.typesNamed(type.get()).isEmpty();
+    }
+
+    /** The expressions of a method's own return statements (not those of its lambdas or inner classes). */
+    private static List<Expression> returnExpressions(CallableDeclaration<?> method) {
+        if (body(method).isEmpty()) {
+            return List.of();
+        }
+        List<Expression> out = new ArrayList<>();
+        for (ReturnStmt r : body(method).get().findAll(ReturnStmt.class)) {
+            Node owner = r.getParentNode().orElse(null);
+            while (owner != null && !(owner instanceof CallableDeclaration) && !(owner instanceof LambdaExpr)
+                    && !(owner instanceof ObjectCreationExpr)) {
+                owner = owner.getParentNode().orElse(null);
+            }
+            if (owner == method && r.getExpression().isPresent()) {
+                out.add(r.getExpression().get());
+            }
+        }
+        return out;
+    }
+
+    private List<Callee> methodsOf(TypeInfo type, String name, int argc) {
+        List<Callee> out = new ArrayList<>();
+        for (TypeInfo t : index.hierarchy(type)) {
+            for (MethodDeclaration m : index.methods(t)) {
+                if (m.getNameAsString().equals(name) && arityMatches(m, argc)) {
+                    out.add(new Callee(m, t));
+                }
+            }
+            if (!out.isEmpty()) {
+                return out; // the nearest declaration: the one this object's class runs
+            }
+        }
+        return out;
+    }
+
+    /**
+     * The elements a call passes to a varargs parameter one by one ({@code query(sql, id, name)}), or in an array
+     * made where it is passed ({@code new Object[] {id, name}}); nothing for an array made elsewhere.
+     */
+    private Map<String, List<Value>> arrayArguments(CallableDeclaration<?> m, List<Expression> arguments, Frame f) {
+        int n = m.getParameters().size();
+        if (n == 0 || !((Parameter) m.getParameters().get(n - 1)).isVarArgs() || arguments.size() < n - 1) {
+            return Map.of();
+        }
+        List<Expression> elements = new ArrayList<>(arguments.subList(n - 1, arguments.size()));
+        if (elements.size() == 1) {
+            Expression only = elements.get(0);
+            if (only instanceof com.github.javaparser.ast.expr.ArrayCreationExpr array) {
+                if (array.getInitializer().isEmpty()) {
+                    return Map.of();
+                }
+                elements = array.getInitializer().get().getValues();
+            } else if (!(only instanceof com.github.javaparser.ast.expr.LiteralExpr)) {
+                String type = staticType(only, f);
+                if (type == null || type.endsWith("]") || type.equals("Object")) {
+                    return Map.of(); // may be an array of any length
+                }
+            }
+        }
+        List<Value> values = new ArrayList<>();
+        for (Expression e : elements) {
+            values.add(Sym.asValue(eval(e, f)));
+        }
+        return Map.of(((Parameter) m.getParameters().get(n - 1)).getNameAsString(), values);
+    }
+
+    /**
+     * {@code ps = helper(...)} where the helper (of this class, a base class or another class of the sources) only
+     * prepares a statement and returns it, possibly binding some placeholders first (a loop over its varargs
+     * included): the statement counts here, with the helper's text and bindings and the caller's own bindings and
+     * executions (a query or an update). Null for any other call, which is followed as usual.
+     */
+    private PreparedSite preparedByHelper(MethodCallExpr call, Position at, Frame f) {
+        List<Callee> callees = resolve(call, f);
+        if (callees.size() != 1 || !runsSql(callees.get(0).method()) || f.onStack(callees.get(0).method())
+                || f.depth + 1 > MAX_DEPTH) {
+            return null;
+        }
+        CallableDeclaration<?> m = callees.get(0).method();
+        List<Expression> returns = returnExpressions(m);
+        if (returns.size() != 1 || body(m).isEmpty()) {
+            return null;
+        }
+        MethodCallExpr prepare = null;
+        for (MethodCallExpr c : body(m).get().findAll(MethodCallExpr.class)) {
+            String n = c.getNameAsString();
+            if (PREPARE.contains(n) && prepare == null && c.getArguments().size() >= 1) {
+                prepare = c;
+            } else if (PREPARE.contains(n) || EXECUTE_SQL.contains(n) || EXECUTE_PREPARED.contains(n)
+                    || !fallback(n, c.getArguments().size()).isEmpty()) {
+                return null; // the helper runs more than one preparation: followed as a whole
+            }
+        }
+        if (prepare == null) {
+            return null;
+        }
+        String statement = assignedVariable(prepare);
+        Expression returned = returns.get(0);
+        boolean returnsIt = returned == prepare || returned instanceof NameExpr n && n.getNameAsString().equals(statement);
+        if (!returnsIt) {
+            return null;
+        }
+        Frame g = new Frame(m, callees.get(0).owner(), arguments(m, call.getArguments(), f), f, f.summary, f.walk);
+        g.arrays.putAll(arrayArguments(m, call.getArguments(), f));
+        Map<Integer, Value> preset = Map.of();
+        if (statement != null) {
+            List<Binding> bindings = settersOn(body(m).get(), statement);
+            boolean[] computedIndex = {false};
+            preset = bind(statement, null, null, bindings, g, computedIndex);
+            if (computedIndex[0]) {
+                preset = Map.of();
+                f.walk.notes.add("placeholder index computed at run time in " + m.getNameAsString() + " (" + g.at(prepare)
+                        + "): its values are free");
+            }
+        }
+        f.walk.visited.add(m);
+        return new PreparedSite(call, assignedVariable(call), eval(prepare.getArgument(0), g), at, preset);
+    }
+
+    /**
+     * Placeholders bound by a helper that receives the caller's statement ({@code bind(ps, id, name)}): its
+     * {@code setXxx} calls on that parameter, evaluated with the call's arguments (a loop over its varargs included),
+     * count as the caller's bindings of the statement it passed, at the call. A helper that reassigns the parameter or
+     * computes an index otherwise binds nothing here (the placeholders stay free).
+     */
+    private List<Binding> boundByHelper(MethodCallExpr call, Position at, Frame f) {
+        List<Callee> callees = resolve(call, f);
+        if (callees.size() != 1 || f.onStack(callees.get(0).method()) || f.depth + 1 > MAX_DEPTH
+                || body(callees.get(0).method()).isEmpty()) {
+            return List.of();
+        }
+        CallableDeclaration<?> m = callees.get(0).method();
+        List<Binding> out = new ArrayList<>();
+        for (int k = 0; k < m.getParameters().size() && k < call.getArguments().size(); k++) {
+            Parameter p = m.getParameter(k);
+            String passed = statementKey(call.getArgument(k));
+            String type = SourceIndex.simpleName(p.getType());
+            LocalDefs defs = defsCache.computeIfAbsent(m, LocalDefs::of);
+            if (passed == null || p.isVarArgs() || !type.equals("PreparedStatement") && !type.equals("CallableStatement")
+                    || defs.assignments.containsKey(p.getNameAsString()) || defs.declared.contains(p.getNameAsString())) {
+                continue;
+            }
+            List<Binding> inner = settersOn(body(m).get(), p.getNameAsString());
+            if (inner.isEmpty()) {
+                continue;
+            }
+            Frame g = new Frame(m, callees.get(0).owner(), arguments(m, call.getArguments(), f), f, f.summary, f.walk);
+            g.arrays.putAll(arrayArguments(m, call.getArguments(), f));
+            boolean[] computedIndex = {false};
+            Map<Integer, Value> values = bind(p.getNameAsString(), null, null, inner, g, computedIndex);
+            if (!computedIndex[0]) {
+                values.forEach((i, v) -> out.add(new Binding(passed, null, null, call, at, i, v)));
+            }
+        }
+        return out;
+    }
+
+    /** The {@code var.setXxx(i, v)} calls in a method body. */
+    private static List<Binding> settersOn(Node body, String var) {
+        List<Binding> out = new ArrayList<>();
+        for (MethodCallExpr c : body.findAll(MethodCallExpr.class)) {
+            if (SETTER.matcher(c.getNameAsString()).matches() && c.getArguments().size() >= 2
+                    && var.equals(statementKey(c.getScope().orElse(null)))) {
+                out.add(new Binding(var, c.getArgument(0), c.getNameAsString().equals("setNull") ? null : c.getArgument(1),
+                        c, c.getBegin().orElse(Position.HOME)));
+            }
+        }
+        return out;
+    }
+
+    /** The symbolic arguments of a call, by parameter name (a varargs parameter: free). */
+    private Map<String, Sym> arguments(CallableDeclaration<?> m, List<Expression> arguments, Frame f) {
+        Map<String, Sym> args = new LinkedHashMap<>();
+        for (int i = 0; i < m.getParameters().size(); i++) {
+            Parameter parameter = (Parameter) m.getParameters().get(i);
+            String pname = parameter.getNameAsString();
+            args.put(pname, i >= arguments.size() || parameter.isVarArgs()
+                    ? Sym.free("parameter " + pname + " of " + m.getNameAsString()) : eval(arguments.get(i), f));
+        }
+        return args;
+    }
+
+    /**
+     * {@code new T(...)} of a class of the sources with one constructor of that arity: an object whose fields hold
+     * what the constructor assigns them once, at its top level, when nothing else can assign them afterwards (final
+     * fields, or private ones the class assigns only in constructors). Null for anything else.
+     */
+    private Sym wrapper(ObjectCreationExpr create, Frame f) {
+        List<TypeInfo> types = index.typesNamed(create.getType().getNameAsString());
+        if (types.size() != 1 || create.getAnonymousClassBody().isPresent()) {
+            return null;
+        }
+        TypeInfo type = types.get(0);
+        List<ConstructorDeclaration> constructors = index.constructors(type).stream()
+                .filter(c -> c.getParameters().size() == create.getArguments().size()).toList();
+        Map<String, Sym> fields = new HashMap<>();
+        if (type.declaration instanceof com.github.javaparser.ast.body.RecordDeclaration r && constructors.isEmpty()
+                && r.getParameters().size() == create.getArguments().size()) {
+            for (int i = 0; i < r.getParameters().size(); i++) {
+                fields.put(r.getParameter(i).getNameAsString(), eval(create.getArgument(i), f)); // its components
+            }
+            return new Sym.Obj(type, fields);
+        }
+        if (constructors.size() != 1) {
+            return constructors.isEmpty() && create.getArguments().isEmpty() ? new Sym.Obj(type, fields) : null;
+        }
+        ConstructorDeclaration c = constructors.get(0);
+        if (f.depth + 1 > MAX_DEPTH || f.onStack(c)
+                || !c.getBody().findAll(com.github.javaparser.ast.stmt.ExplicitConstructorInvocationStmt.class).isEmpty()) {
+            return null;
+        }
+        Frame cf = new Frame(c, type, arguments(c, create.getArguments(), f), f, f.summary, f.walk);
+        for (var statement : c.getBody().getStatements()) {
+            if (statement instanceof com.github.javaparser.ast.stmt.ExpressionStmt es && es.getExpression() instanceof AssignExpr a
+                    && a.getOperator() == AssignExpr.Operator.ASSIGN) {
+                String field = a.getTarget() instanceof FieldAccessExpr fa && fa.getScope() instanceof ThisExpr ? fa.getNameAsString()
+                        : a.getTarget() instanceof NameExpr n && !cf.args.containsKey(n.getNameAsString()) ? n.getNameAsString() : null;
+                if (field != null && fixedByConstructors(type, field) && assignments(c.getBody(), field) == 1) {
+                    fields.put(field, eval(a.getValue(), cf));
+                }
+            }
+        }
+        return new Sym.Obj(type, fields);
+    }
+
+    /** A field only constructors assign: final, or private and assigned nowhere else in its class. */
+    private boolean fixedByConstructors(TypeInfo type, String field) {
+        Optional<Node> declared = index.field(type, field);
+        if (declared.isEmpty() || !(declared.get().getParentNode().orElse(null)
+                instanceof com.github.javaparser.ast.body.FieldDeclaration decl)) {
+            return false;
+        }
+        if (decl.isFinal()) {
+            return true;
+        }
+        if (!decl.isPrivate()) {
+            return false;
+        }
+        for (AssignExpr a : type.declaration.findAll(AssignExpr.class)) {
+            if (assigns(a, field) && a.findAncestor(ConstructorDeclaration.class).isEmpty()) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private static long assignments(Node body, String field) {
+        return body.findAll(AssignExpr.class).stream().filter(a -> assigns(a, field)).count();
+    }
+
+    private static boolean assigns(AssignExpr a, String field) {
+        return a.getTarget() instanceof NameExpr n && n.getNameAsString().equals(field)
+                || a.getTarget() instanceof FieldAccessExpr fa && fa.getNameAsString().equals(field);
     }
 
     /** The field a no-argument method of the type returns as is ({@code getCartId()}, {@code cartId()}). */

@@ -167,12 +167,15 @@ public final class JavaFrontEnd {
 
         // A method receiving the caller's Connection that another candidate calls runs inside that caller's
         // request: it is a helper. A public entry point that gets its own connection (or uses the object's)
-        // stays a transaction even when another entry point also calls it: requests may run it directly.
+        // stays a transaction even when another entry point also calls it: requests may run it directly. So does
+        // an overload that its sibling calls (run(c, item, nickname) finding the user and calling run(c, item,
+        // userId)): overloads of one entry point are alternative ways into one operation.
         List<Candidate> transactions = new ArrayList<>();
         for (Candidate c : candidates) {
             boolean helper = false;
             for (Candidate d : candidates) {
-                if (d != c && d.walk().visited.contains(c.method()) && !c.walk().visited.contains(d.method())) {
+                boolean sibling = d.owner() == c.owner() && d.method().getNameAsString().equals(c.method().getNameAsString());
+                if (d != c && !sibling && d.walk().visited.contains(c.method()) && !c.walk().visited.contains(d.method())) {
                     helper = c.kind() == Kind.RECEIVES || c.kind() == Kind.SERVLET;
                     break;
                 }

@@ -9,7 +9,7 @@ import java.util.List;
  * The symbolic value of a Java expression: a scalar {@link Value} (input parameter, constant, free), or
  * a string built by concatenation, as literal pieces and holes holding the values concatenated in.
  */
-sealed interface Sym permits Sym.Scalar, Sym.Text, Sym.Alternatives {
+sealed interface Sym permits Sym.Scalar, Sym.Text, Sym.Alternatives, Sym.Obj {
 
     /** At most this many SQL texts are kept for one expression; more become a free value. */
     int MAX_ALTERNATIVES = 8;
@@ -66,6 +66,13 @@ sealed interface Sym permits Sym.Scalar, Sym.Text, Sym.Alternatives {
     }
 
     record Scalar(Value value) implements Sym {
+    }
+
+    /**
+     * An object of a class of the sources made by {@code new T(...)}: the values its constructor gave the fields that
+     * cannot change afterwards (a wrapper holding an SQL text, say).
+     */
+    record Obj(SourceIndex.TypeInfo type, java.util.Map<String, Sym> fields) implements Sym {
     }
 
     record Text(List<Piece> pieces) implements Sym {
@@ -136,6 +143,9 @@ sealed interface Sym permits Sym.Scalar, Sym.Text, Sym.Alternatives {
         }
         if (s instanceof Alternatives) {
             return new Value.Free("one of several strings");
+        }
+        if (s instanceof Obj o) {
+            return new Value.Free("an object of " + o.type().name());
         }
         Text t = (Text) s;
         if (t.isLiteral()) {

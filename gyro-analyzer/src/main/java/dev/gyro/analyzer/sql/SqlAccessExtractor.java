@@ -1257,6 +1257,9 @@ public final class SqlAccessExtractor {
             Scope scope = new Scope(null);
             for (List<Expression> row : rows) {
                 Map<String, Value> values = new LinkedHashMap<>();
+                // fewer values than columns: a value concatenated into the text stands for several ("VALUES (" + csv
+                // + ")"), so no column's value is known
+                boolean shapeKnown = row.size() == cols.size();
                 for (int i = 0; i < cols.size() && i < row.size(); i++) {
                     Expression e = row.get(i);
                     Value v;
@@ -1264,7 +1267,9 @@ public final class SqlAccessExtractor {
                     if (e != null) {
                         collect(e, scope); // a scalar sub-select giving the value is read all the same
                     }
-                    if (term instanceof Value value) {
+                    if (!shapeKnown) {
+                        v = new Value.Free("VALUES of " + row.size() + " for " + cols.size() + " columns");
+                    } else if (term instanceof Value value) {
                         v = value;
                     } else {
                         v = new Value.Free(term == NULL_TERM ? "NULL" : "computed " + shorten(String.valueOf(e)));
