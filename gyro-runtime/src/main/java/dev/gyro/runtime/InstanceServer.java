@@ -45,10 +45,12 @@ final class InstanceServer implements AutoCloseable {
     private final Server server;
 
     /**
-     * @param deliver hands a decoded peer message to the belt loop
+     * @param deliver  hands a decoded peer message to the belt loop
+     * @param position where the token stands here ({@link RingAgreement.Position}), for a peer that starts
      */
     InstanceServer(InstanceConfig config, PeerCheck check, RequestRouter router,
-                   Consumer<Consumer<ConveyorBelt>> deliver, byte[] describe, Supplier<byte[]> status) {
+                   Consumer<Consumer<ConveyorBelt>> deliver, byte[] describe, Supplier<byte[]> status,
+                   Supplier<byte[]> position) {
         this.self = config.self();
         this.check = check;
         this.clientCalls = Threads.fixed(self, "client", 2);
@@ -72,6 +74,7 @@ final class InstanceServer implements AutoCloseable {
                         .build(), check))
                 .addService(ServerInterceptors.intercept(ServerServiceDefinition.builder(Wire.PEER_SERVICE)
                         .addMethod(Wire.DELIVER, ServerCalls.asyncUnaryCall((body, out) -> deliver(deliver, body, out)))
+                        .addMethod(Wire.POSITION, ServerCalls.asyncUnaryCall((body, out) -> respond(out, position.get())))
                         .build(), check))
                 .build();
     }

@@ -100,6 +100,29 @@ final class PeerLinks implements BeltActions.Peers, AutoCloseable {
         }, MoreExecutors.directExecutor());
     }
 
+    /**
+     * Asks every other instance where the token stands ({@link Wire#POSITION}) and waits up to {@code deadline} for
+     * the answers; an instance that does not answer in time (stopped, starting too) is left out.
+     */
+    java.util.Map<Integer, RingAgreement.Position> positions(Duration deadline) {
+        java.util.Map<Integer, com.google.common.util.concurrent.ListenableFuture<byte[]>> asked = new java.util.TreeMap<>();
+        for (int i = 0; i < channels.length; i++)
+            if (channels[i] != null)
+                asked.put(i, ClientCalls.futureUnaryCall(channels[i].newCall(Wire.POSITION,
+                        CallOptions.DEFAULT.withDeadlineAfter(deadline.toMillis(), TimeUnit.MILLISECONDS)), new byte[0]));
+        java.util.Map<Integer, RingAgreement.Position> answers = new java.util.TreeMap<>();
+        asked.forEach((i, answer) -> {
+            try {
+                answers.put(i, RingAgreement.Position.decode(answer.get()));
+            } catch (java.util.concurrent.ExecutionException | MalformedMessageException e) {
+                failed(i, "the question where the token stands", e.getCause() == null ? e : e.getCause());
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        });
+        return answers;
+    }
+
     /** A request this instance does not own goes to its owner; the owner's reply comes back to {@code out}. */
     void forward(int owner, Request request, Consumer<Reply> out) {
         byte[] body = request.asForwarded().encode();
