@@ -160,11 +160,20 @@ final class Fuzzer {
         for (String key : after.keySet()) if (!before.containsKey(key)) changed.add(key + ": new");
         Map<String, Long> kinds = new TreeMap<>();
         answers.forEach((k, n) -> kinds.put(k, n.sum()));
+        for (String h : hung) progress.accept("fuzz: not answered within " + DEADLINE.toSeconds() + " s: " + h);
         return new Result(sent, TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start), crashes, hangs.sum(), kinds,
                 changed);
     }
 
-    private record Call(Channel channel, MethodDescriptor<byte[], byte[]> method, byte[] body, boolean request) {}
+    private record Call(Channel channel, MethodDescriptor<byte[], byte[]> method, byte[] body, boolean request) {
+        String describe() {
+            return method.getBareMethodName() + " of " + body.length + " bytes starting "
+                    + java.util.HexFormat.of().formatHex(body, 0, Math.min(body.length, 24));
+        }
+    }
+
+    /** The first calls that were not answered in time, to find out why. */
+    private final List<String> hung = java.util.Collections.synchronizedList(new ArrayList<>());
 
     private void count(Call call, com.google.common.util.concurrent.ListenableFuture<byte[]> future) {
         String kind;
@@ -173,7 +182,10 @@ final class Fuzzer {
             kind = call.request ? replyKind(answer) : call.method == Wire.POSITION ? "peer: position told" : "peer: accepted";
         } catch (ExecutionException e) {
             Status st = Status.fromThrowable(e.getCause());
-            if (st.getCode() == Status.Code.DEADLINE_EXCEEDED) hangs.increment();
+            if (st.getCode() == Status.Code.DEADLINE_EXCEEDED) {
+                hangs.increment();
+                if (hung.size() < 5) hung.add(call.describe());
+            }
             kind = (call.request ? "request: " : "peer: ") + switch (st.getCode()) {
                 case INVALID_ARGUMENT -> "malformed";
                 case FAILED_PRECONDITION, PERMISSION_DENIED -> "refused";

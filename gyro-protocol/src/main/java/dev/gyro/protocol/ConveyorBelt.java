@@ -295,6 +295,16 @@ public final class ConveyorBelt {
                 gsn = u.gsn();
             }
         }
+        // Every pass adds one to the hop and goes to the successor, so this instance holds exactly the hops
+        // self, self + n, self + 2n, ...: a later one means the ring went round without it, i.e. its database is
+        // behind the ring (docs/decisions.md, decision 13), and any other is no token the belt passed.
+        long expected = lastReceivedHop < 0 ? self : lastReceivedHop + config.ringSize();
+        check(token.hop() == expected, "token of hop " + token.hop() + " from instance " + pass.from()
+                + ", but this instance last received hop " + lastReceivedHop + " (at gsn " + lastGsn
+                + ") and can receive hop " + expected + " next" + (token.hop() > expected && token.hop() % config
+                .ringSize() == self ? ": the ring went round without it, so its database is behind the ring"
+                + " (recreated, or restored from a backup?); start it on the database it last ran on"
+                : ": no hop this instance can hold"));
         role = Role.APPLYING;
         heldHop = token.hop();
         ackTo = pass.from();

@@ -60,6 +60,25 @@ class ConveyorBeltTokenCheckTest {
     }
 
     @Test
+    void aTokenOfALaterRoundThanTheNextThisInstanceCanHoldMeansItsDatabaseIsBehindTheRing() {
+        // instance 1 of 3 holds hops 1, 4, 7, ...; a fresh database has received none, so hop 1 comes next
+        ConveyorBelt behind = follower();
+        assertThatThrownBy(() -> behind.onMessage(new Message.TokenPass(0, new Token(7, List.of(update(1, 0))))))
+                .isInstanceOf(IllegalStateException.class).hasMessageContaining("can receive hop 1 next")
+                .hasMessageContaining("database is behind the ring");
+        ConveyorBelt notItsHop = follower();
+        assertThatThrownBy(() -> notItsHop.onMessage(new Message.TokenPass(0, new Token(2, List.of()))))
+                .isInstanceOf(IllegalStateException.class).hasMessageContaining("no hop this instance can hold");
+        for (ConveyorBelt belt : List.of(behind, notItsHop)) {
+            assertThat(belt.ready()).as("nothing to apply").isEmpty();
+            assertThat(belt.lastReceivedHop()).isEqualTo(-1);
+        }
+        ConveyorBelt right = follower();
+        right.onMessage(new Message.TokenPass(0, new Token(1, List.of(update(1, 0)))));
+        assertThat(right.ready()).singleElement().isInstanceOf(Action.ApplyUpdates.class);
+    }
+
+    @Test
     void anAcknowledgementCountsOnlyFromTheSuccessor() {
         ConveyorBelt belt = new ConveyorBelt(ConveyorBeltConfig.of(0, 3), DurableState.initial(0), 0);
         belt.ready();

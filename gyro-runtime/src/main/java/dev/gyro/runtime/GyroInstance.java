@@ -167,10 +167,14 @@ public final class GyroInstance implements AutoCloseable {
             log.error(refusal);
             throw new IllegalStateException(refusal);
         }
-        if (answers.isEmpty())
-            log.warn("instance {} could not check its database against the ring: no other instance answered (all"
-                    + " starting?); a database behind the ring shows when the token comes", self);
-        else
+        if (answers.isEmpty()) {
+            // A new ring starts all at once, so nobody answering is the rule there; later it deserves a warning.
+            boolean fresh = state.lastGsn() == 0 && (state.token() == null || state.token().hop() == 0);
+            String text = "instance {} could not check its database against the ring: no other instance answered (all"
+                    + " starting?); if it is behind the ring, it stops when the token comes, before applying anything";
+            if (fresh) log.info(text, self);
+            else log.warn(text, self);
+        } else
             log.info("instance {} agrees with the ring: instances {} answered, none knows of a later token", self,
                     answers.keySet());
     }

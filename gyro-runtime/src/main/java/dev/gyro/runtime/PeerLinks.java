@@ -49,8 +49,13 @@ final class PeerLinks implements BeltActions.Peers, AutoCloseable {
     private final ManagedChannel[] raw;
     private final LinkDelay delay;
 
+    private final Transport transport;
+    private final Metadata identity;
+
     PeerLinks(int self, List<String> addresses, LinkDelay delay, Transport transport, Metadata identity) {
         this.self = self;
+        this.transport = transport;
+        this.identity = identity;
         this.addresses = List.copyOf(addresses);
         this.delay = delay;
         this.channels = new Channel[addresses.size()];
@@ -105,11 +110,17 @@ final class PeerLinks implements BeltActions.Peers, AutoCloseable {
      * the answers; an instance that does not answer in time (stopped, starting too) is left out.
      */
     java.util.Map<Integer, RingAgreement.Position> positions(Duration deadline) {
+        // Channels of their own: a peer that is not up yet would leave a belt channel backing off from its failed
+        // connection, and the first requests forwarded over it would fail although the peer is up by then.
+        java.util.Map<Integer, ManagedChannel> once = new java.util.TreeMap<>();
         java.util.Map<Integer, com.google.common.util.concurrent.ListenableFuture<byte[]>> asked = new java.util.TreeMap<>();
         for (int i = 0; i < channels.length; i++)
-            if (channels[i] != null)
-                asked.put(i, ClientCalls.futureUnaryCall(channels[i].newCall(Wire.POSITION,
+            if (channels[i] != null) {
+                once.put(i, transport.channel(addresses.get(i)));
+                asked.put(i, ClientCalls.futureUnaryCall(ClientInterceptors.intercept(once.get(i),
+                        MetadataUtils.newAttachHeadersInterceptor(identity)).newCall(Wire.POSITION,
                         CallOptions.DEFAULT.withDeadlineAfter(deadline.toMillis(), TimeUnit.MILLISECONDS)), new byte[0]));
+            }
         java.util.Map<Integer, RingAgreement.Position> answers = new java.util.TreeMap<>();
         asked.forEach((i, answer) -> {
             try {
@@ -120,6 +131,7 @@ final class PeerLinks implements BeltActions.Peers, AutoCloseable {
                 Thread.currentThread().interrupt();
             }
         });
+        once.values().forEach(ManagedChannel::shutdownNow);
         return answers;
     }
 
