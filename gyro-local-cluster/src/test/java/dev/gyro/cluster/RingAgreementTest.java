@@ -109,6 +109,30 @@ class RingAgreementTest {
         }
     }
 
+    @Test
+    void anInstanceOnARecreatedPostgresDatabaseIsRefusedAndTheOthersCarryOn() throws Exception {
+        TestServers.require(Backend.POSTGRES);
+        Path dir = TestServers.base().resolve("agreement-" + System.nanoTime());
+        try (LocalCluster cluster = LocalCluster.create(Backend.POSTGRES, dir, new OnlineStore(), 3, 1, 42, n -> {})
+                .startAll();
+             GyroClient client = GyroClient.connect(cluster.addresses())) {
+            ordersFromEveryInstance(client, 1);
+            assertThat(cluster.awaitQuiet(60_000)).isTrue();
+            long ringGsn = cluster.instance(0).appliedGsn();
+            List<String> before = digests(cluster, 0, 2);
+            cluster.stop(1);
+            try (Connection c = cluster.connect(1); java.sql.Statement st = c.createStatement()) {
+                st.executeUpdate("DROP SCHEMA public CASCADE"); // the database recreated, empty
+                st.executeUpdate("CREATE SCHEMA public");
+            }
+            assertThatThrownBy(() -> cluster.start(1)).hasMessageContaining("instance 1 refuses to serve")
+                    .hasMessageContaining("(a fresh database)").hasMessageContaining("the ring at gsn " + ringGsn);
+            assertThat(cluster.instance(0).stopped()).isFalse();
+            assertThat(cluster.instance(2).stopped()).isFalse();
+            assertThat(digests(cluster, 0, 2)).isEqualTo(before);
+        }
+    }
+
     /** One global request (an order) from each instance's partition; the next unused cart id. */
     private static long ordersFromEveryInstance(GyroClient client, long from) {
         long cart = from;
