@@ -219,16 +219,30 @@ final class Fuzzer {
     // ------------------------------------------------------------------------------------------ client requests
 
     private Call clientRequest(SplittableRandom r, Channel ch) {
-        byte[] body = switch (r.nextInt(9)) {
-            case 0 -> garbage(r);
-            case 1 -> truncate(r, wrongRequest(r).encode());
-            case 2 -> flip(r, wrongRequest(r).encode());
-            case 3 -> new Request(randomName(r), randomValues(r, r.nextInt(6)), r.nextBoolean(), r.nextLong()).encode();
-            default -> wrongRequest(r).encode();
-        };
+        byte[] body;
+        do {
+            body = switch (r.nextInt(9)) {
+                case 0 -> garbage(r);
+                case 1 -> truncate(r, wrongRequest(r).encode());
+                case 2 -> flip(r, wrongRequest(r).encode());
+                case 3 -> new Request(randomName(r), randomValues(r, r.nextInt(6)), r.nextBoolean(), r.nextLong()).encode();
+                default -> wrongRequest(r).encode();
+            };
+        } while (valid(body)); // a mutation may turn a wrong request into a right one, which would run and write
         int method = r.nextInt(50);
         // now and then the other client methods with a body they ignore: they must still answer
         return new Call(ch, method == 0 ? Wire.DESCRIBE : method == 1 ? Wire.STATUS : Wire.EXECUTE, body, method > 1);
+    }
+
+    /** True when {@code body} is a request the instance would run: right transaction, arity and types. */
+    private boolean valid(byte[] body) {
+        try {
+            Request request = Request.decode(body);
+            t.catalog().get(request.transaction()).arguments(null, request.parameters());
+            return true;
+        } catch (RuntimeException e) { // malformed, unknown transaction or wrong parameters
+            return false;
+        }
     }
 
     /** A request for a real transaction that is certainly invalid: wrong arity, or one parameter of a wrong type. */
