@@ -68,4 +68,16 @@ class FuzzTest {
             for (int i = 0; i < 3; i++) assertThat(cluster.instance(i).appliedGsn()).isEqualTo(order.gsn());
         }
     }
+
+    @Test
+    void theCommandRefusesAFolderWithoutAClusterAndAPointlessCountInOneLine(@TempDir Path dir) {
+        java.io.StringWriter err = new java.io.StringWriter();
+        picocli.CommandLine cl = Gyro.commandLine();
+        cl.setErr(new java.io.PrintWriter(err, true));
+        assertThat(cl.execute("fuzz", "--cluster", dir.toString())).isEqualTo(1);
+        assertThat(err.toString()).startsWith("gyro fuzz: no cluster in " + dir.toAbsolutePath() + " (no cluster.json)");
+        err.getBuffer().setLength(0);
+        assertThat(cl.execute("fuzz", "--cluster", dir.toString(), "--count", "0")).isEqualTo(1);
+        assertThat(err.toString()).contains("--count and --seconds must be positive");
+    }
 }

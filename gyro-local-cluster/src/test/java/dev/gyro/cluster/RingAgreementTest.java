@@ -21,7 +21,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
  * An instance serves only on the database that is its own and the ring's (docs/decisions.md, decision 13): the same
- * instance started twice on one database is refused, and so is an instance restarted on a recreated database or on a
+ * instance started twice on one database (SQLite, PostgreSQL, MariaDB) is refused, and so is an instance restarted on a recreated database or on a
  * backup the ring has moved past; the others carry on unchanged, and with the right database back the ring goes on.
  */
 class RingAgreementTest {
@@ -40,6 +40,16 @@ class RingAgreementTest {
         TestServers.require(Backend.POSTGRES);
         Path dir = TestServers.base().resolve("agreement-" + System.nanoTime());
         try (LocalCluster cluster = LocalCluster.create(Backend.POSTGRES, dir, new OnlineStore(), 1, 1, 42, n -> {})
+                .startAll()) {
+            refusesASecondInstanceOnTheSameDatabase(cluster);
+        }
+    }
+
+    @Test
+    void theSameInstanceTwiceOnOneMariaDbDatabaseIsRefused() throws Exception {
+        TestServers.require(Backend.MARIADB);
+        Path dir = TestServers.base().resolve("agreement-" + System.nanoTime());
+        try (LocalCluster cluster = LocalCluster.create(Backend.MARIADB, dir, new OnlineStore(), 1, 1, 42, n -> {})
                 .startAll()) {
             refusesASecondInstanceOnTheSameDatabase(cluster);
         }
