@@ -37,20 +37,18 @@ class RingAgreementTest {
 
     @Test
     void theSameInstanceTwiceOnOnePostgresDatabaseIsRefused() throws Exception {
-        TestServers.require(Backend.POSTGRES);
-        Path dir = TestServers.base().resolve("agreement-" + System.nanoTime());
-        try (LocalCluster cluster = LocalCluster.create(Backend.POSTGRES, dir, new OnlineStore(), 1, 1, 42, n -> {})
-                .startAll()) {
-            refusesASecondInstanceOnTheSameDatabase(cluster);
-        }
+        refusesASecondInstanceOnAServersDatabase(Backend.POSTGRES);
     }
 
     @Test
     void theSameInstanceTwiceOnOneMariaDbDatabaseIsRefused() throws Exception {
-        TestServers.require(Backend.MARIADB);
+        refusesASecondInstanceOnAServersDatabase(Backend.MARIADB);
+    }
+
+    private static void refusesASecondInstanceOnAServersDatabase(Backend backend) throws Exception {
+        TestServers.require(backend);
         Path dir = TestServers.base().resolve("agreement-" + System.nanoTime());
-        try (LocalCluster cluster = LocalCluster.create(Backend.MARIADB, dir, new OnlineStore(), 1, 1, 42, n -> {})
-                .startAll()) {
+        try (LocalCluster cluster = LocalCluster.create(backend, dir, new OnlineStore(), 1, 1, 42, n -> {}).startAll()) {
             refusesASecondInstanceOnTheSameDatabase(cluster);
         }
     }
