@@ -455,7 +455,7 @@ final class ClusterCommand implements Runnable {
                 for (int i = 0; ; i++) {
                     Path db = LocalCluster.databaseFile(d, i);
                     if (!Files.exists(db)) break;
-                    for (String suffix : List.of("", "-wal", "-shm")) Files.deleteIfExists(Path.of(db + suffix));
+                    for (String suffix : List.of("", "-wal", "-shm", ".lock")) Files.deleteIfExists(Path.of(db + suffix));
                 }
                 OwnedFolder.releaseIfEmpty(d); // the folder too, when start made it and nothing else is in it
             }

@@ -43,6 +43,9 @@ public final class ConveyorBelt {
     private Role role;
     private long lastGsn;
     private long lastReceivedHop;
+    // The highest hop this instance passed and knows its successor durably recorded (acknowledged, or the token came
+    // back around); -1 for none. Only in memory: what a restarted successor's database must at least hold.
+    private long successorHasHop = -1;
 
     // The token while this instance holds it (APPLYING, PRIMARY, PARKED).
     private long heldHop;
@@ -136,7 +139,10 @@ public final class ConveyorBelt {
                         + ", whose predecessor in the ring is " + predecessor);
             receiveToken(pass);
         } else if (message instanceof Message.TokenAck ack) {
-            if (unacked != null && ack.hop() == unacked.hop()) unacked = null;
+            if (from != next) // a token goes only to the successor, so only it acknowledges one
+                throw new IllegalArgumentException("acknowledgement of hop " + ack.hop() + " from instance " + from
+                        + " at instance " + self + ", which passes the token only to instance " + next);
+            if (unacked != null && ack.hop() == unacked.hop()) successorRecorded();
         } else if (message instanceof Message.Want) {
             wanted = true;
             if (role == Role.PARKED) startPrimaryRound();
@@ -248,13 +254,23 @@ public final class ConveyorBelt {
 
     public boolean holdsToken() { return role != Role.FOLLOWER; }
 
+    /**
+     * The hop of the token this instance last received and recorded, -1 if it never received one. Instance 0's first
+     * token (hop 0) is one nobody passed; hop {@code h} is always held by instance {@code h mod ringSize}, since every
+     * pass adds one to the hop and goes to the successor.
+     */
+    public long lastReceivedHop() { return lastReceivedHop; }
+
+    /** The highest hop this instance passed that its successor acknowledged (or passed on), -1 if none yet. */
+    public long successorHasHop() { return successorHasHop; }
+
     public int self() { return self; }
 
     // ---------------------------------------------------------------- transitions
 
     private void receiveToken(Message.TokenPass pass) {
         Token token = pass.token();
-        if (unacked != null && token.hop() > unacked.hop()) unacked = null; // it went around: it was received
+        if (unacked != null && token.hop() > unacked.hop()) successorRecorded(); // it went around: it was received
         if (token.hop() <= lastReceivedHop) {
             emit(new Action.Send(pass.from(), new Message.TokenAck(self, token.hop())));
             return;
@@ -267,6 +283,10 @@ public final class ConveyorBelt {
         List<StateUpdate> toApply = new ArrayList<>();
         long gsn = lastGsn;
         for (StateUpdate u : token.updates()) {
+            // Every update comes from a member of the ring (a Token already holds its gsns in strictly increasing
+            // order): anything else was not made by the belt, and is refused before it changes anything.
+            check(u.origin() < config.ringSize(), "token of hop " + token.hop() + " carries gsn " + u.gsn()
+                    + " from instance " + u.origin() + ", which is no member of the ring");
             if (u.origin() == self) continue; // lines 9-10: own updates have been seen by all others
             kept.add(u);
             if (u.gsn() > gsn) { // lines 11-12; at or below lastGsn: applied before a restart
@@ -275,6 +295,16 @@ public final class ConveyorBelt {
                 gsn = u.gsn();
             }
         }
+        // Every pass adds one to the hop and goes to the successor, so this instance holds exactly the hops
+        // self, self + n, self + 2n, ...: a later one means the ring went round without it, i.e. its database is
+        // behind the ring (docs/decisions.md, decision 13), and any other is no token the belt passed.
+        long expected = lastReceivedHop < 0 ? self : lastReceivedHop + config.ringSize();
+        check(token.hop() == expected, "token of hop " + token.hop() + " from instance " + pass.from()
+                + ", but this instance last received hop " + lastReceivedHop + " (at gsn " + lastGsn
+                + ") and can receive hop " + expected + " next" + (token.hop() > expected && token.hop() % config
+                .ringSize() == self ? ": the ring went round without it, so its database is behind the ring"
+                + " (recreated, or restored from a backup?); start it on the database it last ran on"
+                : ": no hop this instance can hold"));
         role = Role.APPLYING;
         heldHop = token.hop();
         ackTo = pass.from();
@@ -282,6 +312,11 @@ public final class ConveyorBelt {
         heldUpdates.addAll(kept);
         lastGsn = gsn;
         emit(new Action.ApplyUpdates(new Token(heldHop, heldUpdates), toApply, lastGsn));
+    }
+
+    private void successorRecorded() {
+        successorHasHop = Math.max(successorHasHop, unacked.hop());
+        unacked = null;
     }
 
     private void startPrimaryRound() {

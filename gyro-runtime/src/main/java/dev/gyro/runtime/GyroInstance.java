@@ -9,6 +9,7 @@ import dev.gyro.protocol.ConveyorBelt;
 import dev.gyro.protocol.DurableState;
 import dev.gyro.runtime.db.Database;
 import dev.gyro.runtime.db.Dialect;
+import dev.gyro.runtime.db.InstanceLock;
 import dev.gyro.runtime.db.MetadataStore;
 import dev.gyro.runtime.db.OrderedCommits;
 import dev.gyro.runtime.hook.LinkDelay;
@@ -58,6 +59,9 @@ public final class GyroInstance implements AutoCloseable {
     private final AtomicBoolean closed = new AtomicBoolean();
 
     private Database db;
+    private InstanceLock lock;
+    /** Where the token stands here, as of the belt's last event: what a starting peer is told (RingAgreement). */
+    private volatile RingAgreement.Position position;
     private LinkDelay links = LinkDelay.NONE;
     private ScheduledExecutorService timers;
     private ExecutorService requestThreads;
@@ -100,6 +104,9 @@ public final class GyroInstance implements AutoCloseable {
             // (SQLite: one write connection, so writers queue in the pool instead of polling the file lock).
             Dialect dialect = Dialect.forTarget(config.databaseTarget());
             db = Database.open(dialect, config.databaseTarget(), dialect.instanceOptions());
+            // Held until close: the same instance started twice on one database is refused here, before it reads
+            // or writes anything (docs/decisions.md, decision 13).
+            lock = InstanceLock.acquire(dialect, db.jdbcUrl(), self);
             DurableState state = db.inTransaction(false, c -> {
                 config.application().createSchema(c);
                 MetadataStore.createTables(c);
@@ -131,13 +138,17 @@ public final class GyroInstance implements AutoCloseable {
             globals = new GlobalExecutor(self, db, catalog, config.hooks().gate(), replies, stats, session, requestIds,
                     r -> RequestRouter.partitionOf(routing, r), Threads.fixed(self, "global", window),
                     dialect.orderedCommits() && window > 1 ? new OrderedCommits(window) : null);
-            ConveyorBelt belt = new ConveyorBelt(config.beltConfig(links, parallelGlobals), state,
-                    config.hooks().clock().getAsLong());
-            loop = new BeltLoop(belt, Threads.single(self, "belt"), this::failStop,
-                    b -> stats.belt(b.role().name(), b.queuedGlobals()));
-            globals.attach(loop);
             PeerCheck check = new PeerCheck(config);
             peers = new PeerLinks(self, config.addresses(), links, config.network().transport(), check.headers(), ring);
+            agreeWithTheRing(state);
+            ConveyorBelt belt = new ConveyorBelt(config.beltConfig(links, parallelGlobals), state,
+                    config.hooks().clock().getAsLong());
+            position = RingAgreement.Position.of(belt);
+            loop = new BeltLoop(belt, Threads.single(self, "belt"), this::failStop, b -> {
+                stats.belt(b.role().name(), b.queuedGlobals());
+                position = RingAgreement.Position.of(b);
+            });
+            globals.attach(loop);
             router = new RequestRouter(self, routing, catalog, local, globals, peers, session, requestThreads, replies,
                     stats, metrics);
             // The belt exists before the server accepts anything, so no request or message can find it missing.
@@ -156,7 +167,7 @@ public final class GyroInstance implements AutoCloseable {
                         }
                     }));
             server = new InstanceServer(config, check, router, loop::submit, routing.toJson(),
-                    this::statusJson, ring::received).start();
+                    this::statusJson, () -> position.encode(), ring::received).start();
             if (config.http() != null)
                 http = new HttpEndpoint(self, config.http(), metrics::scrape, this::statusJson, this::ringJson);
             // Once a second: the request rates Status reports, and whether the ring has been broken for too long.
@@ -174,11 +185,39 @@ public final class GyroInstance implements AutoCloseable {
             close();
             throw new IllegalStateException("instance " + self + " cannot open its database " + config.describeDatabase()
                     + ": " + e.getMessage(), e);
+        } catch (RuntimeException e) {
+            close(); // lets go of the database and its lock: a refused start leaves nothing behind
+            throw e;
         } catch (IOException e) {
             close();
             throw new IOException("instance " + self + " cannot listen on " + config.address() + ": " + e.getMessage(), e);
         }
     }
+
+    /** Refuses to serve on a database the ring has moved past (RingAgreement), before the belt exists. */
+    private void agreeWithTheRing(DurableState state) {
+        int n = config.addresses().size();
+        if (n == 1) return;
+        Map<Integer, RingAgreement.Position> answers = peers.positions(AGREEMENT_DEADLINE);
+        String refusal = RingAgreement.refusal(self, n, state, answers);
+        if (refusal != null) {
+            log.error(refusal);
+            throw new IllegalStateException(refusal);
+        }
+        if (answers.isEmpty()) {
+            // A new ring starts all at once, so nobody answering is the rule there; later it deserves a warning.
+            boolean fresh = state.lastGsn() == 0 && (state.token() == null || state.token().hop() == 0);
+            String text = "instance {} could not check its database against the ring: no other instance answered (all"
+                    + " starting?); if it is behind the ring, it stops when the token comes, before applying anything";
+            if (fresh) log.info(text, self);
+            else log.warn(text, self);
+        } else
+            log.info("instance {} agrees with the ring: instances {} answered, none knows of a later token", self,
+                    answers.keySet());
+    }
+
+    /** How long a starting instance waits for its peers to say where the token stands. */
+    static final java.time.Duration AGREEMENT_DEADLINE = java.time.Duration.ofSeconds(5);
 
     public int id() {
         return self;
@@ -321,5 +360,6 @@ public final class GyroInstance implements AutoCloseable {
         else links.close();
         if (db != null) db.close();
         if (metrics != null) metrics.close();
+        if (lock != null) lock.close();
     }
 }

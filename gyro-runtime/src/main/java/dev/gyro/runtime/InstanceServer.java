@@ -46,11 +46,12 @@ final class InstanceServer implements AutoCloseable {
     private final Consumer<Message> seen; // the ring's watch sees each accepted message, on the belt loop
 
     /**
-     * @param deliver hands a decoded peer message to the belt loop
+     * @param deliver  hands a decoded peer message to the belt loop
+     * @param position where the token stands here ({@link RingAgreement.Position}), for a peer that starts
      */
     InstanceServer(InstanceConfig config, PeerCheck check, RequestRouter router,
                    Consumer<Consumer<ConveyorBelt>> deliver, byte[] describe, Supplier<byte[]> status,
-                   Consumer<Message> seen) {
+                   Supplier<byte[]> position, Consumer<Message> seen) {
         this.self = config.self();
         this.seen = seen;
         this.check = check;
@@ -75,6 +76,7 @@ final class InstanceServer implements AutoCloseable {
                         .build(), check))
                 .addService(ServerInterceptors.intercept(ServerServiceDefinition.builder(Wire.PEER_SERVICE)
                         .addMethod(Wire.DELIVER, ServerCalls.asyncUnaryCall((body, out) -> deliver(deliver, body, out)))
+                        .addMethod(Wire.POSITION, ServerCalls.asyncUnaryCall((body, out) -> respond(out, position.get())))
                         .build(), check))
                 .build();
     }

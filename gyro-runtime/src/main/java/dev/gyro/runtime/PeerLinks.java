@@ -50,10 +50,15 @@ final class PeerLinks implements BeltActions.Peers, AutoCloseable {
     private final LinkDelay delay;
     private final RingWatch watch;
 
+    private final Transport transport;
+    private final Metadata identity;
+
     PeerLinks(int self, List<String> addresses, LinkDelay delay, Transport transport, Metadata identity,
               RingWatch watch) {
         this.self = self;
         this.watch = watch;
+        this.transport = transport;
+        this.identity = identity;
         this.addresses = List.copyOf(addresses);
         this.delay = delay;
         this.channels = new Channel[addresses.size()];
@@ -105,6 +110,36 @@ final class PeerLinks implements BeltActions.Peers, AutoCloseable {
                 failed(to, message.getClass().getSimpleName(), t);
             }
         }, MoreExecutors.directExecutor());
+    }
+
+    /**
+     * Asks every other instance where the token stands ({@link Wire#POSITION}) and waits up to {@code deadline} for
+     * the answers; an instance that does not answer in time (stopped, starting too) is left out.
+     */
+    java.util.Map<Integer, RingAgreement.Position> positions(Duration deadline) {
+        // Channels of their own: a peer that is not up yet would leave a belt channel backing off from its failed
+        // connection, and the first requests forwarded over it would fail although the peer is up by then.
+        java.util.Map<Integer, ManagedChannel> once = new java.util.TreeMap<>();
+        java.util.Map<Integer, com.google.common.util.concurrent.ListenableFuture<byte[]>> asked = new java.util.TreeMap<>();
+        for (int i = 0; i < channels.length; i++)
+            if (channels[i] != null) {
+                once.put(i, transport.channel(addresses.get(i)));
+                asked.put(i, ClientCalls.futureUnaryCall(ClientInterceptors.intercept(once.get(i),
+                        MetadataUtils.newAttachHeadersInterceptor(identity)).newCall(Wire.POSITION,
+                        CallOptions.DEFAULT.withDeadlineAfter(deadline.toMillis(), TimeUnit.MILLISECONDS)), new byte[0]));
+            }
+        java.util.Map<Integer, RingAgreement.Position> answers = new java.util.TreeMap<>();
+        asked.forEach((i, answer) -> {
+            try {
+                answers.put(i, RingAgreement.Position.decode(answer.get()));
+            } catch (java.util.concurrent.ExecutionException | MalformedMessageException e) {
+                failed(i, "the question where the token stands", e.getCause() == null ? e : e.getCause());
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        });
+        once.values().forEach(ManagedChannel::shutdownNow);
+        return answers;
     }
 
     /** A request this instance does not own goes to its owner; the owner's reply comes back to {@code out}. */

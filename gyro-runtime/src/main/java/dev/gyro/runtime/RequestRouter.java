@@ -53,9 +53,17 @@ final class RequestRouter {
     /** A request from a client, or forwarded by a peer. Answers {@code reply} exactly once, later or now. */
     void handle(Request request, Consumer<Reply> out) {
         long arrived = System.nanoTime();
+        // Wrong parameters are refused here, at once: such a request must neither wait in the session gate for its
+        // gsn nor queue for the token only to be refused then (docs/decisions.md, decision 10).
+        Reply bad = badRequest(request);
+        if (bad != null) {
+            metrics.request(request.transaction(), false, bad.status(), arrived);
+            out.accept(bad);
+            return;
+        }
         RoutingTable.Decision d = routing.decide(request.transaction(), request.parameters(), self);
         if (d == null) {
-            Reply r = cannotRoute(request);
+            Reply r = replies.error(Reply.Status.BAD_REQUEST, "cannot route " + request);
             metrics.request(request.transaction(), false, r.status(), arrived);
             out.accept(r);
             return;
@@ -117,11 +125,11 @@ final class RequestRouter {
         }
     }
 
-    private Reply cannotRoute(Request request) {
-        // Unknown transaction or too few parameters: the catalog produces the exact error.
+    /** The catalog's exact error for an unknown transaction or wrong parameters, or null when they are right. */
+    private Reply badRequest(Request request) {
         try {
             catalog.get(request.transaction()).arguments(null, request.parameters());
-            return replies.error(Reply.Status.BAD_REQUEST, "cannot route " + request);
+            return null;
         } catch (BadRequestException e) {
             return replies.error(Reply.Status.BAD_REQUEST, e.getMessage());
         }

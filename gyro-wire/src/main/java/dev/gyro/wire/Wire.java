@@ -46,6 +46,11 @@ public final class Wire {
     public static final MethodDescriptor<byte[], byte[]> STATUS = unary(CLIENT_SERVICE + "/Status");
     /** One protocol {@link dev.gyro.protocol.Message} between instances; the answer is empty. */
     public static final MethodDescriptor<byte[], byte[]> DELIVER = unary(PEER_SERVICE + "/Deliver");
+    /**
+     * Where the token stands at the answering instance (its last received hop, the highest hop its successor recorded,
+     * its last gsn), asked by an instance at start to check that its database is the ring's; the body is empty.
+     */
+    public static final MethodDescriptor<byte[], byte[]> POSITION = unary(PEER_SERVICE + "/Position");
 
     /** A plaintext channel to the instance at {@code address} (host:port); {@link Transport#channel} in general. */
     public static ManagedChannel channel(String address) {

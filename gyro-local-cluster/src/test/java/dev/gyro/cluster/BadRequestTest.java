@@ -1,0 +1,44 @@
+package dev.gyro.cluster;
+
+import dev.gyro.apps.store.OnlineStore;
+import dev.gyro.protocol.Value;
+import dev.gyro.wire.Reply;
+import dev.gyro.wire.Request;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Path;
+import java.util.List;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * A request with wrong parameters is refused at once (docs/decisions.md, decision 10), found by fuzzing: it used to
+ * wait in the session gate for the gsn its client named (up to 30 s) before a local request was refused, and to
+ * queue for the token before a global one was.
+ */
+class BadRequestTest {
+
+    @Test
+    void wrongParametersAreRefusedBeforeTheSessionGateAndTheToken(@TempDir Path dir) throws Exception {
+        try (LocalCluster cluster = LocalCluster.create(dir, new OnlineStore(), 2, 1, 42, n -> {}).startAll()) {
+            // local: createCart(long), with a text and a session gsn no instance will reach
+            Reply local = cluster.instance(1).call(new Request("createCart", List.of(new Value.Text("x")), false,
+                    Long.MAX_VALUE));
+            assertThat(local.status()).as(local.toString()).isEqualTo(Reply.Status.BAD_REQUEST);
+            assertThat(local.message()).contains("expected").contains("createCart");
+            // global: order(long) with a blob; refused without asking for the token
+            // global: order(long) with a blob that instance 1 owns; refused without asking for the token, which
+            // instance 0 holds and would otherwise pass
+            Value blob = null;
+            for (byte b = 0; blob == null; b++) {
+                Value v = new Value.Blob(new byte[] {b});
+                if (cluster.instance(1).routing().decide("order", List.of(v), 1).owner() == 1) blob = v;
+            }
+            Reply global = cluster.instance(1).call(new Request("order", List.of(blob), false, 0));
+            assertThat(global.status()).as(global.toString()).isEqualTo(Reply.Status.BAD_REQUEST);
+            assertThat(global.message()).contains("expected").contains("order");
+            assertThat(new String(cluster.instance(0).statusJson())).contains("\"tokenPasses\":0");
+        }
+    }
+}
