@@ -144,7 +144,12 @@ class YourApplicationTest {
         ClusterCommandTest.Run run = gyro("workload", "--app-jar", wrong.toString(), "--app", "bank", "--check",
                 "--sessions", "4", "--duration", "2", "--dir", base.resolve("check").toString());
         assertThat(run.exit()).as(run.out()).isEqualTo(1);
-        assertThat(run.out()).contains("Definition 1 violated").contains("deposit").contains("workload: FAILED");
+        assertThat(run.out()).contains("workload: FAILED");
+        // The wrong class shows one way or both, depending on which requests the run happened to make: a transfer of
+        // another partition read a local deposit (the recording's Definition 1 check), or the local deposits left
+        // the replicated ACCOUNTS different on each instance (a loaded machine makes few requests in 2 s).
+        if (run.out().contains("Definition 1 violated")) assertThat(run.out()).contains("deposit");
+        else assertThat(run.out()).as(run.out()).contains("replicated table ACCOUNTS differs");
     }
 
     @Test
