@@ -55,6 +55,20 @@ record GlobalRequest(long id, int instance, long[] reads, long[] writes) {
         }
     }
 
+    /** The keys that {@code changes} write. */
+    static List<Long> keys(List<RowChange> changes) {
+        List<Long> keys = new ArrayList<>(changes.size());
+        for (RowChange c : changes) keys.add(((Value.Int) c.value("k")).value());
+        return keys;
+    }
+
+    /** Every key the transaction reads or writes: what a snapshot-isolated DBMS checks for conflicts. */
+    long[] touched() {
+        long[] all = Arrays.copyOf(reads, reads.length + writes.length);
+        System.arraycopy(writes, 0, all, reads.length, writes.length);
+        return all;
+    }
+
     private static long mix(long z) {
         z = (z ^ (z >>> 30)) * 0xbf58476d1ce4e5b9L;
         z = (z ^ (z >>> 27)) * 0x94d049bb133111ebL;

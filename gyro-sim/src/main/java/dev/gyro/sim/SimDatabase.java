@@ -43,6 +43,9 @@ class SimDatabase {
     private DurableState.TokenStatus tokenStatus;
     private byte[] token;
     private final List<byte[]> outbox = new ArrayList<>();
+    /** The keys each committed transaction wrote, by commit number: what a snapshot taken earlier did not see. */
+    private final TreeMap<Long, List<Long>> committedWrites = new TreeMap<>();
+    private long commits;
 
     SimDatabase(int instance, DurableState initial, CommitLog log) {
         this.instance = instance;
@@ -64,7 +67,12 @@ class SimDatabase {
      * outbox.
      */
     void applyUpdates(Action.ApplyUpdates action) {
-        for (StateUpdate u : action.updates()) applyUpdate(u);
+        List<Long> keys = new ArrayList<>();
+        for (StateUpdate u : action.updates()) {
+            applyUpdate(u);
+            keys.addAll(GlobalRequest.keys(u.changes()));
+        }
+        committed(keys);
         tokenStatus = DurableState.TokenStatus.HELD;
         token = Codec.encodeToken(action.token());
         lastGsn = action.lastGsn();
@@ -82,9 +90,27 @@ class SimDatabase {
      */
     void commitGlobal(long requestId, StateUpdate update) {
         GlobalRequest.apply(update.changes(), rows);
+        committed(GlobalRequest.keys(update.changes()));
         lastGsn = update.gsn();
         outbox.add(Codec.encodeUpdate(update));
         log.executed(instance, requestId, update);
+    }
+
+    private void committed(List<Long> keys) {
+        commits++;
+        if (!keys.isEmpty()) committedWrites.put(commits, keys);
+    }
+
+    /** How many transactions committed so far: a snapshot taken now sees exactly these. */
+    long commits() {
+        return commits;
+    }
+
+    /** Whether a transaction committed after the first {@code seen} wrote one of {@code keys}. */
+    boolean writtenSince(long seen, long[] keys) {
+        for (List<Long> written : committedWrites.tailMap(seen, false).values())
+            for (long k : keys) if (written.contains(k)) return true;
+        return false;
     }
 
     /** For tests of the checkers only: a deliberately broken runtime that loses its newest outbox entry. */

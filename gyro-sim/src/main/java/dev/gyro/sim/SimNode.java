@@ -28,6 +28,7 @@ final class SimNode {
     private final ArrayDeque<Action> todo = new ArrayDeque<>();
     private boolean busy; // a DBMS transaction is in progress or not yet reported
     private final java.util.Map<Long, java.util.function.LongConsumer> awaitingGrant = new java.util.HashMap<>(); // parallel: by request
+    private SimOrderedCommits ordered; // parallel globals on a snapshot-isolated DBMS, else null
 
     SimNode(int id, Simulator sim, ConveyorBeltConfig config, SimDatabase db) {
         this.id = id;
@@ -52,6 +53,7 @@ final class SimNode {
     void start() {
         incarnation++;
         belt = new ConveyorBelt(config, db.durableState(), sim.now());
+        ordered = sim.settings().snapshotIsolation() ? new SimOrderedCommits(this::inThisIncarnation) : null;
         sim.trace(() -> id + " starts as " + belt.role() + " from last gsn " + db.lastGsn());
         perform();
     }
@@ -61,6 +63,7 @@ final class SimNode {
         belt = null;
         todo.clear();
         awaitingGrant.clear();
+        ordered = null;
         busy = false;
     }
 
@@ -164,8 +167,59 @@ final class SimNode {
             Runnable finished = () -> {
                 if (--unreported[0] == 0) busy = false;
             };
-            inTransaction(() -> runInRound(requestId, finished));
+            if (ordered != null) runOrdered(requestId, finished, false);
+            else inTransaction(() -> runInRound(requestId, finished));
         }
+    }
+
+    /**
+     * One attempt of a round's request on a snapshot-isolated DBMS under the runtime's commit ordering
+     * ({@link SimOrderedCommits}): it runs on its snapshot, waits for its turn, asks for its gsn, and commits unless
+     * the DBMS finds that its snapshot missed a conflicting write; then it is aborted and runs again alone.
+     */
+    private void runOrdered(long requestId, Runnable finished, boolean alone) {
+        ordered.begin(db, alone, attempt -> inTransaction(() -> {
+            boolean fails = sim.chance(sim.settings().failRate());
+            List<RowChange> writes = fails ? List.of() : sim.request(requestId).execute(attempt.snapshot());
+            if (writes.isEmpty()) { // no gsn: nothing to order
+                ordered.end(attempt);
+                sim.trace(() -> id + ": r" + requestId + (fails ? " fails and rolls back" : " writes nothing"));
+                sim.checker().completedWithoutUpdate(id, requestId, fails);
+                reportInRound(() -> belt.onGlobalExecuted(requestId, null), finished);
+                return;
+            }
+            ordered.turnToCommit(attempt, () -> {
+                awaitingGrant.put(requestId, gsn -> commitOrdered(requestId, attempt, writes, gsn, finished));
+                reportInRound(() -> belt.onReadyToCommit(requestId), () -> {});
+            });
+        }));
+    }
+
+    private void commitOrdered(long requestId, SimOrderedCommits.Attempt attempt, List<RowChange> writes, long gsn,
+                               Runnable finished) {
+        inTransaction(() -> {
+            boolean lost = db.writtenSince(attempt.seen(), sim.request(requestId).touched());
+            if (lost || sim.chance(sim.settings().applyRetryRate())) {
+                ordered.end(attempt);
+                sim.trace(() -> id + ": r" + requestId + (lost ? " read or wrote a key its snapshot missed: aborted"
+                        : "'s commit fails") + ", it runs again alone");
+                reportInRound(() -> belt.onCommitAborted(requestId), () -> runOrdered(requestId, finished, true));
+                return;
+            }
+            StateUpdate update = new StateUpdate(gsn, id, writes);
+            db.commitGlobal(requestId, update);
+            ordered.end(attempt);
+            sim.trace(() -> id + ": r" + requestId + " commits as gsn " + gsn);
+            reportInRound(() -> belt.onGlobalExecuted(requestId, update), finished);
+        });
+    }
+
+    /** Runs {@code r} as an event of its own, unless this incarnation crashed meanwhile. */
+    private void inThisIncarnation(Runnable r) {
+        int at = incarnation;
+        sim.after(0, () -> {
+            if (at == incarnation) r.run();
+        });
     }
 
     private void runInRound(long requestId, Runnable finished) {

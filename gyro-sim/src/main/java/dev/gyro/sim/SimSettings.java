@@ -30,12 +30,16 @@ import java.util.Random;
  *                              runtime retries it
  * @param safetyMillis          length of the safety phase (faults and clients on)
  * @param parallelGlobals       each round's snapshot of global requests runs concurrently, gsns taken in commit
- *                              order (paper Appendix B, a DBMS with commit ordering), instead of one at a time
+ *                              order (paper Appendix B), instead of one at a time
+ * @param snapshotIsolation     with parallel globals: the DBMS serializes by snapshots and lets a transaction serialized
+ *                              first commit last (PostgreSQL's SSI), and the runtime orders commits itself (decision
+ *                              20 of docs/decisions.md, {@code OrderedCommits}); otherwise the DBMS has commit ordering
  */
 public record SimSettings(long seed, int instances, int keys, long minDelayMillis, long maxDelayMillis, double lossRate,
                           double duplicateRate, long meanPartitionMillis, long maxPartitionMillis, long meanCrashMillis, long maxDowntimeMillis, double failRate,
                           long meanRequestMillis, int queueBound, long tokenResendMillis, long wantResendMillis,
-                          long maxDbMillis, double applyRetryRate, long safetyMillis, boolean parallelGlobals) {
+                          long maxDbMillis, double applyRetryRate, long safetyMillis, boolean parallelGlobals,
+                          boolean snapshotIsolation) {
 
     /** Draws the settings of a run; consumes the first numbers of the run's random source. */
     static SimSettings draw(long seed, Random random) {
@@ -57,9 +61,10 @@ public record SimSettings(long seed, int instances, int keys, long minDelayMilli
         long db = 1 + random.nextInt(15);
         double retry = pick(random, 0.0, 0.0, 0.1);
         long safety = pick(random, 1_000L, 2_000L, 4_000L);
-        boolean parallel = random.nextBoolean(); // drawn last: the knobs above stay what they were for every seed
+        boolean parallel = random.nextBoolean(); // drawn late: the knobs above stay what they were for every seed
+        boolean snapshots = parallel && random.nextBoolean();
         return new SimSettings(seed, instances, keys, minDelay, maxDelay, loss, dup, partition, partitionLength, crash,
-                downtime, fail, request, queue, tokenResend, wantResend, db, retry, safety, parallel);
+                downtime, fail, request, queue, tokenResend, wantResend, db, retry, safety, parallel, snapshots);
     }
 
     /** One line: the seed and every fault setting. */
@@ -73,7 +78,8 @@ public record SimSettings(long seed, int instances, int keys, long minDelayMilli
                         + "ms",
                 meanCrashMillis == 0 ? "never" : "every ~" + meanCrashMillis + "ms", maxDowntimeMillis,
                 failRate * 100, meanRequestMillis, queueBound, tokenResendMillis, wantResendMillis, maxDbMillis,
-                applyRetryRate * 100, safetyMillis, parallelGlobals ? "in parallel" : "one at a time");
+                applyRetryRate * 100, safetyMillis, !parallelGlobals ? "one at a time"
+                        : snapshotIsolation ? "in parallel, commits ordered on snapshots" : "in parallel");
     }
 
     @SafeVarargs

@@ -46,6 +46,41 @@ class CheckerCanFailTest {
         }
     }
 
+    /**
+     * A snapshot-isolated DBMS that never aborts the attempt whose snapshot missed a conflicting write: parallel
+     * globals with commits in position order but without the cycle SSI breaks (naive parallelism on PostgreSQL).
+     */
+    static final class BlindSnapshotDatabase extends SimDatabase {
+        BlindSnapshotDatabase(int instance, DurableState initial, CommitLog log) {
+            super(instance, initial, log);
+        }
+
+        @Override
+        boolean writtenSince(long seen, long[] keys) {
+            return false;
+        }
+    }
+
+    @Test
+    void parallelGlobalsOnSnapshotsWithoutTheAbortAreCaught() {
+        int runs = 0, caught = 0;
+        List<String> failures = new ArrayList<>();
+        for (long seed = 1; seed <= 200; seed++) {
+            SimResult correct = Simulator.run(seed);
+            if (!correct.settings().snapshotIsolation()) continue;
+            runs++;
+            assertThat(correct.ok()).as(correct.summary() + " " + correct.failure()).isTrue();
+            SimResult r = Simulator.run(seed, false, BlindSnapshotDatabase::new);
+            if (!r.ok()) {
+                caught++;
+                failures.add(r.failure());
+            }
+        }
+        assertThat(runs).isGreaterThan(20);
+        assertThat(caught).as("caught in %d of %d runs", caught, runs).isGreaterThan(runs / 4);
+        assertThat(failures).anySatisfy(f -> assertThat(f).contains("not serializable"));
+    }
+
     @Test
     void aRuntimeThatSkipsAnUpdateIsCaught() {
         int rings = 0, caught = 0;
