@@ -127,13 +127,34 @@ final class GlobalExecutor implements AutoCloseable {
     /** {@link Action.ExecuteGlobal}: one request, whose gsn the belt fixed. Does not wait for it. */
     void execute(Action.ExecuteGlobal one) {
         long gsn = one.gsn();
-        start(one.requestId(), id -> gsn);
+        start(List.of(one.requestId()), id -> gsn);
     }
 
     /** {@link Action.ExecuteGlobals}: the whole round at once; each request asks for its gsn when ready. */
     void execute(Action.ExecuteGlobals round) {
         for (long id : round.requestIds()) grants.put(id, new CompletableFuture<>());
-        for (long id : round.requestIds()) start(id, this::awaitGrant);
+        if (ordered == null) {
+            for (long id : round.requestIds()) start(List.of(id), this::awaitGrant);
+            return;
+        }
+        for (List<Long> chain : conflictClasses(round.requestIds())) start(chain, this::awaitGrant);
+    }
+
+    /**
+     * The round split by conflict class: requests of equal partitioning values (the same warehouse, the same user)
+     * almost always touch the same rows, so under {@link OrderedCommits} they would only abort each other or deadlock
+     * on their commit order. Each class runs one request after another, in the belt's order; classes run side by
+     * side (conflict-aware scheduling; docs/decisions.md, decision 20). Serializability does not rest on this:
+     * requests of different classes that do conflict are still ordered by {@link OrderedCommits}.
+     */
+    private java.util.Collection<List<Long>> conflictClasses(List<Long> ids) {
+        Map<List<Value>, List<Long>> classes = new java.util.LinkedHashMap<>();
+        for (long id : ids) {
+            Pending p = pending.get(id);
+            List<Value> key = p == null ? List.of() : partitionOf.apply(p.request());
+            classes.computeIfAbsent(key, k -> new java.util.ArrayList<>()).add(id);
+        }
+        return classes.values();
     }
 
     /** {@link Action.CommitGlobal}: the belt grants a waiting request its gsn. */
@@ -148,15 +169,19 @@ final class GlobalExecutor implements AutoCloseable {
         long gsnFor(long requestId) throws InterruptedException;
     }
 
-    private void start(long id, GsnSource gsns) {
+    /** Runs {@code ids} one after another on one global thread. */
+    private void start(List<Long> ids, GsnSource gsns) {
         try {
             threads.execute(() -> {
-                try {
-                    run(id, gsns);
-                } catch (RuntimeException | Error e) { // the belt waits for this request's report: fail-stop
-                    loop.submit(belt -> {
-                        throw new IllegalStateException("global request " + id + " could not be executed: " + e, e);
-                    });
+                for (long id : ids) {
+                    try {
+                        run(id, gsns);
+                    } catch (RuntimeException | Error e) { // the belt waits for this request's report: fail-stop
+                        loop.submit(belt -> {
+                            throw new IllegalStateException("global request " + id + " could not be executed: " + e, e);
+                        });
+                        return;
+                    }
                 }
             });
         } catch (RejectedExecutionException e) {

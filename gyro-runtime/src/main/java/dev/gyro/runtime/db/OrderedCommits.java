@@ -32,6 +32,9 @@ public final class OrderedCommits {
     /** Advisory lock key space of Gyro's commit positions (the first of the two int keys). */
     static final int LOCK_SPACE = 0x67790001;
 
+    /** The longest wait for a row lock while an attempt runs; see {@link #begin}. */
+    static final int LOCK_WAIT_MILLIS = 250;
+
     private final int slots;
     private final TreeMap<Long, Integer> running = new TreeMap<>(); // position -> slot
     private final boolean[] slotTaken;
@@ -88,6 +91,11 @@ public final class OrderedCommits {
                 // higher position exists, so a later attempt always finds both.
                 st.execute("SELECT pg_advisory_xact_lock(" + LOCK_SPACE + ", " + (int) position + ")");
                 st.executeUpdate("UPDATE " + table(slot) + " SET v = " + position);
+                // A lower position that waits for a row lock of a higher one waits for an attempt that cannot
+                // commit before it: a deadlock PostgreSQL finds only after deadlock_timeout (1 s by default, and
+                // only a superuser may lower it), while the token waits. A bounded wait breaks it sooner (55P03,
+                // retried); a request waiting as long on a local request's lock just runs again.
+                st.execute("SET LOCAL lock_timeout = '" + LOCK_WAIT_MILLIS + "ms'");
             } catch (SQLException e) {
                 slotTaken[slot] = false;
                 if (soloist == position) soloist = 0;
@@ -109,6 +117,7 @@ public final class OrderedCommits {
             lower = new ArrayList<>(running.headMap(a.position(), false).keySet());
         }
         try (Statement st = c.createStatement()) {
+            st.execute("SET LOCAL lock_timeout = 0"); // the wait for the lower positions is as long as they run
             for (long p : lower) // returns at once for an attempt that ended meanwhile
                 st.execute("SELECT pg_advisory_xact_lock_shared(" + LOCK_SPACE + ", " + (int) p + ")");
         }
