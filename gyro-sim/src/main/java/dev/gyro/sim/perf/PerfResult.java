@@ -18,11 +18,13 @@ import java.util.Locale;
  * @param slotUtilisation    share of all instances' slot time in use
  * @param tokenPasses        token passes in the window, all belts
  * @param messages           messages between instances in the window (tokens, acknowledgements, wants)
+ * @param measuredSeconds    the window's length: the setting's, stretched while it held fewer than three rotations
  * @param events             simulation events of the whole run
  */
 public record PerfResult(PerfModel model, PerfSetting setting, double throughput, double localThroughput,
                          double globalThroughput, Latency local, Latency global, double rotationMs,
-                         double slotUtilisation, long tokenPasses, long messages, long events) {
+                         double slotUtilisation, long tokenPasses, long messages, double measuredSeconds,
+                         long events) {
 
     /** Latency in ms; all NaN when nothing was measured. */
     public record Latency(long count, double meanMs, double p50Ms, double p99Ms) {
@@ -45,7 +47,8 @@ public record PerfResult(PerfModel model, PerfSetting setting, double throughput
      *       global requests wait long answers mostly local ones at first, until its clients have all come to wait for
      *       the token); allowed: a fifth of the global share plus three standard deviations of the count;</li>
      *   <li>global requests waited less than the warm-up on average, so the warm-up had time to fill the queues;</li>
-     *   <li>the window saw at least three token rotations, so a rotation's burst of replies is not the rate.</li>
+     *   <li>the window, stretched up to {@link PerfSimulator#MAX_WINDOW_STRETCH} times for it, saw at least three token
+     *       rotations, so a rotation's burst of replies is not the rate.</li>
      * </ul>
      */
     public boolean steady() {
@@ -55,7 +58,7 @@ public record PerfResult(PerfModel model, PerfSetting setting, double throughput
         double share = (double) global.count() / n;
         if (Math.abs(share - expected) > 0.2 * expected + 3 * Math.sqrt(expected * (1 - expected) / n)) return false;
         if (global.count() > 0 && global.meanMs() > setting.warmupMs()) return false;
-        return setting.instances() == 1 || expected == 0 || rotationMs * 3 <= setting.measureMs();
+        return setting.instances() == 1 || expected == 0 || rotationMs * 3 <= measuredSeconds * 1000;
     }
 
     /** The expected peak throughput of this point's ring and mix ({@link PerfModel#expectedThroughput}). */

@@ -15,7 +15,8 @@ import java.util.Locale;
  * @param clientsPerInstance closed loop: clients homed at each instance, each sending its next request as soon as the
  *                           last one is answered
  * @param warmupMs           simulated time before measuring
- * @param measureMs          simulated time measured
+ * @param measureMs          simulated time measured, at least (stretched while it holds fewer than three token
+ *                           rotations, {@link PerfResult#measuredSeconds()})
  * @param seed               the run's one random source
  */
 public record PerfSetting(int instances, int belts, boolean parallelGlobals, double localRatio, int clientsPerInstance,

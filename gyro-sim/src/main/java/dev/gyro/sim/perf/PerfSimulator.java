@@ -40,6 +40,12 @@ import java.util.Random;
  */
 public final class PerfSimulator {
 
+    /**
+     * A window shorter than three token rotations is stretched, up to this many times the setting's: replies to global
+     * requests come in bursts, one per visit of the token, so a window must hold several rotations to give a rate.
+     */
+    public static final int MAX_WINDOW_STRETCH = 4;
+
     /** A run that needs more events than this is running away rather than measuring. */
     static final long EVENT_BUDGET = 400_000_000L;
 
@@ -54,7 +60,8 @@ public final class PerfSimulator {
     private final Random random;
     private final EventQueue events = new EventQueue();
     private final Instance[] instances;
-    private final long windowStart, windowEnd;
+    private final long windowStart;
+    private long windowEnd;
     private final long localMicros, globalMicros, hopMicros;
 
     private final Map<Long, Call> globalCalls = new HashMap<>();
@@ -88,19 +95,28 @@ public final class PerfSimulator {
             // staggered over one local service time, so that the clients do not move in lockstep
             events.after(nextLong(localMicros), () -> send(client));
         }
-        events.runUntil(windowEnd, () -> false, count -> {
-            if (count > EVENT_BUDGET)
-                throw new IllegalStateException("runaway: more than " + EVENT_BUDGET + " events at " + setting.describe());
-        });
-        double seconds = setting.measureMs() / 1000.0;
+        long longest = windowStart + MAX_WINDOW_STRETCH * setting.measureMs() * 1000;
+        while (true) {
+            events.runUntil(windowEnd, () -> false, count -> {
+                if (count > EVENT_BUDGET)
+                    throw new IllegalStateException("runaway: more than " + EVENT_BUDGET + " events at " + setting.describe());
+            });
+            long window = windowEnd - windowStart;
+            boolean globals = setting.localRatio() < 1 && setting.instances() > 1;
+            double rotation = rotations == 0 ? Double.POSITIVE_INFINITY : rotationMicros / rotations;
+            if (!globals || 3 * rotation <= window || windowEnd >= longest) break;
+            windowEnd = Math.min(longest, windowStart + Math.max(window + setting.measureMs() * 1000,
+                    Double.isFinite(rotation) ? (long) (4 * rotation) : 0));
+        }
+        double seconds = (windowEnd - windowStart) / 1e6;
         double busy = 0;
         for (Instance i : instances) busy += i.busyMicrosInWindow();
         long localCount = localLatency.getTotalCount(), globalCount = globalLatency.getTotalCount();
         return new PerfResult(model, setting, (localCount + globalCount) / seconds, localCount / seconds,
                 globalCount / seconds, latency(localLatency), latency(globalLatency),
                 rotations == 0 ? Double.NaN : rotationMicros / rotations / 1000.0,
-                busy / (setting.measureMs() * 1000.0 * model.slots() * instances.length), tokenPasses, messages,
-                events.processed());
+                busy / ((windowEnd - windowStart) * (double) model.slots() * instances.length), tokenPasses, messages,
+                seconds, events.processed());
     }
 
     // ------------------------------------------------------------------------------------------- clients
