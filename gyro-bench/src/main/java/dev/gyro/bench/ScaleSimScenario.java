@@ -140,6 +140,17 @@ public final class ScaleSimScenario {
             throw new IllegalArgumentException("no peak for " + ring.name() + " at " + ratio + ", " + n);
         }
 
+        /** The ring's point at the lightest load of the sweep (its first client count), settled or not. */
+        public Point light(Ring ring, double ratio, int n) {
+            int clients = config.clientsPerInstance().get(0);
+            for (Point p : points) {
+                PerfSetting s = p.result().setting();
+                if (p.ring().equals(ring) && s.localRatio() == ratio && s.instances() == n
+                        && s.clientsPerInstance() == clients) return p;
+            }
+            throw new IllegalArgumentException("no light point for " + ring.name() + " at " + ratio + ", " + n);
+        }
+
         /** Peak throughput at {@code n} over the same ring's at 1 instance. */
         public double speedup(Ring ring, double ratio, int n) {
             return peak(ring, ratio, n).throughput() / peak(ring, ratio, 1).throughput();
@@ -271,13 +282,15 @@ public final class ScaleSimScenario {
         for (Ring ring : c.rings()) {
             double speedup = r.speedup(ring, GOAL_RATIO, GOAL_INSTANCES);
             Peak p = r.peak(ring, GOAL_RATIO, GOAL_INSTANCES);
-            out.append(String.format(Locale.ROOT, "  %-13s %7s  %s%s%n", ring.name(), Double.isNaN(speedup) ? "-"
-                    : String.format(Locale.ROOT, "%.1fx", speedup), speedup >= GOAL_SPEEDUP ? "met"
-                    : "NOT met" + (p.best() == null ? ": no settled point under the bound" : ""), p.best() == null ? ""
-                    : String.format(Locale.ROOT,
-                            " (global mean %.0f ms, rotation %.0f ms; the ring's bare round trip %.1f ms)",
-                            p.best().result().global().meanMs(), p.best().result().rotationMs(),
-                            GOAL_INSTANCES * c.model().hopLatencyMs())));
+            PerfResult light = r.light(ring, GOAL_RATIO, GOAL_INSTANCES).result();
+            out.append(String.format(Locale.ROOT, "  %-13s %7s  %s%s; light load: global mean %s ms (t_g + n (d + w) = "
+                            + "%.1f ms)%n",
+                    ring.name(), Double.isNaN(speedup) ? "-" : String.format(Locale.ROOT, "%.1fx", speedup),
+                    speedup >= GOAL_SPEEDUP ? "met" : "NOT met", p.best() == null
+                            ? " (no settled point under the bound)" : String.format(Locale.ROOT,
+                            " (at the peak: global mean %s ms, rotation %s ms)", ms(p.best().result().global().meanMs()),
+                            ms(p.best().result().rotationMs())), ms(light.global().meanMs()),
+                    roundTripAndExecution(c.model(), light)));
         }
         return out.toString();
     }
@@ -327,8 +340,9 @@ public final class ScaleSimScenario {
             String at = percent(ratio) + "% local";
             XYChart tp = logLog(ScenarioOutput.chart("Peak throughput by instances, " + at + " (simulated; dashed: "
                     + "closed form)", "instances", "requests / s"));
-            XYChart lat = logLog(ScenarioOutput.chart("Global requests' mean latency at the peak, " + at
-                    + " (simulated; dashed: the ring's round trip)", "instances", "ms"));
+            XYChart lat = logLog(ScenarioOutput.chart("Global requests' mean latency, " + c.clientsPerInstance().get(0)
+                    + " client(s) per instance, " + at + " (simulated; dashed: one round trip + execution)",
+                    "instances", "ms"));
             XYChart rot = logLog(ScenarioOutput.chart("Token rotation at the peak, " + at + " (simulated; dashed: "
                     + "closed form)", "instances", "ms"));
             for (Ring ring : c.rings()) {
@@ -340,14 +354,15 @@ public final class ScaleSimScenario {
                     Peak p = r.peak(ring, ratio, n);
                     xe.add(n);
                     ye.add(p.expected());
+                    PerfResult light = r.light(ring, ratio, n).result();
+                    if (light.global().count() > 0) {
+                        xl.add(n);
+                        yl.add(light.global().meanMs());
+                    }
                     if (p.best() == null) continue;
                     PerfResult m = p.best().result();
                     x.add(n);
                     y.add(m.throughput());
-                    if (m.global().count() > 0) {
-                        xl.add(n);
-                        yl.add(m.global().meanMs());
-                    }
                     if (!Double.isNaN(m.rotationMs())) {
                         xr.add(n);
                         yr.add(m.rotationMs());
@@ -366,18 +381,34 @@ public final class ScaleSimScenario {
             }
             List<Number> xs = new ArrayList<>();
             List<Double> trip = new ArrayList<>();
-            for (int n : c.instances())
-                if (n > 1) {
-                    xs.add(n);
-                    trip.add(n * c.model().hopLatencyMs());
-                }
-            ScenarioOutput.series(lat, "round trip, n x hop (closed form)", xs, trip, true);
+            for (int n : c.instances()) {
+                xs.add(n);
+                trip.add(roundTripAndExecution(r, ratio, n));
+            }
+            ScenarioOutput.series(lat, "t_g + n (d + w) (closed form)", xs, trip, true);
             String suffix = "-" + percent(ratio) + ".png";
             files.add(ScenarioOutput.save(tp, out, "throughput" + suffix));
             files.add(ScenarioOutput.save(lat, out, "latency-global" + suffix));
             files.add(ScenarioOutput.save(rot, out, "rotation" + suffix));
         }
         return files;
+    }
+
+    /**
+     * What a global request costs at light load when its latency grows no faster than the ring's round trip: at most
+     * one trip of the token round the ring plus its own execution, {@code t_g + n (d + w)}, where each of the
+     * {@code n} hops costs the message's latency {@code d} and the wait {@code w} for a slot to apply what the token
+     * brings, at the slot utilisation the light point measured.
+     */
+    static double roundTripAndExecution(PerfModel m, PerfResult light) {
+        int n = light.setting().instances();
+        return m.globalMs() + n * (m.hopLatencyMs() + m.slotWaitMs(light.slotUtilisation()));
+    }
+
+    /** {@link #roundTripAndExecution} at the light point of the sweep's last ring (the fix) at {@code n}. */
+    static double roundTripAndExecution(Result r, double ratio, int n) {
+        Config c = r.config();
+        return roundTripAndExecution(c.model(), r.light(c.rings().get(c.rings().size() - 1), ratio, n).result());
     }
 
     /** Instances double from point to point and throughput spans two orders of magnitude: both axes logarithmic. */
@@ -428,21 +459,27 @@ public final class ScaleSimScenario {
         for (double ratio : c.localRatios()) {
             out.append(String.format(Locale.ROOT, "%n## %.0f%% local%n%n| instances |", ratio * 100));
             for (Ring ring : c.rings())
-                out.append(' ').append(ring.name()).append(" req/s (closed form) | global mean ms | rotation ms |");
-            out.append("\n|---|").append("---|---|---|".repeat(c.rings().size())).append('\n');
+                out.append(' ').append(ring.name()).append(" req/s (closed form) | global mean ms | rotation ms (closed "
+                        + "form) | global mean ms, light load |");
+            out.append("\n|---|").append("---|---|---|---|".repeat(c.rings().size())).append('\n');
             for (int n : c.instances()) {
                 out.append("| ").append(n).append(" |");
                 for (Ring ring : c.rings()) {
                     Peak p = r.peak(ring, ratio, n);
+                    PerfResult light = r.light(ring, ratio, n).result();
+                    String lightCell = String.format(Locale.ROOT, " %s%s |", ms(light.global().meanMs()),
+                            light.steady() ? "" : " (not settled)");
                     if (p.best() == null) {
-                        out.append(String.format(Locale.ROOT, " - (%.0f): no settled point under the bound | - | - |",
-                                p.expected()));
+                        out.append(String.format(Locale.ROOT, " - (%.0f): no settled point under the bound | - | - |%s",
+                                p.expected(), lightCell));
                         continue;
                     }
                     PerfResult x = p.best().result();
-                    out.append(String.format(Locale.ROOT, " %.0f (%.0f), %d clients/instance | %s | %s |",
+                    double expectedRotation = x.expectedRotationMs();
+                    out.append(String.format(Locale.ROOT, " %.0f (%.0f), %d clients/instance | %s | %s (%s) |%s",
                             x.throughput(), p.expected(), x.setting().clientsPerInstance(), ms(x.global().meanMs()),
-                            ms(x.rotationMs())));
+                            ms(x.rotationMs()), Double.isInfinite(expectedRotation) ? "near the ceiling"
+                                    : ms(expectedRotation), lightCell));
                 }
                 out.append('\n');
             }
@@ -459,6 +496,12 @@ public final class ScaleSimScenario {
         }
         String goal = goal(r);
         if (!goal.isEmpty()) out.append("\n## Goal\n\n```").append(goal).append("```\n");
+        int largest = c.instances().get(c.instances().size() - 1);
+        out.append("\nLight load: " + c.clientsPerInstance().get(0) + " client(s) per instance. One round trip plus "
+                + "the execution, t_g + n (d + w) with the slot wait w at the light point's utilisation, is "
+                + String.format(Locale.ROOT, "%.1f ms at %d instances and %.0f%% local (`%s`).%n",
+                roundTripAndExecution(r, c.localRatios().get(0), largest), largest, c.localRatios().get(0) * 100,
+                c.rings().get(c.rings().size() - 1).name()));
         out.append("\n## Plots\n\n");
         for (String p : plots) out.append("- ").append(p).append('\n');
         out.append("\nEvery point, settled or not, is in results.csv.\n");

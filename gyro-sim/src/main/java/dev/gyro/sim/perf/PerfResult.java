@@ -14,7 +14,8 @@ import java.util.Locale;
  * @param global             latency of global requests, from the client's call to its reply (queued for the token,
  *                           executed, committed)
  * @param rotationMs         mean token rotation: from passing a token until the same instance receives it again,
- *                           over every instance and belt; NaN when no token went round (a ring of one)
+ *                           less the time it lay parked meanwhile (an idle ring's token waits where it is), over every
+ *                           instance and belt; NaN when no token went round (a ring of one)
  * @param slotUtilisation    share of all instances' slot time in use
  * @param tokenPasses        token passes in the window, all belts
  * @param messages           messages between instances in the window (tokens, acknowledgements, wants)
@@ -67,11 +68,17 @@ public record PerfResult(PerfModel model, PerfSetting setting, double throughput
                 setting.localRatio());
     }
 
-    /** The expected rotation at the measured global rate and slot utilisation ({@link PerfModel#expectedRotationMs}). */
+    /**
+     * The expected rotation at the measured global rate and slot utilisation ({@link PerfModel#expectedRotationMs});
+     * infinite where the belts run at 90% of their ceiling or more, where the closed form says that the queue of
+     * waiting requests sets the rotation, not the ring.
+     */
     public double expectedRotationMs() {
         if (setting.instances() == 1) return Double.NaN;
-        return model.expectedRotationMs(setting.instances(), setting.parallelGlobals(),
-                globalThroughput / setting.belts(), model.slotWaitMs(slotUtilisation));
+        double perBelt = globalThroughput / setting.belts(), wait = model.slotWaitMs(slotUtilisation);
+        if (perBelt * model.tokenMsPerGlobal(setting.instances(), setting.parallelGlobals(), wait) / 1000 >= 0.9)
+            return Double.POSITIVE_INFINITY;
+        return model.expectedRotationMs(setting.instances(), setting.parallelGlobals(), perBelt, wait);
     }
 
     public String summary() {

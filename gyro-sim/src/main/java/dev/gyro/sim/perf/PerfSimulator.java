@@ -69,6 +69,8 @@ public final class PerfSimulator {
     private final Histogram localLatency = new Histogram(3), globalLatency = new Histogram(3);
     private long tokenPasses, messages, rotations;
     private double rotationMicros;
+    /** Per belt, the time its token has spent parked so far: a rotation counts the token's moving time only. */
+    private final long[] parkedMicros;
 
     private PerfSimulator(PerfModel model, PerfSetting setting) {
         this.model = model;
@@ -79,6 +81,7 @@ public final class PerfSimulator {
         this.localMicros = micros(model.localMs());
         this.globalMicros = micros(model.globalMs());
         this.hopMicros = micros(model.hopLatencyMs());
+        this.parkedMicros = new long[setting.belts()];
         this.instances = new Instance[setting.instances()];
         for (int i = 0; i < instances.length; i++) instances[i] = new Instance(i);
     }
@@ -237,7 +240,8 @@ public final class PerfSimulator {
         private boolean busy; // applying a token, or executing a global request or a round
         private int unreported; // a round's requests not yet reported
         private long lastTickMs = -1;
-        private long passedAt = -1;
+        private long passedAt = -1, parkedBeforePass;
+        private long parkedSince = -1;
 
         BeltDriver(Instance at, int belt) {
             this.at = at;
@@ -271,6 +275,14 @@ public final class PerfSimulator {
         }
 
         private void perform() {
+            // the event just given decided the role; a parked spell that ended must be counted before a pass it led to
+            boolean parked = conveyor.role() == ConveyorBelt.Role.PARKED;
+            if (parked && parkedSince < 0) {
+                parkedSince = events.now();
+            } else if (!parked && parkedSince >= 0) {
+                parkedMicros[belt] += events.now() - parkedSince;
+                parkedSince = -1;
+            }
             for (Action action : conveyor.ready()) {
                 if (action instanceof Action.CommitGlobal grant) {
                     // belongs to the round in progress, which waits for it; the commit itself costs nothing here
@@ -286,12 +298,13 @@ public final class PerfSimulator {
                 } else if (action instanceof Action.PassToken pass) {
                     if (inWindow()) tokenPasses++;
                     passedAt = events.now();
+                    parkedBeforePass = parkedMicros[belt];
                     deliver(pass.to(), belt, new Message.TokenPass(at.id, pass.token()));
                 } else if (action instanceof Action.ApplyUpdates apply) {
                     busy = true;
                     if (passedAt >= 0 && inWindow()) {
                         rotations++;
-                        rotationMicros += events.now() - passedAt;
+                        rotationMicros += events.now() - passedAt - (parkedMicros[belt] - parkedBeforePass);
                     }
                     passedAt = -1;
                     long hop = apply.token().hop();
