@@ -340,9 +340,17 @@ public final class ScaleSimScenario {
             String at = percent(ratio) + "% local";
             XYChart tp = logLog(ScenarioOutput.chart("Peak throughput by instances, " + at + " (simulated; dashed: "
                     + "closed form)", "instances", "requests / s"));
-            XYChart lat = logLog(ScenarioOutput.chart("Global requests' mean latency, " + c.clientsPerInstance().get(0)
-                    + " client(s) per instance, " + at + " (simulated; dashed: one round trip + execution)",
-                    "instances", "ms"));
+            // the reference: every instance as fast as one alone
+            List<Number> lx = new ArrayList<>();
+            List<Double> ly = new ArrayList<>();
+            double one = r.peak(c.rings().get(0), ratio, 1).throughput();
+            for (int n : c.instances()) {
+                lx.add(n);
+                ly.add(n * one);
+            }
+            if (!Double.isNaN(one)) ScenarioOutput.series(tp, "n x one instance", lx, ly, true);
+            XYChart lat = logLog(ScenarioOutput.chart("Global latency at light load (" + c.clientsPerInstance().get(0)
+                    + " client/instance), " + at + "; dashed: round trip + execution", "instances", "mean ms"));
             XYChart rot = logLog(ScenarioOutput.chart("Token rotation at the peak, " + at + " (simulated; dashed: "
                     + "closed form)", "instances", "ms"));
             for (Ring ring : c.rings()) {
