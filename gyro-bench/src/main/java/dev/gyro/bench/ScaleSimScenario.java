@@ -351,8 +351,8 @@ public final class ScaleSimScenario {
             if (!Double.isNaN(one)) ScenarioOutput.series(tp, "n x one instance", lx, ly, true);
             XYChart lat = logLog(ScenarioOutput.chart("Global latency at light load (" + c.clientsPerInstance().get(0)
                     + " client/instance), " + at + "; dashed: round trip + execution", "instances", "mean ms"));
-            XYChart rot = logLog(ScenarioOutput.chart("Token rotation at the peak, " + at + " (simulated; dashed: "
-                    + "closed form)", "instances", "ms"));
+            XYChart rot = logLog(ScenarioOutput.chart("Token rotation at light load (" + c.clientsPerInstance().get(0)
+                    + " client/instance), " + at + "; dashed: closed form", "instances", "mean ms"));
             for (Ring ring : c.rings()) {
                 List<Number> x = new ArrayList<>(), xe = new ArrayList<>(), xl = new ArrayList<>(), xr = new ArrayList<>();
                 List<Double> y = new ArrayList<>(), ye = new ArrayList<>(), yl = new ArrayList<>(), yr = new ArrayList<>(),
@@ -367,19 +367,18 @@ public final class ScaleSimScenario {
                         xl.add(n);
                         yl.add(light.global().meanMs());
                     }
-                    if (p.best() == null) continue;
-                    PerfResult m = p.best().result();
-                    x.add(n);
-                    y.add(m.throughput());
-                    if (!Double.isNaN(m.rotationMs())) {
+                    if (!Double.isNaN(light.rotationMs())) {
                         xr.add(n);
-                        yr.add(m.rotationMs());
-                        double expected = m.expectedRotationMs();
+                        yr.add(light.rotationMs());
+                        double expected = light.expectedRotationMs();
                         if (Double.isFinite(expected)) {
                             xre.add(n);
                             yre.add(expected);
                         }
                     }
+                    if (p.best() == null) continue;
+                    x.add(n);
+                    y.add(p.best().result().throughput());
                 }
                 ScenarioOutput.series(tp, ring.name(), x, y, false);
                 ScenarioOutput.series(tp, ring.name() + " (closed form)", xe, ye, true);

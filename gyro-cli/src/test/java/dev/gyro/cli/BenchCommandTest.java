@@ -47,7 +47,18 @@ class BenchCommandTest {
         Run r = bench("scale-wan", "--quick");
         assertThat(r.exit()).isEqualTo(2);
         assertThat(r.out()).startsWith("bench: FAILED: unknown scenario 'scale-wan'")
-                .contains("local-ratio", "scale-lan", "wan-latency", "wan-scale", "tpcc");
+                .contains("local-ratio", "scale-lan", "wan-latency", "wan-scale", "tpcc", "scale-sim");
+    }
+
+    @Test
+    void scaleSimRefusesWhatOnlyDeployedSystemsTake() {
+        Run r = bench("scale-sim", "--quick", "--backend", "postgres", "--plain");
+        assertThat(r.exit()).isEqualTo(2);
+        assertThat(r.out()).startsWith("bench: FAILED: scale-sim runs in the performance simulator")
+                .contains("--backend, --plain");
+        Run seed = bench("tpcc", "--quick", "--seed", "7");
+        assertThat(seed.exit()).isEqualTo(2);
+        assertThat(seed.out()).startsWith("bench: FAILED: --seed goes with scale-sim");
     }
 
     @Test
