@@ -105,14 +105,8 @@ final class BenchCommand implements Callable<Integer> {
             System.out.println("bench: FAILED: " + e.getMessage());
             return 2;
         }
-        Path dir = out != null ? out : Path.of("bench-runs", scenario + "-" + java.time.LocalDateTime.now()
-                .format(java.time.format.DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss", Locale.ROOT)));
-        try {
-            OwnedFolder.claim(dir, "--out");
-        } catch (IllegalArgumentException e) {
-            System.out.println("bench: FAILED: " + e.getMessage());
-            return 2;
-        }
+        Path dir = claimOut();
+        if (dir == null) return 2;
         String command = "./gyro bench " + scenario + (app != null ? " --app " + app : "")
                 + String.join("", apps.jars.stream().map(j -> " --app-jar " + j).toList()) + (quick ? " --quick" : "") + (plain ? " --plain" : "")
                 + (backend != null ? " --backend " + backend : "") + (thinkMs != null ? " --think-ms " + thinkMs : "")
@@ -206,14 +200,8 @@ final class BenchCommand implements Callable<Integer> {
         }
         long theSeed = seed == null ? 42 : seed;
         ScaleSimScenario.Config config = quick ? ScaleSimScenario.quick(theSeed) : ScaleSimScenario.full(theSeed);
-        Path dir = out != null ? out : Path.of("bench-runs", scenario + "-" + java.time.LocalDateTime.now()
-                .format(java.time.format.DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss", Locale.ROOT)));
-        try {
-            OwnedFolder.claim(dir, "--out");
-        } catch (IllegalArgumentException e) {
-            System.out.println("bench: FAILED: " + e.getMessage());
-            return 2;
-        }
+        Path dir = claimOut();
+        if (dir == null) return 2;
         String command = "./gyro bench " + scenario + (quick ? " --quick" : "") + (seed != null ? " --seed " + seed : "")
                 + (out != null ? " --out " + out : "");
         System.out.printf(Locale.ROOT, "Gyro bench %s: %d simulated points (rings %s, instances %s, %s local, "
@@ -233,6 +221,22 @@ final class BenchCommand implements Callable<Integer> {
                 dir.resolve("summary.md"), plots.size(), dir, wall);
         System.out.printf("bench: OK (%s, %d points simulated)%n", scenario, result.points().size());
         return 0;
+    }
+
+    /**
+     * The run's folder: {@code --out}, or a new {@code bench-runs/SCENARIO-DATE-TIME}, claimed for Gyro (docs/decisions.md,
+     * decision 19); null, having said why, when it cannot be.
+     */
+    private Path claimOut() throws java.io.IOException {
+        Path dir = out != null ? out : Path.of("bench-runs", scenario + "-" + java.time.LocalDateTime.now()
+                .format(java.time.format.DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss", Locale.ROOT)));
+        try {
+            OwnedFolder.claim(dir, "--out");
+            return dir;
+        } catch (IllegalArgumentException e) {
+            System.out.println("bench: FAILED: " + e.getMessage());
+            return null;
+        }
     }
 
     /** Per setting, each system's peak throughput and the first system's ratio against the others. */
