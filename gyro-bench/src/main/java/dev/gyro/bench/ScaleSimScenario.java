@@ -92,21 +92,33 @@ public final class ScaleSimScenario {
         }
     }
 
-    /** The full sweep: 1 to 128 instances, doubling; 3 client levels; 20 s warm-up and 10 s measured, simulated. */
-    public static Config full(long seed) {
-        return new Config(false, seed, model(), List.of(1, 2, 4, 8, 16, 32, 64, 128), List.of(0.90, 0.95, 0.99),
-                List.of(1, 4, 16), List.of(ONE_AT_A_TIME, PARALLEL, BELTED), 20_000, 10_000);
+    /**
+     * The full sweep: 1 to 128 instances, doubling; 1 to 16 clients per instance, doubling; 20 s warm-up and 10 s
+     * measured, simulated.
+     */
+    public static Config full(long seed, PerfModel model) {
+        return new Config(false, seed, model, List.of(1, 2, 4, 8, 16, 32, 64, 128), List.of(0.90, 0.95, 0.99),
+                List.of(1, 2, 4, 8, 16), List.of(ONE_AT_A_TIME, PARALLEL, BELTED), 20_000, 10_000);
     }
 
-    /** The quick sweep: 1 to 64 instances by fours; 10 s warm-up and 5 s measured, simulated. */
-    public static Config quick(long seed) {
-        return new Config(true, seed, model(), List.of(1, 4, 16, 64), List.of(0.90, 0.95, 0.99), List.of(1, 4, 16),
+    /** The quick sweep: 1 to 64 instances by fours; 1, 4, 16 clients per instance; 10 s + 5 s, simulated. */
+    public static Config quick(long seed, PerfModel model) {
+        return new Config(true, seed, model, List.of(1, 4, 16, 64), List.of(0.90, 0.95, 0.99), List.of(1, 4, 16),
                 List.of(ONE_AT_A_TIME, PARALLEL, BELTED), 10_000, 5_000);
     }
 
-    /** The application scenarios' emulated server, the model's default apply cost and a LAN. */
-    static PerfModel model() {
-        return PerfModel.lan(Scenarios.APP_CONCURRENCY, Scenarios.APP_SERVICE_MS);
+    /**
+     * The application scenarios' emulated server ({@link Scenarios#APP_CONCURRENCY} slots of
+     * {@link Scenarios#APP_SERVICE_MS} ms for a local or a global request) with the given apply cost and hop latency.
+     */
+    public static PerfModel model(double applyMsPerUpdate, double hopLatencyMs) {
+        return new PerfModel(Scenarios.APP_CONCURRENCY, Scenarios.APP_SERVICE_MS, Scenarios.APP_SERVICE_MS,
+                applyMsPerUpdate, hopLatencyMs);
+    }
+
+    /** {@link #model(double, double)} with the model's default apply cost and a LAN. */
+    public static PerfModel model() {
+        return model(PerfModel.DEFAULT_APPLY_MS, PerfModel.DEFAULT_HOP_MS);
     }
 
     /** One simulated point. */
@@ -402,6 +414,16 @@ public final class ScaleSimScenario {
     }
 
     /**
+     * The most one ring can run, as a multiple of one instance, at local share {@code p} if applying updates cost
+     * nothing: its holder's execution alone, {@code 1 / t_g} (or {@code S / t_g}) global requests a second, over
+     * {@code 1 - p}, against one instance's {@code S / t_l}.
+     */
+    static double oneRingBound(PerfModel m, double p, boolean parallelGlobals) {
+        double globals = (parallelGlobals ? m.slots() : 1) / m.globalMs();
+        return globals / (1 - p) / (m.slots() / m.localMs());
+    }
+
+    /**
      * What a global request costs at light load when its latency grows no faster than the ring's round trip: at most
      * one trip of the token round the ring plus its own execution, {@code t_g + n (d + w)}, where each of the
      * {@code n} hops costs the message's latency {@code d} and the wait {@code w} for a slot to apply what the token
@@ -462,7 +484,11 @@ public final class ScaleSimScenario {
                 .append("- rotation R = n (d + w) / (1 - x t) at x globals/s per belt: the bare round trip n (d + w), "
                         + "stretched as the belt nears its ceiling.\n\n")
                 .append("So one ring's global ceiling falls as the ring grows, by (n - 1) t_a per global request, and "
-                        + "the mix's throughput with it, while the capacity grows with n.\n");
+                        + "the mix's throughput with it, while the capacity grows with n. Even with no apply cost at "
+                        + "all, one ring carries at most 1 / t_g global requests a second one at a time, S / t_g side by "
+                        + "side, so the mix runs at most ")
+                .append(String.format(Locale.ROOT, "%.0fx and %.0fx one instance at %.0f%% local, whatever n.%n",
+                        oneRingBound(m, GOAL_RATIO, false), oneRingBound(m, GOAL_RATIO, true), GOAL_RATIO * 100));
         for (double ratio : c.localRatios()) {
             out.append(String.format(Locale.ROOT, "%n## %.0f%% local%n%n| instances |", ratio * 100));
             for (Ring ring : c.rings())

@@ -9,6 +9,7 @@ import java.util.ArrayList;
 import java.util.List;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
 
 /**
  * {@code scale-sim} end to end on a reduced sweep, through the code path the command line takes (run, table, files):
@@ -21,6 +22,17 @@ class ScaleSimScenarioTest {
         ScaleSimScenario.Ring fourBelts = new ScaleSimScenario.Ring("4-belts", 4, true, "four belts");
         return new ScaleSimScenario.Config(true, 42, ScaleSimScenario.model(), List.of(1, 2, 8), List.of(0.9, 0.95),
                 List.of(1, 4), List.of(ScaleSimScenario.ONE_AT_A_TIME, fourBelts), 1_000, 1_000);
+    }
+
+    @Test
+    void oneRingIsBoundedByItsHoldersExecutionWhateverItsSize() {
+        // 1 / 20 ms = 50 globals/s, the whole mix at 95% local 1,000/s: 10x one instance's 100/s; side by side 20x
+        assertThat(ScaleSimScenario.oneRingBound(ScaleSimScenario.model(), 0.95, false)).isCloseTo(10, within(1e-9));
+        assertThat(ScaleSimScenario.oneRingBound(ScaleSimScenario.model(0, 0.2), 0.95, true)).isCloseTo(20, within(1e-9));
+        // and the simulated ring, even with free applies, stays under it at a size where its capacity is 64x
+        var r = dev.gyro.sim.perf.PerfSimulator.run(ScaleSimScenario.model(0, 0.2),
+                new dev.gyro.sim.perf.PerfSetting(64, 1, false, 0.95, 8, 5_000, 5_000, 42));
+        assertThat(r.throughput()).as(r.summary()).isLessThanOrEqualTo(10 * 100 * 1.05);
     }
 
     @Test

@@ -78,11 +78,20 @@ final class BenchCommand implements Callable<Integer> {
             + "(default 42); the same seed gives the same figures")
     Long seed;
 
+    @Option(names = "--apply-ms", paramLabel = "MS", description = "scale-sim: the cost of applying one state update "
+            + "at an instance (default 0.5)")
+    Double applyMs;
+
+    @Option(names = "--hop-ms", paramLabel = "MS", description = "scale-sim: the network latency of one hop between "
+            + "instances (default 0.2, a LAN)")
+    Double hopMs;
+
     @Override
     public Integer call() throws Exception {
         if (scenario.equals(ScaleSimScenario.NAME)) return scaleSim();
-        if (seed != null) {
-            System.out.println("bench: FAILED: --seed goes with scale-sim; the other scenarios run with their own seed");
+        if (seed != null || applyMs != null || hopMs != null) {
+            System.out.println("bench: FAILED: --seed, --apply-ms and --hop-ms go with scale-sim; the other scenarios "
+                    + "run with their own seed on real instances");
             return 2;
         }
         Scenario s;
@@ -195,14 +204,25 @@ final class BenchCommand implements Callable<Integer> {
         if (app != null || !apps.jars.isEmpty()) refused.add("--app/--app-jar");
         if (!refused.isEmpty()) {
             System.out.println("bench: FAILED: scale-sim runs in the performance simulator, without databases or a "
-                    + "load generator: " + String.join(", ", refused) + " cannot go with it (it takes --quick, --seed, --out)");
+                    + "load generator: " + String.join(", ", refused) + " cannot go with it (it takes --quick, --seed, "
+                    + "--apply-ms, --hop-ms, --out)");
             return 2;
         }
         long theSeed = seed == null ? 42 : seed;
-        ScaleSimScenario.Config config = quick ? ScaleSimScenario.quick(theSeed) : ScaleSimScenario.full(theSeed);
+        dev.gyro.sim.perf.PerfModel model;
+        try {
+            model = ScaleSimScenario.model(applyMs == null ? dev.gyro.sim.perf.PerfModel.DEFAULT_APPLY_MS : applyMs,
+                    hopMs == null ? dev.gyro.sim.perf.PerfModel.DEFAULT_HOP_MS : hopMs);
+        } catch (IllegalArgumentException e) {
+            System.out.println("bench: FAILED: " + e.getMessage());
+            return 2;
+        }
+        ScaleSimScenario.Config config = quick ? ScaleSimScenario.quick(theSeed, model)
+                : ScaleSimScenario.full(theSeed, model);
         Path dir = claimOut();
         if (dir == null) return 2;
         String command = "./gyro bench " + scenario + (quick ? " --quick" : "") + (seed != null ? " --seed " + seed : "")
+                + (applyMs != null ? " --apply-ms " + applyMs : "") + (hopMs != null ? " --hop-ms " + hopMs : "")
                 + (out != null ? " --out " + out : "");
         System.out.printf(Locale.ROOT, "Gyro bench %s: %d simulated points (rings %s, instances %s, %s local, "
                         + "%s clients per instance), %d s + %d s warm-up each in simulated time, seed %d%n",

@@ -58,7 +58,10 @@ class BenchCommandTest {
                 .contains("--backend, --plain");
         Run seed = bench("tpcc", "--quick", "--seed", "7");
         assertThat(seed.exit()).isEqualTo(2);
-        assertThat(seed.out()).startsWith("bench: FAILED: --seed goes with scale-sim");
+        assertThat(seed.out()).startsWith("bench: FAILED: --seed, --apply-ms and --hop-ms go with scale-sim");
+        Run cost = bench("scale-sim", "--quick", "--apply-ms", "-1");
+        assertThat(cost.exit()).isEqualTo(2);
+        assertThat(cost.out()).startsWith("bench: FAILED: apply cost and hop latency must not be negative");
     }
 
     @Test
