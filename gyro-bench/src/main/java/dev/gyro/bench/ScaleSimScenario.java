@@ -467,8 +467,8 @@ public final class ScaleSimScenario {
                 + "time; ").append(c.warmupMs() / 1000).append(" s warm-up + ").append(c.measureMs() / 1000)
                 .append(" s measured per point, simulated (stretched up to ").append(PerfSimulator.MAX_WINDOW_STRETCH)
                 .append(" times while it holds fewer than three token rotations); seed ").append(c.seed()).append(" for every point\n");
-        out.append("- peak: the highest throughput of the client sweep whose ")
-                .append(Scenario.Bound.LAN.describe()).append(" and whose closed loop settled (answered requests in "
+        out.append("- peak: the highest throughput of the client sweep with ")
+                .append(Scenario.Bound.LAN.describe()).append(" and a closed loop that settled (answered requests in "
                         + "the mix's ratio, globals waited less than the warm-up, three rotations in the window)\n");
         out.append("- rings:\n");
         for (Ring ring : c.rings()) out.append("  - `").append(ring.name()).append("`: ").append(ring.describe()).append('\n');
