@@ -255,10 +255,14 @@ public final class ScenarioOutput {
     // ------------------------------------------------------------------------------------------- plots
 
     /** One colour per system in every plot, so that plots read together. */
-    private static final Map<String, Color> COLORS = Map.of(
-            "gyro", new Color(0x1f77b4), "gyro local", new Color(0x17becf), "gyro global", new Color(0x9467bd),
-            "read-only", new Color(0xff7f0e), "centralized", new Color(0x2ca02c), "2pc", new Color(0xd62728),
-            "peer", new Color(0x8c564b), "centralized-jdbc", new Color(0x7f7f7f));
+    private static final Map<String, Color> COLORS = Map.ofEntries(
+            Map.entry("gyro", new Color(0x1f77b4)), Map.entry("gyro local", new Color(0x17becf)),
+            Map.entry("gyro global", new Color(0x9467bd)), Map.entry("read-only", new Color(0xff7f0e)),
+            Map.entry("centralized", new Color(0x2ca02c)), Map.entry("2pc", new Color(0xd62728)),
+            Map.entry("peer", new Color(0x8c564b)), Map.entry("centralized-jdbc", new Color(0x7f7f7f)),
+            // scale-sim's rings (ScaleSimScenario)
+            Map.entry("ring", new Color(0x1f77b4)), Map.entry("ring-parallel", new Color(0x9467bd)),
+            Map.entry("belts", new Color(0x2ca02c)));
 
     private static String suffix(String group, List<String> groups) {
         return groups.size() <= 1 || group == null ? "" : "-" + group.replaceAll("[^A-Za-z0-9._-]", "_");
@@ -371,7 +375,7 @@ public final class ScenarioOutput {
         return xs.stream().mapToDouble(Number::doubleValue).max().orElse(0);
     }
 
-    private static XYChart chart(String title, String x, String y) {
+    static XYChart chart(String title, String x, String y) {
         XYChart chart = new XYChartBuilder().width(900).height(560).title(title).xAxisTitle(x).yAxisTitle(y).build();
         chart.getStyler().setChartBackgroundColor(Color.WHITE);
         chart.getStyler().setYAxisMin(0.0);
@@ -379,26 +383,26 @@ public final class ScenarioOutput {
     }
 
     /** Labels only the whole numbers of the x axis: instances, sites and shares come whole, 2.2 sites do not. */
-    private static XYChart integerX(XYChart chart) {
+    static XYChart integerX(XYChart chart) {
         chart.setCustomXAxisTickLabelsFormatter(v -> Math.abs(v - Math.rint(v)) < 1e-9
                 ? Long.toString(Math.round(v)) : "");
         return chart;
     }
 
-    private static void series(XYChart chart, String name, List<Number> x, List<Double> y, boolean dashed) {
+    static void series(XYChart chart, String name, List<Number> x, List<Double> y, boolean dashed) {
         if (x.isEmpty()) return; // xchart refuses an empty series
         var series = chart.addSeries(name, x, y);
         series.setMarker(dashed ? SeriesMarkers.NONE : SeriesMarkers.CIRCLE);
         if (dashed) series.setLineStyle(new BasicStroke(2f, BasicStroke.CAP_BUTT, BasicStroke.JOIN_MITER, 10f,
                 new float[]{6f, 4f}, 0f));
-        Color color = COLORS.get(name.replaceAll(" \\(.*\\)$", ""));
+        Color color = COLORS.get(name.replaceAll(" \\(.*\\)$", "").replaceAll("^\\d+-belts$", "belts"));
         if (color != null) {
             series.setLineColor(color);
             series.setMarkerColor(color);
         }
     }
 
-    private static String save(XYChart chart, Path out, String file) throws IOException {
+    static String save(XYChart chart, Path out, String file) throws IOException {
         BitmapEncoder.saveBitmap(chart, out.resolve(file).toString(), BitmapEncoder.BitmapFormat.PNG);
         return file;
     }

@@ -31,7 +31,8 @@ public final class Scenarios {
     public static final String SCALE_LAN = "scale-lan", TPCC = "tpcc", WAN_LATENCY = "wan-latency",
             WAN_SCALE = "wan-scale";
 
-    public static final List<String> NAMES = List.of(LocalRatioScenario.NAME, SCALE_LAN, WAN_LATENCY, WAN_SCALE, TPCC);
+    public static final List<String> NAMES = List.of(LocalRatioScenario.NAME, SCALE_LAN, WAN_LATENCY, WAN_SCALE, TPCC,
+            ScaleSimScenario.NAME);
 
     /** Per database instance in the application scenarios; see the class comment. */
     public static final int APP_CONCURRENCY = 2, APP_SERVICE_MS = 20;
@@ -66,6 +67,8 @@ public final class Scenarios {
             case TPCC -> tpcc(o);
             case WAN_LATENCY -> wanLatency(o);
             case WAN_SCALE -> wanScale(o);
+            case ScaleSimScenario.NAME -> throw new IllegalArgumentException("scale-sim deploys no databases: it runs "
+                    + "in the performance simulator (ScaleSimScenario.run)");
             case APP -> throw new IllegalArgumentException("the app scenario needs an application: "
                     + "Scenarios.application(app, options)");
             default -> throw new IllegalArgumentException("unknown scenario '" + name + "' (known: "

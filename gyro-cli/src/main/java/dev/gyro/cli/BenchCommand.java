@@ -1,6 +1,7 @@
 package dev.gyro.cli;
 
 import dev.gyro.bench.Measured;
+import dev.gyro.bench.ScaleSimScenario;
 import dev.gyro.bench.Scenario;
 import dev.gyro.bench.ScenarioAnalysis;
 import dev.gyro.bench.ScenarioOutput;
@@ -26,12 +27,13 @@ import java.util.concurrent.Callable;
                 + "each point on a freshly deployed system and followed by replica convergence and the application's "
                 + "audit. Writes DIR/results.json, PNG plots and DIR/summary.md. Scenarios: local-ratio "
                 + "(micro-benchmark, Figures 3 and 4), scale-lan (TPC-W and RUBiS vs 2PC and ShardingSphere, "
-                + "Figure 5), wan-latency (Table III), wan-scale (Figure 6), tpcc (TPC-C vs 2PC). The last line "
+                + "Figure 5), wan-latency (Table III), wan-scale (Figure 6), tpcc (TPC-C vs 2PC), scale-sim (the ring "
+                + "at 1 to 128 instances in the performance simulator: results.csv, summary.md, plots). The last line "
                 + "starts with 'bench: OK' or 'bench: FAILED'.")
 final class BenchCommand implements Callable<Integer> {
 
     @Parameters(index = "0", paramLabel = "SCENARIO", description = "local-ratio, scale-lan, wan-latency, wan-scale, "
-            + "tpcc, or app (an application's own workload: --app NAME [--app-jar PATH])")
+            + "tpcc, scale-sim, or app (an application's own workload: --app NAME [--app-jar PATH])")
     String scenario;
 
     @Option(names = "--app", paramLabel = "NAME", description = "the application of the 'app' scenario")
@@ -72,8 +74,26 @@ final class BenchCommand implements Callable<Integer> {
     @Option(names = "--arrivals", paramLabel = "KIND", description = "open loop: fixed or poisson (default)")
     String arrivals = "poisson";
 
+    @Option(names = "--seed", paramLabel = "N", description = "scale-sim: the seed of every simulated point "
+            + "(default 42); the same seed gives the same figures")
+    Long seed;
+
+    @Option(names = "--apply-ms", paramLabel = "MS", description = "scale-sim: the cost of applying one state update "
+            + "at an instance (default 0.5)")
+    Double applyMs;
+
+    @Option(names = "--hop-ms", paramLabel = "MS", description = "scale-sim: the network latency of one hop between "
+            + "instances (default 0.2, a LAN)")
+    Double hopMs;
+
     @Override
     public Integer call() throws Exception {
+        if (scenario.equals(ScaleSimScenario.NAME)) return scaleSim();
+        if (seed != null || applyMs != null || hopMs != null) {
+            System.out.println("bench: FAILED: --seed, --apply-ms and --hop-ms go with scale-sim; the other scenarios "
+                    + "run with their own seed on real instances");
+            return 2;
+        }
         Scenario s;
         try {
             Backend db = backend == null ? null : Backend.parse(backend);
@@ -94,14 +114,8 @@ final class BenchCommand implements Callable<Integer> {
             System.out.println("bench: FAILED: " + e.getMessage());
             return 2;
         }
-        Path dir = out != null ? out : Path.of("bench-runs", scenario + "-" + java.time.LocalDateTime.now()
-                .format(java.time.format.DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss", Locale.ROOT)));
-        try {
-            OwnedFolder.claim(dir, "--out");
-        } catch (IllegalArgumentException e) {
-            System.out.println("bench: FAILED: " + e.getMessage());
-            return 2;
-        }
+        Path dir = claimOut();
+        if (dir == null) return 2;
         String command = "./gyro bench " + scenario + (app != null ? " --app " + app : "")
                 + String.join("", apps.jars.stream().map(j -> " --app-jar " + j).toList()) + (quick ? " --quick" : "") + (plain ? " --plain" : "")
                 + (backend != null ? " --backend " + backend : "") + (thinkMs != null ? " --think-ms " + thinkMs : "")
@@ -175,6 +189,74 @@ final class BenchCommand implements Callable<Integer> {
         System.out.println("bench: FAILED: " + invalid.size() + " invalid point(s): " + String.join(" | ", invalid)
                 + skipped);
         return 1;
+    }
+
+    /**
+     * {@code scale-sim}: no databases and no load generator, so its own path (ScaleSimScenario); prints a line per
+     * point as it is done, then the peaks, and writes results.csv, summary.md and the plots.
+     */
+    private int scaleSim() throws Exception {
+        List<String> refused = new ArrayList<>();
+        if (backend != null) refused.add("--backend");
+        if (plain) refused.add("--plain");
+        if (thinkMs != null) refused.add("--think-ms");
+        if (rates != null && !rates.isEmpty()) refused.add("--rates");
+        if (app != null || !apps.jars.isEmpty()) refused.add("--app/--app-jar");
+        if (!refused.isEmpty()) {
+            System.out.println("bench: FAILED: scale-sim runs in the performance simulator, without databases or a "
+                    + "load generator: " + String.join(", ", refused) + " cannot go with it (it takes --quick, --seed, "
+                    + "--apply-ms, --hop-ms, --out)");
+            return 2;
+        }
+        long theSeed = seed == null ? 42 : seed;
+        dev.gyro.sim.perf.PerfModel model;
+        try {
+            model = ScaleSimScenario.model(applyMs == null ? dev.gyro.sim.perf.PerfModel.DEFAULT_APPLY_MS : applyMs,
+                    hopMs == null ? dev.gyro.sim.perf.PerfModel.DEFAULT_HOP_MS : hopMs);
+        } catch (IllegalArgumentException e) {
+            System.out.println("bench: FAILED: " + e.getMessage());
+            return 2;
+        }
+        ScaleSimScenario.Config config = quick ? ScaleSimScenario.quick(theSeed, model)
+                : ScaleSimScenario.full(theSeed, model);
+        Path dir = claimOut();
+        if (dir == null) return 2;
+        String command = "./gyro bench " + scenario + (quick ? " --quick" : "") + (seed != null ? " --seed " + seed : "")
+                + (applyMs != null ? " --apply-ms " + applyMs : "") + (hopMs != null ? " --hop-ms " + hopMs : "")
+                + (out != null ? " --out " + out : "");
+        System.out.printf(Locale.ROOT, "Gyro bench %s: %d simulated points (rings %s, instances %s, %s local, "
+                        + "%s clients per instance), %d s + %d s warm-up each in simulated time, seed %d%n",
+                scenario, config.points(), config.rings().stream().map(ScaleSimScenario.Ring::name).toList(),
+                config.instances(), config.localRatios(), config.clientsPerInstance(), config.measureMs() / 1000,
+                config.warmupMs() / 1000, theSeed);
+        System.out.println("model: " + config.model().describe());
+        long started = System.nanoTime();
+        ScaleSimScenario.Result result = ScaleSimScenario.run(config, Math.min(2, Runtime.getRuntime()
+                .availableProcessors()), (i, n, point, elapsed) -> System.out.printf(Locale.ROOT, "[%3d/%d %4.0fs] %s%n",
+                i, n, elapsed, ScaleSimScenario.describe(point)));
+        double wall = (System.nanoTime() - started) / 1e9;
+        List<String> plots = ScaleSimScenario.write(dir, result, command, wall);
+        System.out.print(ScaleSimScenario.table(result));
+        System.out.printf(Locale.ROOT, "%nwrote %s, %s and %d plots in %s (%.0f s)%n", dir.resolve("results.csv"),
+                dir.resolve("summary.md"), plots.size(), dir, wall);
+        System.out.printf("bench: OK (%s, %d points simulated)%n", scenario, result.points().size());
+        return 0;
+    }
+
+    /**
+     * The run's folder: {@code --out}, or a new {@code bench-runs/SCENARIO-DATE-TIME}, claimed for Gyro (docs/decisions.md,
+     * decision 19); null, having said why, when it cannot be.
+     */
+    private Path claimOut() throws java.io.IOException {
+        Path dir = out != null ? out : Path.of("bench-runs", scenario + "-" + java.time.LocalDateTime.now()
+                .format(java.time.format.DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss", Locale.ROOT)));
+        try {
+            OwnedFolder.claim(dir, "--out");
+            return dir;
+        } catch (IllegalArgumentException e) {
+            System.out.println("bench: FAILED: " + e.getMessage());
+            return null;
+        }
     }
 
     /** Per setting, each system's peak throughput and the first system's ratio against the others. */

@@ -47,7 +47,21 @@ class BenchCommandTest {
         Run r = bench("scale-wan", "--quick");
         assertThat(r.exit()).isEqualTo(2);
         assertThat(r.out()).startsWith("bench: FAILED: unknown scenario 'scale-wan'")
-                .contains("local-ratio", "scale-lan", "wan-latency", "wan-scale", "tpcc");
+                .contains("local-ratio", "scale-lan", "wan-latency", "wan-scale", "tpcc", "scale-sim");
+    }
+
+    @Test
+    void scaleSimRefusesWhatOnlyDeployedSystemsTake() {
+        Run r = bench("scale-sim", "--quick", "--backend", "postgres", "--plain");
+        assertThat(r.exit()).isEqualTo(2);
+        assertThat(r.out()).startsWith("bench: FAILED: scale-sim runs in the performance simulator")
+                .contains("--backend, --plain");
+        Run seed = bench("tpcc", "--quick", "--seed", "7");
+        assertThat(seed.exit()).isEqualTo(2);
+        assertThat(seed.out()).startsWith("bench: FAILED: --seed, --apply-ms and --hop-ms go with scale-sim");
+        Run cost = bench("scale-sim", "--quick", "--apply-ms", "-1");
+        assertThat(cost.exit()).isEqualTo(2);
+        assertThat(cost.out()).startsWith("bench: FAILED: apply cost and hop latency must not be negative");
     }
 
     @Test

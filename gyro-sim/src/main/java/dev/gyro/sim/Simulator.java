@@ -11,8 +11,8 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.PriorityQueue;
 import java.util.Random;
+import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
 
 /**
@@ -44,14 +44,9 @@ public final class Simulator {
      */
     static final long EVENT_BUDGET = 300_000;
 
-    private record Event(long time, long seq, Runnable run) {}
-
     private final SimSettings settings;
     private final Random random;
-    private final PriorityQueue<Event> events = new PriorityQueue<>(
-            (a, b) -> a.time != b.time ? Long.compare(a.time, b.time) : Long.compare(a.seq, b.seq));
-    private long seq;
-    private long now;
+    private final EventQueue events = new EventQueue();
 
     private final SimNode[] nodes;
     private final HistoryChecker checker;
@@ -91,16 +86,16 @@ public final class Simulator {
         try {
             sim.simulate();
         } catch (SimulationFailure e) {
-            failure = "at " + sim.now + "ms: " + e.getMessage();
+            failure = "at " + sim.now() + "ms: " + e.getMessage();
         } catch (RuntimeException e) {
             // The protocol's own invariant checks (IllegalStateException) and anything unexpected: where it threw.
             StringBuilder where = new StringBuilder();
             StackTraceElement[] stack = e.getStackTrace();
             for (int i = 0; i < Math.min(6, stack.length); i++) where.append("\n      at ").append(stack[i]);
-            failure = "at " + sim.now + "ms: " + e + where;
+            failure = "at " + sim.now() + "ms: " + e + where;
         }
         return new SimResult(sim.settings, failure, sim.checker.fates(), sim.checker.canonicalLength(), sim.messages,
-                sim.crashes, sim.steps, sim.now, sim.trace == null ? List.of() : List.copyOf(sim.trace));
+                sim.crashes, sim.steps, sim.now(), sim.trace == null ? List.of() : List.copyOf(sim.trace));
     }
 
     // ---------------------------------------------------------------- the two phases
@@ -118,7 +113,7 @@ public final class Simulator {
         faults = false;
         clients = false;
         for (SimNode n : nodes) if (!n.up()) restart(n);
-        long deadline = now + LIVENESS_LIMIT_MILLIS;
+        long deadline = now() + LIVENESS_LIMIT_MILLIS;
         long quietWindow = 2 * Math.max(settings.tokenResendMillis(), settings.wantResendMillis())
                 + settings.maxDelayMillis() + 2 * TICK_MILLIS;
         runUntil(deadline, () -> quiet(quietWindow));
@@ -138,33 +133,29 @@ public final class Simulator {
         checker.checkConverged(dbs, protocolGsn);
 
         long sent = messages;
-        runUntil(now + IDLE_WATCH_MILLIS, () -> false);
+        runUntil(now() + IDLE_WATCH_MILLIS, () -> false);
         if (messages != sent)
             throw new SimulationFailure("the idle ring sent " + (messages - sent) + " messages after converging");
     }
 
     private boolean quiet(long window) {
-        if (inFlight > 0 || now - lastMessageAt < window) return false;
+        if (inFlight > 0 || now() - lastMessageAt < window) return false;
         for (SimNode n : nodes) if (!n.idle()) return false;
         return true;
     }
 
-    private void runUntil(long until, Supplier<Boolean> done) {
-        while (!events.isEmpty() && events.peek().time <= until) {
-            Event e = events.poll();
-            now = e.time;
-            if (++steps > EVENT_BUDGET)
+    private void runUntil(long until, BooleanSupplier done) {
+        events.runUntil(until, done, count -> {
+            steps = count;
+            if (count > EVENT_BUDGET)
                 throw new SimulationFailure("runaway: more than " + EVENT_BUDGET + " events (" + messages + " messages)");
-            e.run.run();
-            if (done.get()) return;
-        }
-        now = Math.max(now, until);
+        });
     }
 
     // ---------------------------------------------------------------- the world
 
     private void tick() {
-        for (SimNode n : nodes) if (n.up()) n.tick(now);
+        for (SimNode n : nodes) if (n.up()) n.tick(now());
         after(TICK_MILLIS, this::tick);
     }
 
@@ -210,7 +201,7 @@ public final class Simulator {
     private void partitionOne() {
         if (!faults) return;
         int n = random.nextInt(nodes.length);
-        isolatedUntil[n] = Math.max(isolatedUntil[n], now + 1 + nextLong(settings.maxPartitionMillis()));
+        isolatedUntil[n] = Math.max(isolatedUntil[n], now() + 1 + nextLong(settings.maxPartitionMillis()));
         trace(() -> n + " is cut off until " + isolatedUntil[n]);
         after(interval(settings.meanPartitionMillis()), this::partitionOne);
     }
@@ -223,9 +214,9 @@ public final class Simulator {
     /** The network: best effort, with loss, duplication and random delay (hence reordering) while faults are on. */
     void send(int from, int to, Message message) {
         messages++;
-        lastMessageAt = now;
+        lastMessageAt = now();
         byte[] bytes = Codec.encodeMessage(message); // the wire format, as a real transport sends it
-        if (faults && (now < isolatedUntil[from] || now < isolatedUntil[to] || chance(settings.lossRate()))) {
+        if (faults && (now() < isolatedUntil[from] || now() < isolatedUntil[to] || chance(settings.lossRate()))) {
             trace(() -> "network loses " + from + "->" + to + " " + describe(message));
             return;
         }
@@ -252,11 +243,11 @@ public final class Simulator {
     // ---------------------------------------------------------------- services for the nodes
 
     void after(long delay, Runnable run) {
-        events.add(new Event(now + delay, seq++, run));
+        events.after(delay, run);
     }
 
     long now() {
-        return now;
+        return events.now();
     }
 
     SimSettings settings() {
@@ -287,7 +278,7 @@ public final class Simulator {
     }
 
     void trace(Supplier<String> line) {
-        if (trace != null) trace.add(String.format("%7d %s", now, line.get()));
+        if (trace != null) trace.add(String.format("%7d %s", now(), line.get()));
     }
 
     static String describe(Action a) {
