@@ -1,0 +1,95 @@
+package dev.gyro.replication;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Path;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.List;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/**
+ * A group's log of row images on real Ratis servers and SQLite files (docs/decisions.md, decision 21): every replica
+ * ends with the leader's rows, Gyro's metadata included, and records the log index it applied.
+ */
+class GroupLogTest {
+
+    static final Duration WAIT = Duration.ofSeconds(30);
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void aStreamOfWritesThroughTheLeaderLeavesEveryReplicaEqual() throws Exception {
+        int orders = 100;
+        GroupSpec spec = Groups.spec(1, 3, Duration.ofSeconds(10));
+        try (ReplicatedGroup group = ReplicatedGroup.start(spec, Groups.databases(dir, 3), dir.resolve("logs"))) {
+            group.awaitLeader(WAIT);
+            for (long id = 1; id <= orders; id++) assertThat(group.submit(Groups.order(id))).isEqualTo(id);
+
+            GroupReplica leader = group.leader();
+            long last = leader.lastLogIndex();
+            long lastRequest = leader.lastRequestIndex();
+            assertThat(group.awaitApplied(last, WAIT)).as("every replica applies the log up to %d", last).isTrue();
+            var expected = Groups.contents(leader.database());
+            assertThat(expected.get("orders")).hasSize(orders);
+            assertThat(Groups.single(leader.database(), "SELECT n FROM totals")).isEqualTo(orders);
+            assertThat(Groups.single(leader.database(), "SELECT last_gsn FROM gyro_state")).isEqualTo(orders);
+            assertThat(expected.get("gyro_outbox")).hasSize(orders);
+            for (int i = 0; i < 3; i++) {
+                GroupReplica r = group.replica(i);
+                assertThat(Groups.contents(r.database())).as("replica %d", i).isEqualTo(expected);
+                assertThat(Groups.single(r.database(), "SELECT applied_index FROM gyro_replica"))
+                        .as("replica %d records the index of the log's last request", i).isEqualTo(lastRequest);
+                assertThat(r.storedIndex()).isEqualTo(lastRequest);
+                assertThat(r.appliedIndex()).as("replica %d applied its whole log", i).isEqualTo(last);
+                assertThat(r.staleEntries()).isZero();
+                assertThat(r.entriesApplied()).as("replica %d applied each entry once", i).isEqualTo(orders);
+            }
+        }
+    }
+
+    @Test
+    void aGroupOfOneCommitsAlone() throws Exception {
+        GroupSpec spec = Groups.spec(0, 1, Duration.ofSeconds(10));
+        try (ReplicatedGroup group = ReplicatedGroup.start(spec, Groups.databases(dir, 1), dir.resolve("logs"))) {
+            for (long id = 1; id <= 5; id++) assertThat(group.submit(Groups.order(id))).isEqualTo(id);
+            GroupReplica only = group.replica(0);
+            assertThat(Groups.single(only.database(), "SELECT n FROM totals")).isEqualTo(5);
+            assertThat(only.storedIndex()).isEqualTo(only.lastRequestIndex());
+            assertThat(Groups.single(only.database(), "SELECT applied_index FROM gyro_replica"))
+                    .isEqualTo(only.lastRequestIndex());
+        }
+    }
+
+    @Test
+    void aFailingRequestChangesNothingAndAppendsNothing() throws Exception {
+        GroupSpec spec = Groups.spec(2, 3, Duration.ofSeconds(10));
+        try (ReplicatedGroup group = ReplicatedGroup.start(spec, Groups.databases(dir, 3), dir.resolve("logs"))) {
+            group.submit(Groups.order(1));
+            GroupReplica leader = group.leader();
+            long before = leader.lastLogIndex();
+            assertThatThrownBy(() -> group.submit(Groups.order(1))).isInstanceOf(SQLException.class)
+                    .hasMessageContaining("UNIQUE");
+            assertThat(leader.lastLogIndex()).isEqualTo(before);
+            assertThat(Groups.single(leader.database(), "SELECT n FROM totals")).isEqualTo(1);
+        }
+    }
+
+    @Test
+    void aReplicaIsRefusedTheDatabaseOfAnother() throws Exception {
+        GroupSpec spec = Groups.spec(3, 1, Duration.ofSeconds(10));
+        List<String> dbs = Groups.databases(dir, 1);
+        try (ReplicatedGroup group = ReplicatedGroup.start(spec, dbs, dir.resolve("logs"))) {
+            group.submit(Groups.order(1));
+        }
+        GroupSpec other = Groups.spec(4, 1, Duration.ofSeconds(10));
+        assertThatThrownBy(() -> ReplicatedGroup.start(other, dbs, dir.resolve("other-logs")))
+                .isInstanceOf(SQLException.class)
+                .hasMessageContaining("belongs to replica 0 of " + spec.name())
+                .hasMessageContaining("not to replica 0 of " + other.name());
+    }
+}
