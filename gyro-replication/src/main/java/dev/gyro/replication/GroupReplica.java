@@ -29,6 +29,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.SQLException;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
@@ -170,6 +171,17 @@ public final class GroupReplica implements AutoCloseable {
         return 0;
     }
 
+    /** How many requests' entries this replica's log holds with an index in {@code (after, upTo]}. */
+    long requestEntries(long after, long upTo) throws IOException {
+        RaftLog raftLog = division().getRaftLog();
+        long n = 0;
+        for (long i = Math.max(after + 1, raftLog.getStartIndex()); i <= upTo; i++) {
+            LogEntryProto e = raftLog.get(i);
+            if (e != null && e.hasStateMachineLogEntry()) n++;
+        }
+        return n;
+    }
+
     /** The last log index whose effect the database records (its rows, or nothing for a stale entry). */
     public long storedIndex() {
         return machine.stored().appliedIndex();
@@ -240,33 +252,34 @@ public final class GroupReplica implements AutoCloseable {
     }
 
     /**
-     * Takes the writer lock as leader, once this replica's database holds every entry of its log: a request must run
-     * on the state the log leads to, or its row images would undo what came before. The wait for the log is made
-     * without the lock, which the state machine needs to apply entries.
+     * Takes the writer lock as leader, once this replica's database holds every request's entry of its log: a request
+     * must run on the state the log leads to, or its row images would undo what came before. (Ratis' own entries, such
+     * as the commit index it records after each commit, change no database and are not waited for.) The wait for the
+     * log is made without the lock, which the state machine needs to apply entries.
      */
     private void lockCaughtUp(long deadline) throws GroupUnavailableException, InterruptedException {
         while (true) {
             if (!isLeader())
                 throw unavailable(GroupUnavailableException.Outcome.NOT_APPLIED, "replica " + replica
                         + " is not its leader" + leaderHint());
-            long last = lastLogIndexOrZero();
-            if (!signal.await(() -> machine.appliedIndex() >= last, deadline))
+            long last = lastRequestIndexOrMax();
+            if (!signal.await(() -> machine.stored().appliedIndex() >= last, deadline))
                 throw unavailable(GroupUnavailableException.Outcome.NOT_APPLIED, "leader replica " + replica
-                        + " has not committed its log up to index " + last + " within " + spec.commitTimeout());
+                        + " has not committed its log up to index " + last + " within " + millis(spec.commitTimeout()));
             long left = deadline - System.nanoTime();
             if (left <= 0 || !writer.tryLock(left, TimeUnit.NANOSECONDS))
                 throw unavailable(GroupUnavailableException.Outcome.NOT_APPLIED, "leader replica " + replica
-                        + " was busy with other requests for " + spec.commitTimeout());
-            if (machine.appliedIndex() >= lastLogIndexOrZero() && isLeader()) return;
+                        + " was busy with other requests for " + millis(spec.commitTimeout()));
+            if (machine.stored().appliedIndex() >= lastRequestIndexOrMax() && isLeader()) return;
             writer.unlock();
         }
     }
 
-    private long lastLogIndexOrZero() {
+    private long lastRequestIndexOrMax() {
         try {
-            return lastLogIndex();
+            return lastRequestIndex();
         } catch (IOException e) {
-            return Long.MAX_VALUE; // no log: nothing to wait for will ever come
+            return Long.MAX_VALUE; // the log cannot be read: nothing may run on this database
         }
     }
 
@@ -293,7 +306,7 @@ public final class GroupReplica implements AutoCloseable {
             RaftClientReply r = reply.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
             why = r.isSuccess() ? null : "the log did not take the entry: " + r.getException();
         } catch (TimeoutException e) {
-            why = "its log entry was not committed by a majority within " + spec.commitTimeout();
+            why = "its log entry was not committed by a majority within " + millis(spec.commitTimeout());
         } catch (ExecutionException e) {
             why = "the log did not take the entry: " + e.getCause();
         } catch (InterruptedException e) {
@@ -327,13 +340,17 @@ public final class GroupReplica implements AutoCloseable {
         return true;
     }
 
+    static String millis(Duration d) {
+        return d.toMillis() + " ms";
+    }
+
     private GroupUnavailableException unavailable(GroupUnavailableException.Outcome outcome, String why) {
         return new GroupUnavailableException(spec.name(), reached(), spec.size(), outcome, why);
     }
 
     /**
-     * Replicas this one reaches, itself included: as leader, the followers that answered within the longest election
-     * timeout; otherwise itself, and the leader if it has one.
+     * Replicas this one reaches, itself included: as leader, the followers that answered within the shortest election
+     * timeout (a leader sends heartbeats more often than that); otherwise itself, and the leader if it has one.
      */
     int reached() {
         if (closed) return 0;
@@ -342,7 +359,7 @@ public final class GroupReplica implements AutoCloseable {
             if (role.hasLeaderInfo()) {
                 int n = 1;
                 for (ServerRpcProto f : role.getLeaderInfo().getFollowerInfoList())
-                    if (f.getLastRpcElapsedTimeMs() <= spec.electionTimeoutMax().toMillis()) n++;
+                    if (f.getLastRpcElapsedTimeMs() <= spec.electionTimeoutMin().toMillis()) n++;
                 return n;
             }
             return division().getInfo().getLeaderId() == null ? 1 : 2;

@@ -83,7 +83,8 @@ public final class ReplicatedGroup implements AutoCloseable {
             int up = 0;
             for (GroupReplica r : running()) if (r != null) up++;
             throw new GroupUnavailableException(spec.name(), up, spec.size(),
-                    GroupUnavailableException.Outcome.NOT_APPLIED, "no leader elected within " + within);
+                    GroupUnavailableException.Outcome.NOT_APPLIED,
+                    "no leader elected within " + GroupReplica.millis(within));
         }
         return leader();
     }

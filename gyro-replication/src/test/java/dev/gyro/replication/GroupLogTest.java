@@ -6,7 +6,14 @@ import org.junit.jupiter.api.io.TempDir;
 import java.nio.file.Path;
 import java.sql.SQLException;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.stream.LongStream;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -24,11 +31,21 @@ class GroupLogTest {
 
     @Test
     void aStreamOfWritesThroughTheLeaderLeavesEveryReplicaEqual() throws Exception {
+        int writers = 4;
         int orders = 100;
         GroupSpec spec = Groups.spec(1, 3, Duration.ofSeconds(10));
+        ExecutorService pool = Executors.newFixedThreadPool(writers);
         try (ReplicatedGroup group = ReplicatedGroup.start(spec, Groups.databases(dir, 3), dir.resolve("logs"))) {
             group.awaitLeader(WAIT);
-            for (long id = 1; id <= orders; id++) assertThat(group.submit(Groups.order(id))).isEqualTo(id);
+            List<Future<Long>> gsns = new ArrayList<>();
+            for (long id = 1; id <= orders; id++) {
+                long order = id;
+                gsns.add(pool.submit(() -> group.submit(Groups.order(order))));
+            }
+            Set<Long> granted = new TreeSet<>();
+            for (Future<Long> gsn : gsns) granted.add(gsn.get());
+            assertThat(granted).as("each order its own gsn, one after the other").hasSize(orders)
+                    .containsExactlyElementsOf(LongStream.rangeClosed(1, orders).boxed().toList());
 
             GroupReplica leader = group.leader();
             long last = leader.lastLogIndex();
@@ -49,6 +66,8 @@ class GroupLogTest {
                 assertThat(r.staleEntries()).isZero();
                 assertThat(r.entriesApplied()).as("replica %d applied each entry once", i).isEqualTo(orders);
             }
+        } finally {
+            pool.shutdownNow();
         }
     }
 
