@@ -24,8 +24,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  */
 class GroupLogTest {
 
-    static final Duration WAIT = Duration.ofSeconds(30);
-
     @TempDir
     Path dir;
 
@@ -36,7 +34,7 @@ class GroupLogTest {
         GroupSpec spec = Groups.spec(1, 3, Duration.ofSeconds(10));
         ExecutorService pool = Executors.newFixedThreadPool(writers);
         try (ReplicatedGroup group = ReplicatedGroup.start(spec, Groups.databases(dir, 3), dir.resolve("logs"))) {
-            group.awaitLeader(WAIT);
+            group.awaitLeader(Groups.WAIT);
             List<Future<Long>> gsns = new ArrayList<>();
             for (long id = 1; id <= orders; id++) {
                 long order = id;
@@ -50,7 +48,7 @@ class GroupLogTest {
             GroupReplica leader = group.leader();
             long last = leader.lastLogIndex();
             long lastRequest = leader.lastRequestIndex();
-            assertThat(group.awaitApplied(last, WAIT)).as("every replica applies the log up to %d", last).isTrue();
+            assertThat(group.awaitApplied(last, Groups.WAIT)).as("every replica applies the log up to %d", last).isTrue();
             var expected = Groups.contents(leader.database());
             assertThat(expected.get("orders")).hasSize(orders);
             assertThat(Groups.single(leader.database(), "SELECT n FROM totals")).isEqualTo(orders);

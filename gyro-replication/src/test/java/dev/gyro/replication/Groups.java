@@ -25,6 +25,8 @@ import java.util.Map;
 final class Groups {
 
     static final String CLUSTER = "test-cluster";
+    /** The longest a test waits for an event (a leader, an index applied): a bound for a failing run, not a pause. */
+    static final Duration WAIT = Duration.ofSeconds(30);
     /** Tables compared between replicas: the application's and Gyro's metadata (not gyro_replica: it names its replica). */
     static final List<String> COMPARED = List.of("orders", "totals", "gyro_state", "gyro_outbox");
 

@@ -25,8 +25,6 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class LeaderFailoverTest {
 
-    static final Duration WAIT = Duration.ofSeconds(30);
-
     @TempDir
     Path dir;
 
@@ -37,7 +35,7 @@ class LeaderFailoverTest {
         GroupSpec spec = Groups.spec(5, 3, Duration.ofSeconds(10));
         List<String> databases = Groups.databases(dir, 3);
         try (ReplicatedGroup group = ReplicatedGroup.start(spec, databases, dir.resolve("logs"))) {
-            group.awaitLeader(WAIT);
+            group.awaitLeader(Groups.WAIT);
             Set<Long> acknowledged = ConcurrentHashMap.newKeySet();
             List<GroupUnavailableException> refused = new ArrayList<>();
             AtomicInteger acknowledgedAfterKill = new AtomicInteger();
@@ -72,7 +70,7 @@ class LeaderFailoverTest {
             writer.join();
             assertThat(writerFailed.get()).isNull();
             assertThat(acknowledgedAfterKill.get()).as("requests acknowledged by the new leader").isPositive();
-            GroupReplica leader = group.awaitLeader(WAIT);
+            GroupReplica leader = group.awaitLeader(Groups.WAIT);
             assertThat(leader.replica()).isNotEqualTo(victim);
             for (GroupUnavailableException e : refused) assertThat(e.getMessage()).contains(spec.name());
 
@@ -82,7 +80,7 @@ class LeaderFailoverTest {
             }
             GroupReplica restarted = group.restart(victim);
             long last = leader.lastLogIndex();
-            assertThat(group.awaitApplied(last, WAIT)).as("every replica applies the log up to %d", last).isTrue();
+            assertThat(group.awaitApplied(last, Groups.WAIT)).as("every replica applies the log up to %d", last).isTrue();
 
             var expected = Groups.contents(leader.database());
             List<Long> present = new ArrayList<>();

@@ -16,8 +16,6 @@ import static org.assertj.core.api.Assertions.catchThrowableOfType;
  */
 class LostMajorityTest {
 
-    static final Duration WAIT = Duration.ofSeconds(30);
-
     @TempDir
     Path dir;
 
@@ -26,7 +24,7 @@ class LostMajorityTest {
         Duration commitTimeout = Duration.ofSeconds(2);
         GroupSpec spec = Groups.spec(7, 3, commitTimeout);
         try (ReplicatedGroup group = ReplicatedGroup.start(spec, Groups.databases(dir, 3), dir.resolve("logs"))) {
-            group.awaitLeader(WAIT);
+            group.awaitLeader(Groups.WAIT);
             group.submit(Groups.order(1));
             GroupReplica leader = group.leader();
             for (int i = 0; i < 3; i++) if (i != leader.replica()) group.stop(i);
@@ -45,8 +43,8 @@ class LostMajorityTest {
 
             for (int i = 0; i < 3; i++) if (group.replica(i) == null) group.restart(i);
             group.submit(Groups.order(3));
-            GroupReplica now = group.awaitLeader(WAIT);
-            assertThat(group.awaitApplied(now.lastLogIndex(), WAIT)).isTrue();
+            GroupReplica now = group.awaitLeader(Groups.WAIT);
+            assertThat(group.awaitApplied(now.lastLogIndex(), Groups.WAIT)).isTrue();
             var expected = Groups.contents(now.database());
             for (int i = 0; i < 3; i++)
                 assertThat(Groups.contents(group.replica(i).database())).as("replica %d", i).isEqualTo(expected);
