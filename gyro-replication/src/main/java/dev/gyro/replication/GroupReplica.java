@@ -283,7 +283,8 @@ public final class GroupReplica implements AutoCloseable {
         }
     }
 
-    private CompletableFuture<RaftClientReply> append(GroupEntry entry) {
+    /** Appends {@code entry} through this replica's own Ratis server; the reply comes once it is applied here. */
+    CompletableFuture<RaftClientReply> append(GroupEntry entry) {
         RaftClientRequest request = RaftClientRequest.newBuilder()
                 .setClientId(clientId)
                 .setServerId(server.getId())
