@@ -3,8 +3,13 @@ package dev.gyro.replication;
 import dev.gyro.protocol.Value;
 import dev.gyro.runtime.db.Database;
 import dev.gyro.runtime.db.MetadataStore;
+import dev.gyro.runtime.db.Dialect;
 import dev.gyro.runtime.db.SqliteDialect;
 import dev.gyro.servers.FreePorts;
+import dev.gyro.servers.ServerKind;
+import dev.gyro.servers.ThrowawayServers;
+import org.junit.jupiter.api.Assertions;
+import org.junit.jupiter.api.Assumptions;
 
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -41,23 +46,48 @@ final class Groups {
     /** One SQLite file per replica with the schema in place (schema changes do not travel through the log). */
     static List<String> databases(Path dir, int replicas) throws SQLException {
         List<String> files = new ArrayList<>();
-        for (int i = 0; i < replicas; i++) {
-            String file = dir.resolve("replica-" + i + ".db").toString();
-            try (Database db = Database.open(SqliteDialect.INSTANCE, file)) {
+        for (int i = 0; i < replicas; i++) files.add(dir.resolve("replica-" + i + ".db").toString());
+        return withSchema(files);
+    }
+
+    /**
+     * One database per replica on {@code backend}: SQLite files under {@code dir}, or fresh databases on a throwaway
+     * PostgreSQL or MariaDB server (the test is skipped when the server's programs are missing, failed under CI=true).
+     */
+    static List<String> databases(String backend, Path dir, int replicas) throws SQLException {
+        if (backend.equals("sqlite")) return databases(dir, replicas);
+        ServerKind kind = ServerKind.parse(backend);
+        String missing = kind.unavailableReason();
+        if (missing != null) {
+            if ("true".equalsIgnoreCase(System.getenv("CI")))
+                Assertions.fail("CI=true and the " + backend + " backend cannot be tested: " + missing);
+            Assumptions.abort("skipped: " + missing + " (with CI=true this fails)");
+        }
+        List<String> urls = new ArrayList<>();
+        for (int i = 0; i < replicas; i++) urls.add(ThrowawayServers.freshDatabase(kind, 0));
+        return withSchema(urls);
+    }
+
+    private static List<String> withSchema(List<String> targets) throws SQLException {
+        for (String target : targets) {
+            Dialect dialect = Dialect.forTarget(target);
+            try (Database db = Database.open(dialect, target)) {
                 db.inTransaction(false, c -> {
                     try (Statement st = c.createStatement()) {
-                        st.executeUpdate("CREATE TABLE orders (id INTEGER PRIMARY KEY, amount INTEGER NOT NULL)");
-                        st.executeUpdate("CREATE TABLE totals (id INTEGER PRIMARY KEY, n INTEGER NOT NULL,"
-                                + " total INTEGER NOT NULL)");
+                        st.executeUpdate("CREATE TABLE orders (id BIGINT PRIMARY KEY, amount BIGINT NOT NULL)");
+                        st.executeUpdate("CREATE TABLE totals (id BIGINT PRIMARY KEY, n BIGINT NOT NULL,"
+                                + " total BIGINT NOT NULL)");
                         st.executeUpdate("INSERT INTO totals VALUES (1, 0, 0)");
                     }
+                    return null;
+                });
+                db.inTransaction(false, c -> { // DDL commits by itself on MariaDB: a transaction of its own
                     MetadataStore.createTables(c);
                     return null;
                 });
             }
-            files.add(file);
         }
-        return files;
+        return targets;
     }
 
     /**

@@ -1,8 +1,9 @@
 package dev.gyro.replication;
 
 import dev.gyro.runtime.db.Database;
-import dev.gyro.runtime.db.SqliteDialect;
-import org.junit.jupiter.api.Test;
+import dev.gyro.runtime.db.Dialect;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Path;
@@ -19,7 +20,7 @@ import java.util.concurrent.atomic.AtomicReference;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * A group's leader killed mid-stream (its Ratis server closed at once): Ratis elects another, requests go on, nothing
+ * On each backend, a group's leader killed mid-stream (its Ratis server closed at once): Ratis elects another, requests go on, nothing
  * acknowledged is lost, nothing is applied twice, and the killed replica restarted on its database and log catches up
  * (docs/decisions.md, decision 21).
  */
@@ -28,12 +29,13 @@ class LeaderFailoverTest {
     @TempDir
     Path dir;
 
-    @Test
-    void aKilledLeaderIsReplacedAndNothingAcknowledgedIsLost() throws Exception {
+    @ParameterizedTest
+    @ValueSource(strings = {"sqlite", "postgres", "mariadb"})
+    void aKilledLeaderIsReplacedAndNothingAcknowledgedIsLost(String backend) throws Exception {
         int orders = 120;
         int killAfter = 40;
         GroupSpec spec = Groups.spec(5, 3, Duration.ofSeconds(10));
-        List<String> databases = Groups.databases(dir, 3);
+        List<String> databases = Groups.databases(backend, dir, 3);
         try (ReplicatedGroup group = ReplicatedGroup.start(spec, databases, dir.resolve("logs"))) {
             group.awaitLeader(Groups.WAIT);
             Set<Long> acknowledged = ConcurrentHashMap.newKeySet();
@@ -75,7 +77,7 @@ class LeaderFailoverTest {
             for (GroupUnavailableException e : refused) assertThat(e.getMessage()).contains(spec.name());
 
             long storedAtKill;
-            try (Database db = Database.open(SqliteDialect.INSTANCE, databases.get(victim))) {
+            try (Database db = Database.open(Dialect.forTarget(databases.get(victim)), databases.get(victim))) {
                 storedAtKill = Groups.single(db, "SELECT applied_index FROM gyro_replica");
             }
             GroupReplica restarted = group.restart(victim);
