@@ -225,8 +225,11 @@ public final class GroupReplica implements AutoCloseable {
             try {
                 CapturingConnection application = CapturingConnection.wrap(c, db.dialect(), db.tables());
                 CapturingConnection metadata = CapturingConnection.wrapIncludingMetadata(c, db.dialect(), db.tables());
-                T result = work.run(new GroupTransaction(application.connection(), metadata.connection()));
-                List<RowChange> changes = new ArrayList<>(application.changes());
+                GroupTransaction tx = new GroupTransaction(c, db.dialect(), application.connection(),
+                        metadata.connection());
+                T result = work.run(tx);
+                List<RowChange> changes = new ArrayList<>(tx.applied());
+                changes.addAll(application.changes());
                 changes.addAll(metadata.changes());
                 if (changes.isEmpty()) { // nothing for the other replicas: no log entry
                     db.commit(c);

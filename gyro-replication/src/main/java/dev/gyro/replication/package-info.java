@@ -15,7 +15,8 @@
  *       own open transaction with the entry's index, or applies the row images of any other entry with the
  *       runtime's {@code UpdateApplier} under the writer lock; either way the index is stored in the same DBMS
  *       transaction ({@code ReplicaProgress}, table {@code gyro_replica}). A failure stops the replica.</li>
- *   <li>{@code GroupEntry}: one request's row images (the runtime's capture, application and metadata), its id and
+ *   <li>{@code GroupEntry}: one request's row images (a token's updates as they are, then the runtime's capture of the
+ *       application's writes and of the metadata's), its id and
  *       the basis it was computed on.</li>
  * </ul>
  *

@@ -1,5 +1,12 @@
 package dev.gyro.replication;
 
+import dev.gyro.protocol.DurableState;
+import dev.gyro.protocol.RowChange;
+import dev.gyro.protocol.StateUpdate;
+import dev.gyro.protocol.Token;
+import dev.gyro.protocol.Value;
+import dev.gyro.runtime.db.Database;
+import dev.gyro.runtime.db.MetadataStore;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -66,6 +73,36 @@ class GroupLogTest {
             }
         } finally {
             pool.shutdownNow();
+        }
+    }
+
+    @Test
+    void aTokensUpdatesAndTheTokenReachEveryReplica() throws Exception {
+        GroupSpec spec = Groups.spec(6, 3, Duration.ofSeconds(10));
+        try (ReplicatedGroup group = ReplicatedGroup.start(spec, Groups.databases(dir, 3), dir.resolve("logs"))) {
+            group.submit(Groups.order(1)); // gsn 1, in the outbox of ring position 0, which holds the token
+            RowChange order500 = new RowChange("orders", RowChange.Kind.UPSERT, List.of("id", "amount"),
+                    List.of(Value.of(500L), Value.of(5000L)), List.of("id"));
+            StateUpdate fromPosition1 = new StateUpdate(2, 1, List.of(order500));
+            // Action.ApplyUpdates: the other position's update and the token as held, in one transaction.
+            group.submit(tx -> {
+                tx.applyUpdates(List.of(fromPosition1));
+                MetadataStore.recordReceived(tx.metadata(), new Token(3, List.of()), 2);
+                return null;
+            });
+            GroupReplica leader = group.leader();
+            assertThat(group.awaitApplied(leader.lastLogIndex(), Groups.WAIT)).isTrue();
+            var expected = Groups.contents(leader.database());
+            assertThat(Groups.single(leader.database(), "SELECT amount FROM orders WHERE id = 500")).isEqualTo(5000);
+            assertThat(expected.get("gyro_outbox")).as("the outbox emptied by the token's return").isEmpty();
+            for (int i = 0; i < 3; i++) {
+                Database db = group.replica(i).database();
+                assertThat(Groups.contents(db)).as("replica %d", i).isEqualTo(expected);
+                DurableState state = db.inTransaction(true, c -> MetadataStore.load(c, 0));
+                assertThat(state.lastGsn()).isEqualTo(2);
+                assertThat(state.tokenStatus()).isEqualTo(DurableState.TokenStatus.HELD);
+                assertThat(state.token().hop()).isEqualTo(3);
+            }
         }
     }
 
