@@ -216,7 +216,11 @@ public final class GroupReplica implements AutoCloseable {
      * @throws SQLException              when {@code work} fails: rolled back, nothing appended
      */
     public <T> T submit(GroupWork<T> work) throws SQLException, GroupUnavailableException, InterruptedException {
-        long deadline = System.nanoTime() + spec.commitTimeout().toNanos();
+        return submit(work, System.nanoTime() + spec.commitTimeout().toNanos());
+    }
+
+    /** {@link #submit(GroupWork)}, answered by {@code deadline} ({@link System#nanoTime()}). */
+    <T> T submit(GroupWork<T> work, long deadline) throws SQLException, GroupUnavailableException, InterruptedException {
         lockCaughtUp(deadline);
         try {
             long basis = machine.stored().dataIndex();

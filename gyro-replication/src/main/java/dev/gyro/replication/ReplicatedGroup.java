@@ -90,9 +90,9 @@ public final class ReplicatedGroup implements AutoCloseable {
     }
 
     /**
-     * Runs {@code work} on the leader; answers once a majority has committed it. A request that did not run, or ran on
-     * an overtaken database (nothing applied, {@link GroupUnavailableException.Outcome#NOT_APPLIED}), runs again on
-     * the leader of the moment until the commit timeout has passed.
+     * Runs {@code work} on the leader; answers once a majority has committed it, or within the commit timeout with
+     * {@link GroupUnavailableException}. A request that did not run, or ran on an overtaken database (nothing applied,
+     * {@link GroupUnavailableException.Outcome#NOT_APPLIED}), runs again on the leader of the moment meanwhile.
      */
     public <T> T submit(GroupWork<T> work) throws SQLException, GroupUnavailableException, InterruptedException {
         long deadline = System.nanoTime() + spec.commitTimeout().toNanos();
@@ -100,7 +100,7 @@ public final class ReplicatedGroup implements AutoCloseable {
             Duration left = Duration.ofNanos(Math.max(1, deadline - System.nanoTime()));
             GroupReplica leader = awaitLeader(left);
             try {
-                return leader.submit(work);
+                return leader.submit(work, deadline);
             } catch (GroupUnavailableException e) {
                 if (e.outcome() != GroupUnavailableException.Outcome.NOT_APPLIED || System.nanoTime() >= deadline)
                     throw e;
