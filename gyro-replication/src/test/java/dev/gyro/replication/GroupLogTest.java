@@ -107,6 +107,29 @@ class GroupLogTest {
     }
 
     @Test
+    void aWholeGroupRestartedResumesFromItsDatabasesAndLogs() throws Exception {
+        GroupSpec spec = Groups.spec(9, 3, Duration.ofSeconds(10));
+        List<String> databases = Groups.databases(dir, 3);
+        try (ReplicatedGroup group = ReplicatedGroup.start(spec, databases, dir.resolve("logs"))) {
+            for (long id = 1; id <= 10; id++) group.submit(Groups.order(id));
+            assertThat(group.awaitApplied(group.leader().lastLogIndex(), Groups.WAIT)).isTrue();
+        }
+        try (ReplicatedGroup group = ReplicatedGroup.start(spec, databases, dir.resolve("logs"))) {
+            for (long id = 11; id <= 20; id++) assertThat(group.submit(Groups.order(id))).isEqualTo(id);
+            GroupReplica leader = group.leader();
+            assertThat(group.awaitApplied(leader.lastLogIndex(), Groups.WAIT)).isTrue();
+            var expected = Groups.contents(leader.database());
+            assertThat(Groups.single(leader.database(), "SELECT n FROM totals")).isEqualTo(20);
+            for (int i = 0; i < 3; i++) {
+                GroupReplica r = group.replica(i);
+                assertThat(Groups.contents(r.database())).as("replica %d", i).isEqualTo(expected);
+                assertThat(r.redeliveriesSkipped()).as("replica %d skips what its database held", i).isEqualTo(10);
+                assertThat(r.entriesApplied()).as("replica %d applies only the new entries", i).isEqualTo(10);
+            }
+        }
+    }
+
+    @Test
     void aGroupOfOneCommitsAlone() throws Exception {
         GroupSpec spec = Groups.spec(0, 1, Duration.ofSeconds(10));
         try (ReplicatedGroup group = ReplicatedGroup.start(spec, Groups.databases(dir, 1), dir.resolve("logs"))) {
