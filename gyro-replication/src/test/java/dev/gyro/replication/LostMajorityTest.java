@@ -43,6 +43,10 @@ class LostMajorityTest {
             assertThat(Groups.single(leader.database(), "SELECT n FROM totals")).isEqualTo(1);
 
             for (int i = 0; i < 3; i++) if (group.replica(i) == null) group.restart(i);
+            // The group is whole again once the returned replicas hold the leader's log (order 2's entry included,
+            // which a majority may now commit); then it takes requests as before.
+            GroupReplica back = group.awaitLeader(Groups.WAIT);
+            assertThat(group.awaitApplied(back.lastRequestIndex(), Groups.WAIT)).isTrue();
             group.submit(Groups.order(3));
             GroupReplica now = group.awaitLeader(Groups.WAIT);
             assertThat(group.awaitApplied(now.lastLogIndex(), Groups.WAIT)).isTrue();
