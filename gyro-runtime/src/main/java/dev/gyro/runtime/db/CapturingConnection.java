@@ -58,12 +58,15 @@ public final class CapturingConnection {
     private final TableCatalog catalog;
     private final CaptureLog log_ = new CaptureLog();
     final Connection proxy;
+    /** Whether writes to Gyro's own metadata tables are captured too, or refused as the application's. */
+    private final boolean includesMetadata;
     private SQLException spoiled;
     long writes; // captured write executions so far (the driver's last_insert_rowid changes only with them)
     WrittenRows lastWritten = WrittenRows.none(); // the rows of the last captured write, for generated keys
 
-    private CapturingConnection(Connection real, Dialect dialect, TableCatalog catalog) {
+    private CapturingConnection(Connection real, Dialect dialect, TableCatalog catalog, boolean includesMetadata) {
         this.real = real;
+        this.includesMetadata = includesMetadata;
         this.dialect = dialect;
         this.catalog = catalog;
         this.proxy = (Connection) Proxy.newProxyInstance(CapturingConnection.class.getClassLoader(),
@@ -75,12 +78,23 @@ public final class CapturingConnection {
      * connections to the same database URL.
      */
     public static CapturingConnection wrap(Connection real, Dialect dialect) throws SQLException {
-        return new CapturingConnection(real, dialect, TableCatalog.forUrl(real.getMetaData().getURL()));
+        return new CapturingConnection(real, dialect, TableCatalog.forUrl(real.getMetaData().getURL()), false);
     }
 
     /** Wraps {@code real}, a connection inside a transaction, reading table metadata through {@code catalog}. */
     public static CapturingConnection wrap(Connection real, Dialect dialect, TableCatalog catalog) {
-        return new CapturingConnection(real, dialect, catalog);
+        return new CapturingConnection(real, dialect, catalog, false);
+    }
+
+    /**
+     * Like {@link #wrap(Connection, Dialect, TableCatalog)}, but the writes of Gyro's own metadata tables
+     * ({@link MetadataStore}) made on {@link #connection()} are captured as row images too: a replicated group ships
+     * every change of a replica's database through its log, the protocol state included (docs/decisions.md,
+     * decision 12). The application's statements are still the runtime's to judge: pass this connection to the
+     * runtime's own metadata writes, never to an application's transaction.
+     */
+    public static CapturingConnection wrapIncludingMetadata(Connection real, Dialect dialect, TableCatalog catalog) {
+        return new CapturingConnection(real, dialect, catalog, true);
     }
 
     /** The connection to hand to the application's transaction. */
@@ -116,7 +130,7 @@ public final class CapturingConnection {
 
     Target target(WriteStatement ws) throws SQLException {
         String schema = dialect.captureSchema(real, ws.schema(), ws.table());
-        if (ws.table().toLowerCase(Locale.ROOT).startsWith(MetadataStore.PREFIX))
+        if (!includesMetadata && ws.table().toLowerCase(Locale.ROOT).startsWith(MetadataStore.PREFIX))
             throw WriteStatement.refused("cannot capture " + ws.describe() + ": " + ws.table()
                     + " is one of Gyro's own metadata tables");
         TableInfo info;

@@ -1,0 +1,90 @@
+package dev.gyro.replication;
+
+import org.apache.ratis.protocol.RaftGroup;
+import org.apache.ratis.protocol.RaftGroupId;
+import org.apache.ratis.protocol.RaftPeer;
+import org.apache.ratis.protocol.RaftPeerId;
+
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.UUID;
+
+/**
+ * One group of the ring: a ring position whose instance is replicated (docs/decisions.md, decisions 12 and 22).
+ * Validated once, here.
+ *
+ * @param cluster            the cluster's id: with {@code position}, it names the group's Ratis group for good
+ * @param position           the ring position (the instance id of an unreplicated ring)
+ * @param replicas           each replica's address for the group's log traffic (Ratis over gRPC), replica i at i
+ * @param commitTimeout      how long a request waits for its log entry to commit before it is answered
+ *                           {@link GroupUnavailableException}; also how long it waits for a leader
+ * @param electionTimeoutMin Ratis' election timeout, lower bound: how long followers wait for a silent leader
+ * @param electionTimeoutMax Ratis' election timeout, upper bound
+ */
+public record GroupSpec(String cluster, int position, List<InetSocketAddress> replicas, Duration commitTimeout,
+                        Duration electionTimeoutMin, Duration electionTimeoutMax) {
+
+    /** The defaults: a failover within about two seconds on a quiet machine (election 1-2 s). */
+    public static final Duration COMMIT_TIMEOUT = Duration.ofSeconds(5);
+    public static final Duration ELECTION_TIMEOUT_MIN = Duration.ofMillis(1000);
+    public static final Duration ELECTION_TIMEOUT_MAX = Duration.ofMillis(2000);
+
+    public GroupSpec {
+        Objects.requireNonNull(cluster, "cluster");
+        replicas = List.copyOf(replicas);
+        if (position < 0) throw new IllegalArgumentException("a ring position is at least 0, was " + position);
+        if (replicas.isEmpty()) throw new IllegalArgumentException("a group has at least one replica");
+        if (commitTimeout.isNegative() || commitTimeout.isZero())
+            throw new IllegalArgumentException("commitTimeout must be positive, was " + commitTimeout);
+        if (electionTimeoutMin.isNegative() || electionTimeoutMin.isZero()
+                || electionTimeoutMax.compareTo(electionTimeoutMin) <= 0)
+            throw new IllegalArgumentException("election timeouts must be positive with min < max, were "
+                    + electionTimeoutMin + " and " + electionTimeoutMax);
+    }
+
+    /** A group with the default timeouts. */
+    public static GroupSpec of(String cluster, int position, List<InetSocketAddress> replicas) {
+        return new GroupSpec(cluster, position, replicas, COMMIT_TIMEOUT, ELECTION_TIMEOUT_MIN, ELECTION_TIMEOUT_MAX);
+    }
+
+    public GroupSpec withCommitTimeout(Duration d) {
+        return new GroupSpec(cluster, position, replicas, d, electionTimeoutMin, electionTimeoutMax);
+    }
+
+    /** How the group is named in messages and in its replicas' databases. */
+    public String name() {
+        return "group " + position + " of cluster " + cluster;
+    }
+
+    public int size() {
+        return replicas.size();
+    }
+
+    RaftGroupId groupId() {
+        return RaftGroupId.valueOf(UUID.nameUUIDFromBytes(("gyro " + cluster + " group " + position)
+                .getBytes(StandardCharsets.UTF_8)));
+    }
+
+    static RaftPeerId peerId(int replica) {
+        return RaftPeerId.valueOf("replica-" + replica);
+    }
+
+    /** The replica a Ratis peer id names, or -1. */
+    static int replicaOf(RaftPeerId id) {
+        String s = id == null ? "" : id.toString();
+        return s.startsWith("replica-") ? Integer.parseInt(s.substring("replica-".length())) : -1;
+    }
+
+    RaftGroup raftGroup() {
+        List<RaftPeer> peers = new ArrayList<>();
+        for (int i = 0; i < replicas.size(); i++) {
+            InetSocketAddress a = replicas.get(i);
+            peers.add(RaftPeer.newBuilder().setId(peerId(i)).setAddress(a.getHostString() + ":" + a.getPort()).build());
+        }
+        return RaftGroup.valueOf(groupId(), peers);
+    }
+}

@@ -1,0 +1,13 @@
+package dev.gyro.replication;
+
+import java.sql.SQLException;
+
+/**
+ * What a request does to a replica's database, run by the group's leader in one DBMS transaction whose writes are
+ * captured as row images (docs/decisions.md, decision 22). It must neither commit nor roll back: the leader commits
+ * only once the group's log has committed the writes.
+ */
+@FunctionalInterface
+public interface GroupWork<T> {
+    T run(GroupTransaction tx) throws SQLException;
+}

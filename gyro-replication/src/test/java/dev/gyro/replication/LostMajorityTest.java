@@ -1,0 +1,62 @@
+package dev.gyro.replication;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Path;
+import java.time.Duration;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowableOfType;
+
+/**
+ * A group that lost its majority (docs/decisions.md, decisions 10 and 22): a write is answered within a bounded time
+ * with an error naming the group and how many replicas the leader reaches, its effect is not in the leader's
+ * database, and the group carries on when its replicas return, every replica equal.
+ */
+class LostMajorityTest {
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void aWriteWithoutAMajorityIsRefusedInBoundedTimeAndNotKept() throws Exception {
+        Duration commitTimeout = Duration.ofSeconds(2);
+        GroupSpec spec = Groups.spec(7, 3, commitTimeout);
+        try (ReplicatedGroup group = ReplicatedGroup.start(spec, Groups.databases(dir, 3), dir.resolve("logs"))) {
+            group.awaitLeader(Groups.WAIT);
+            group.submit(Groups.order(1));
+            GroupReplica leader = group.leader();
+            for (int i = 0; i < 3; i++) if (i != leader.replica()) group.stop(i);
+
+            long start = System.nanoTime();
+            GroupUnavailableException e = catchThrowableOfType(GroupUnavailableException.class,
+                    () -> group.submit(Groups.order(2)));
+            Duration took = Duration.ofNanos(System.nanoTime() - start);
+            assertThat(e).as("refused").isNotNull();
+            assertThat(e.getMessage()).contains(spec.name()).contains("reached 1 of its 3 replicas");
+            assertThat(e.reached()).isEqualTo(1);
+            assertThat(took).as("answered about when the commit timeout ran out")
+                    .isLessThan(commitTimeout.plus(Duration.ofSeconds(1)));
+            assertThat(Groups.single(leader.database(), "SELECT COUNT(*) FROM orders WHERE id = 2"))
+                    .as("the uncommitted order is not in the leader's database").isZero();
+            assertThat(Groups.single(leader.database(), "SELECT n FROM totals")).isEqualTo(1);
+
+            for (int i = 0; i < 3; i++) if (group.replica(i) == null) group.restart(i);
+            // The group is whole again once the returned replicas hold the leader's log (order 2's entry included,
+            // which a majority may now commit); then it takes requests as before.
+            GroupReplica back = group.awaitLeader(Groups.WAIT);
+            assertThat(group.awaitApplied(back.lastRequestIndex(), Groups.WAIT)).isTrue();
+            group.submit(Groups.order(3));
+            GroupReplica now = group.awaitLeader(Groups.WAIT);
+            assertThat(group.awaitApplied(now.lastLogIndex(), Groups.WAIT)).isTrue();
+            var expected = Groups.contents(now.database());
+            for (int i = 0; i < 3; i++)
+                assertThat(Groups.contents(group.replica(i).database())).as("replica %d", i).isEqualTo(expected);
+            // Order 2's entry may have committed once the majority was back: then it is everywhere, else nowhere.
+            assertThat(Groups.single(now.database(), "SELECT n FROM totals"))
+                    .isEqualTo(Groups.single(now.database(), "SELECT COUNT(*) FROM orders"));
+            assertThat(Groups.single(now.database(), "SELECT COUNT(*) FROM orders WHERE id IN (1, 3)")).isEqualTo(2);
+        }
+    }
+}
