@@ -78,7 +78,7 @@ final class RequestRouter {
             out.accept(r);
         };
         if (global) {
-            globals.enqueue(request, reply);
+            globals.enqueue(request, arrived, reply);
         } else {
             session.await(request.afterGsn(), () -> runLocal(request, reply), () -> reply.accept(
                     replies.error(Reply.Status.UNAVAILABLE, "instance " + self + " has not applied gsn "
