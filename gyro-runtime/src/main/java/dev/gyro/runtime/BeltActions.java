@@ -2,7 +2,6 @@ package dev.gyro.runtime;
 
 import dev.gyro.protocol.Action;
 import dev.gyro.protocol.Message;
-import dev.gyro.protocol.StateUpdate;
 import dev.gyro.runtime.db.Database;
 import dev.gyro.runtime.db.MetadataStore;
 import dev.gyro.runtime.db.UpdateApplier;
@@ -104,7 +103,7 @@ final class BeltActions implements BeltLoop.Actions {
     private void applyUpdates(Action.ApplyUpdates apply) throws SQLException {
         globals.clock().tokenArrived();
         durably("apply the updates of hop " + apply.token().hop(), c -> {
-            for (StateUpdate u : apply.updates()) UpdateApplier.apply(c, db.dialect(), u.changes());
+            UpdateApplier.applyAll(c, db.dialect(), apply.updates());
             MetadataStore.recordReceived(c, apply.token(), apply.lastGsn());
         });
         globals.clock().updatesApplied(apply.updates().size());
