@@ -52,7 +52,8 @@ final class GlobalExecutor implements AutoCloseable {
     /** Pause between tries to learn from an unreachable database whether a transaction committed. */
     private static final Backoff DATABASE_DOWN = Backoff.of(10, 1000);
 
-    private record Pending(Request request, long arrivedAt, Consumer<Reply> reply, PhaseClock.Timeline timeline) {}
+    private record Pending(Request request, Arguments arguments, long arrivedAt, Consumer<Reply> reply,
+                           PhaseClock.Timeline timeline) {}
 
     /** How a request ended: committed (update null if it wrote nothing), or failed (update set if it committed anyway). */
     private record Outcome(Object result, StateUpdate update, Exception failure) {}
@@ -122,12 +123,13 @@ final class GlobalExecutor implements AutoCloseable {
     /**
      * Algorithm 1, line 6: the request waits in the belt's queue Q; refused when the queue is full.
      *
+     * @param converted    its arguments, checked and converted already ({@link Arguments#NONE}: not yet)
      * @param arrivedNanos {@link System#nanoTime()} at its arrival, where its phases start
      */
-    void enqueue(Request request, long arrivedNanos, Consumer<Reply> reply) {
+    void enqueue(Request request, Object[] converted, long arrivedNanos, Consumer<Reply> reply) {
         long id = requestIds.getAndIncrement();
         PhaseClock.Timeline timeline = clock.arrived(request.transaction(), arrivedNanos);
-        pending.put(id, new Pending(request, System.currentTimeMillis(), reply, timeline));
+        pending.put(id, new Pending(request, new Arguments(converted), System.currentTimeMillis(), reply, timeline));
         loop.submit(belt -> {
             boolean parked = belt.role() == ConveyorBelt.Role.PARKED;
             if (belt.onGlobalRequest(id)) {
@@ -258,8 +260,8 @@ final class GlobalExecutor implements AutoCloseable {
                 CapturingConnection capture = CapturingConnection.wrap(c, db.dialect(), db.tables());
                 RequestObserver.Attempt watch = watcher.begin(observed(p.request(), watcher), capture.connection(),
                         capture);
-                Object result = entry.invoke(new RequestContext(watch.connection(), p.arrivedAt(), replies.seed(id)),
-                        p.request().parameters());
+                Object result = p.arguments().invoke(entry, new RequestContext(watch.connection(), p.arrivedAt(),
+                        replies.seed(id)), p.request().parameters());
                 watch.ran();
                 List<RowChange> changes = capture.changes();
                 StateUpdate update = null;

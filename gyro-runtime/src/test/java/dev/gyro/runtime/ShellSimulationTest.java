@@ -217,7 +217,7 @@ class ShellSimulationTest {
                 long counter = random.nextInt(COUNTERS);
                 replies.put(key, new ArrayList<>());
                 Node n = nodes[at];
-                n.globals.enqueue(Request.of("bump", key, counter), System.nanoTime(), r -> replies.get(key).add(r));
+                n.globals.enqueue(Request.of("bump", key, counter), Arguments.NONE, System.nanoTime(), r -> replies.get(key).add(r));
                 return;
             }
             if (faults && roll == 8 && random.nextInt(10) == 0) {
