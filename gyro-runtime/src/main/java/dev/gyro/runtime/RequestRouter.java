@@ -54,8 +54,8 @@ final class RequestRouter {
     void handle(Request request, Consumer<Reply> out) {
         long arrived = System.nanoTime();
         // Wrong parameters are refused here, at once: such a request must neither wait in the session gate for its
-        // gsn nor queue for the token only to be refused then (docs/decisions.md, decision 10).
-        // Converted once: the executor runs the request on these arguments.
+        // gsn nor queue for the token only to be refused then (docs/decisions.md, decision 10). The arguments are
+        // converted once, here: the executor runs the request's first attempt on them.
         Object[] converted;
         try {
             converted = catalog.get(request.transaction()).arguments(null, request.parameters());
