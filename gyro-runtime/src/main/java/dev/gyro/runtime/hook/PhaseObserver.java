@@ -29,17 +29,17 @@ public interface PhaseObserver {
         /** In Q, until the token came to this instance (line 6); nothing when it arrived while the token was here. */
         TOKEN("waiting for the token"),
         /** The holder applying the updates the token brought (lines 8-12), before its round. */
-        APPLY("applying the token's updates"),
+        APPLY("the holder applying the token's updates"),
         /** At the holder, until its round executed it: earlier requests of the round, or the round before it. */
         TURN("waiting for its turn in the holder's round"),
         /** Handed to a global thread and through the transaction gate (an emulated server's slot and service time). */
         SLOT("global thread and transaction gate"),
         /** Its DBMS transaction, retries included (lines 14-15), its commit and outbox record included. */
-        EXECUTE("executing (DBMS transaction, retries)"),
+        EXECUTE("its DBMS transaction, retries included"),
         /** Parallel rounds only (Appendix B): ready to commit, waiting for the belt to grant its gsn. */
-        GSN("waiting for its gsn (parallel rounds)"),
+        GSN("waiting for its gsn, parallel rounds only"),
         /** From its commit to its reply being handed on (reporting to the belt included). */
-        REPLY("reply");
+        REPLY("from its commit to its reply");
 
         private final String describe;
 
