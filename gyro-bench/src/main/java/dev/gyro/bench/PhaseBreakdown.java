@@ -18,7 +18,8 @@ import java.util.concurrent.ConcurrentLinkedQueue;
  * @param phases      per phase: mean, p50, p99 and its share of the total time
  * @param total       the requests' time at their owners, all phases
  * @param visits      token visits that began in the window (passed on): how many
- * @param perVisit    per token visit: global requests executed (the rounds' snapshots), mean and most
+ * @param perVisit    per token visit: global requests executed (the rounds' snapshots), mean
+ * @param mostPerVisit and the most in one visit
  * @param carried     state updates the token carried on, mean per pass
  * @param applied     state updates applied from one received token, mean per hop
  * @param applyMs     applying one received token (its updates and its record), mean per hop
