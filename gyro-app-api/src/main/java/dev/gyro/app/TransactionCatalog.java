@@ -50,7 +50,15 @@ public final class TransactionCatalog {
 
         /** Runs the transaction; unwraps the method's own exceptions. */
         public Object invoke(TxContext ctx, List<Value> values) throws Exception {
-            Object[] args = arguments(ctx, values);
+            return invokeWith(ctx, arguments(ctx, values));
+        }
+
+        /**
+         * Runs the transaction on arguments {@link #arguments} converted already (the request was checked with them),
+         * {@code ctx} put first; unwraps the method's own exceptions.
+         */
+        public Object invokeWith(TxContext ctx, Object[] args) throws Exception {
+            args[0] = ctx;
             try {
                 return run.invoke(instance, args);
             } catch (InvocationTargetException e) {

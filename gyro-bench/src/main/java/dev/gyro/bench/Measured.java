@@ -30,11 +30,13 @@ import java.util.Map;
  * @param valid         whether the run passed replica convergence and the application's audit and failed no call
  * @param problems      why it is not valid
  * @param notRun        why the point was not run, or null when it was
+ * @param phases        where its global requests' time went at their owners, and the token's figures; null for a
+ *                      system without a token
  */
 public record Measured(String system, String scenario, String setting, Map<String, Object> parameters, String mode,
                        double seconds, long requests, double throughput, Latency all, Map<String, Latency> byClass,
                        Map<String, Transaction> byTransaction, Series timeline, OpenLoop openLoop, boolean valid,
-                       List<String> problems, String notRun) {
+                       List<String> problems, String notRun, PhaseBreakdown phases) {
 
     /** Mean and percentiles in milliseconds. */
     public record Latency(long count, double meanMs, double p50Ms, double p95Ms, double p99Ms, double maxMs) {
@@ -118,21 +120,28 @@ public record Measured(String system, String scenario, String setting, Map<Strin
         }
         return new Measured(system, scenario, setting, Collections.unmodifiableMap(new LinkedHashMap<>(parameters)),
                 mode, r.seconds(), requests, throughput, Latency.of(total), byClass, byTransaction, series, open,
-                problems.isEmpty(), List.copyOf(problems), null);
+                problems.isEmpty(), List.copyOf(problems), null, null);
+    }
+
+    /** This point with its global phases. */
+    public Measured withPhases(PhaseBreakdown p) {
+        return new Measured(system, scenario, setting, parameters, mode, seconds, requests, throughput, all, byClass,
+                byTransaction, timeline, openLoop, valid, problems, notRun, p);
     }
 
     /** A point that was not run, and why (one line). */
     public static Measured notRun(String system, String scenario, String setting, Map<String, Object> parameters,
                                   String mode, String reason) {
         return new Measured(system, scenario, setting, Collections.unmodifiableMap(new LinkedHashMap<>(parameters)),
-                mode, 0, 0, 0, Latency.NONE, Map.of(), Map.of(), Series.NONE, null, false, List.of(), reason);
+                mode, 0, 0, 0, Latency.NONE, Map.of(), Map.of(), Series.NONE, null, false, List.of(), reason, null);
     }
 
     /** A point that was deployed but produced nothing to believe (the run or the clean-up failed). */
     public static Measured failed(String system, String scenario, String setting, Map<String, Object> parameters,
                                   String mode, String problem) {
         return new Measured(system, scenario, setting, Collections.unmodifiableMap(new LinkedHashMap<>(parameters)),
-                mode, 0, 0, 0, Latency.NONE, Map.of(), Map.of(), Series.NONE, null, false, List.of(problem), null);
+                mode, 0, 0, 0, Latency.NONE, Map.of(), Map.of(), Series.NONE, null, false, List.of(problem), null,
+                null);
     }
 
     private static List<Double> boxed(double[] xs) {

@@ -43,6 +43,11 @@ public final class ScenarioAnalysis {
         return m.parameter(scenario.load().parameter());
     }
 
+    /** What the load is counted in: {@code clients}, or an open loop's {@code rate}. */
+    public String loadParameter() {
+        return scenario.load().parameter();
+    }
+
     private String group(String settingId) {
         return scenario.setting(settingId).group();
     }

@@ -249,7 +249,39 @@ public final class ScenarioOutput {
             p.put("openLoop", ol);
         }
         p.put("ratios", a.ratios(m));
+        if (m.phases() != null) p.put("globalPhases", phases(m.phases()));
         return p;
+    }
+
+    private static Map<String, Object> phases(PhaseBreakdown b) {
+        Map<String, Object> out = new LinkedHashMap<>();
+        out.put("globals", b.globals());
+        Map<String, Object> byPhase = new LinkedHashMap<>();
+        for (PhaseBreakdown.Row r : b.phases()) byPhase.put(r.phase(), phaseRow(r));
+        out.put("phasesMs", byPhase);
+        out.put("totalMs", phaseRow(b.total()));
+        Map<String, Object> token = new LinkedHashMap<>();
+        token.put("visits", b.visits());
+        token.put("globalsPerVisit", round(b.perVisit()));
+        token.put("mostGlobalsPerVisit", b.mostPerVisit());
+        token.put("updatesAppliedPerHop", round(b.applied()));
+        token.put("applyMsPerHop", round(b.applyMs()));
+        token.put("applyMsPerUpdate", round(b.applyUpdateMs()));
+        token.put("holdMs", round(b.holdMs()));
+        token.put("updatesCarriedPerPass", round(b.carried()));
+        token.put("rotationMs", phaseRow(b.rotation()));
+        out.put("token", token);
+        return out;
+    }
+
+    private static Map<String, Object> phaseRow(PhaseBreakdown.Row r) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("describe", r.describe());
+        m.put("mean", round(r.meanMs()));
+        m.put("p50", round(r.p50Ms()));
+        m.put("p99", round(r.p99Ms()));
+        m.put("share", round(r.share()));
+        return m;
     }
 
     // ------------------------------------------------------------------------------------------- plots
@@ -547,6 +579,14 @@ public final class ScenarioOutput {
                     out.append("- ").append(m.system()).append(" at ").append(m.setting()).append(": ")
                             .append(m.notRun()).append('\n');
         }
+        if (ran.stream().anyMatch(m -> m.phases() != null)) {
+            out.append("\n## Where a global request's time goes\n\nPer Gyro point, the global requests that arrived in "
+                    + "the measured window, timed at their owners from arrival to reply (the client's latency adds the "
+                    + "hop to the instance and back), by phase; then the token's visits in the window.\n");
+            for (Measured m : ran)
+                if (m.phases() != null)
+                    out.append("\n### ").append(pointLabel(m, a)).append("\n\n").append(m.phases().table());
+        }
         out.append("\n## Plots\n\n");
         for (String p : plots) out.append("- ").append(p).append('\n');
         return out.toString();
@@ -560,6 +600,11 @@ public final class ScenarioOutput {
             if (!shared) parts.add(k + " " + v);
         });
         return parts.isEmpty() ? st.id() : String.join(", ", parts);
+    }
+
+    /** A point in words: system, setting, load. */
+    public static String pointLabel(Measured m, ScenarioAnalysis a) {
+        return m.system() + ", " + m.setting() + ", " + a.load(m) + " " + a.loadParameter();
     }
 
     private static String classMean(Measured m, String cls) {

@@ -143,6 +143,9 @@ public final class ScenarioRunner {
         log.debug("{} deployed at {} in {} ms", name, setting.id(), (System.nanoTime() - t0) / 1_000_000);
         try (d) {
             WorkloadRunner.Result r;
+            // The window's bounds on this JVM's clock, where the instances stamp their requests' arrivals: the
+            // runner's own clock starts a few microseconds later, and a call arrives a hop after it is sent.
+            long window = System.nanoTime() + scenario.warmup().toNanos();
             try {
                 r = WorkloadRunner.run(workload, d.target(), new WorkloadRunner.Settings(
                         scenario.load().sessions(level), scenario.duration(), scenario.seed(), scenario.warmup(),
@@ -159,7 +162,8 @@ public final class ScenarioRunner {
                 // be settled and checked now: checking it would wait for what may never come.
                 problems.add(r.stuckSessions() + " client session(s) still waiting for a reply 30 s after the end: "
                         + "the system is stuck or its calls outlast the window by over 30 s (not checked)");
-                return Measured.of(name, scenario.name(), setting.id(), params, mode, r, problems);
+                return Measured.of(name, scenario.name(), setting.id(), params, mode, r, problems)
+                        .withPhases(phases(d, window, scenario));
             }
             // Correctness goes with speed: a point whose replicas or audit fail is not a result.
             long t1 = System.nanoTime();
@@ -169,7 +173,8 @@ public final class ScenarioRunner {
             } catch (Exception e) {
                 problems.add("the checks could not run: " + oneLine(e));
             }
-            return Measured.of(name, scenario.name(), setting.id(), params, mode, r, problems);
+            return Measured.of(name, scenario.name(), setting.id(), params, mode, r, problems)
+                    .withPhases(phases(d, window, scenario));
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("interrupted while measuring " + name + " at " + setting.id(), e);
@@ -179,6 +184,12 @@ public final class ScenarioRunner {
             return Measured.failed(name, scenario.name(), setting.id(), params, mode,
                     "closing the deployment failed: " + oneLine(e));
         }
+    }
+
+    /** The deployment's global phases over the measured window, or null when it has no token. */
+    private static PhaseBreakdown phases(SystemUnderTest.Deployment d, long from, Scenario scenario) {
+        PhaseBreakdown.Log log = d.phases();
+        return log == null ? null : log.window(from, from + scenario.duration().toNanos());
     }
 
     /** An exception as one line: its message, or its type when it has none. */

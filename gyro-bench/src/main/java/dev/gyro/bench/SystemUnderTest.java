@@ -93,6 +93,15 @@ public interface SystemUnderTest {
          */
         List<String> settleAndCheck() throws Exception;
 
+        /**
+         * Where the phases of its global requests and its token's visits are collected, from deployment on (Gyro's
+         * instances tell it; {@link PhaseBreakdown.Log#window} takes the measured window's share); null for a system
+         * without a token.
+         */
+        default PhaseBreakdown.Log phases() {
+            return null;
+        }
+
         /** Transactions every database instance's emulated server served, in instance order. */
         List<Long> served();
 

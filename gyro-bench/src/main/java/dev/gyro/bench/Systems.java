@@ -132,8 +132,14 @@ public final class Systems {
                 // Instances at the paper's sites in order (G, J, US, ...): Section VII-A
                 cluster.withWan(setup.wan().place(cluster.size()));
                 cluster.withCapacity(capacity).startAll();
+                PhaseBreakdown.Log phases = new PhaseBreakdown.Log();
+                for (int i = 0; i < cluster.size(); i++) cluster.instance(i).observePhases(phases);
                 GyroTarget target = new GyroTarget(cluster.addresses(), cluster.wan());
                 return new Deployment() {
+                    public PhaseBreakdown.Log phases() {
+                        return phases;
+                    }
+
                     public Target target() {
                         return target;
                     }

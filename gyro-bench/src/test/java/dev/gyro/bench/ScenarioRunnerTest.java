@@ -203,6 +203,28 @@ class ScenarioRunnerTest {
             assertThat(g.get("ratios").has("tampered")).isFalse();
             assertThat(g.get("ratios").has("2pc")).isFalse();
         }
+        // a Gyro point says where its global requests' time went, by phase, over the measured window only
+        for (int clients : List.of(2, 6)) {
+            JsonNode point = byKey.get("gyro/n3/" + clients), phases = point.get("globalPhases");
+            long globals = point.get("latencyMsByClass").get("global").get("count").asLong();
+            assertThat(phases.get("globals").asLong()).as("the window's globals, give or take those at its edges")
+                    .isPositive().isLessThanOrEqualTo(globals + clients);
+            double share = 0, mean = 0;
+            for (JsonNode ph : phases.get("phasesMs")) {
+                share += ph.get("share").asDouble();
+                mean += ph.get("mean").asDouble();
+                assertThat(ph.get("p50").asDouble()).isLessThanOrEqualTo(ph.get("p99").asDouble());
+            }
+            assertThat(phases.get("phasesMs").has("token")).isTrue();
+            assertThat(share).isCloseTo(1, within(0.01));
+            assertThat(mean).as("the phases add up").isCloseTo(phases.get("totalMs").get("mean").asDouble(),
+                    within(0.02));
+            assertThat(phases.get("totalMs").get("mean").asDouble()).as("at the owner, within the client's latency")
+                    .isLessThanOrEqualTo(point.get("latencyMsByClass").get("global").get("mean").asDouble());
+            assertThat(phases.get("token").get("visits").asLong()).isPositive();
+            assertThat(phases.get("token").get("globalsPerVisit").asDouble()).isPositive();
+        }
+        assertThat(byKey.get("centralized/n1/2").has("globalPhases")).as("no token, no phases").isFalse();
         // peaks: the best valid point per system and setting, with its ratios
         Map<String, JsonNode> peaks = new HashMap<>();
         for (JsonNode p : root.get("peaks")) peaks.put(p.get("system").asText() + "/" + p.get("setting").asText(), p);
@@ -221,7 +243,9 @@ class ScenarioRunnerTest {
             assertThat(Files.size(out.resolve(png))).as(png).isGreaterThan(1000);
         String summary = Files.readString(out.resolve("summary.md"));
         assertThat(summary).contains("`./gyro bench tiny`", "cores", "capacity emulation", "## Not run",
-                "unknown system 'nope'", "SQLite has no prepared transactions", "INVALID", "WAN (the paper's Table II)", "| gyro vs centralized | 2.0x |", "a note");
+                "unknown system 'nope'", "SQLite has no prepared transactions", "INVALID", "WAN (the paper's Table II)", "| gyro vs centralized | 2.0x |", "a note",
+                "## Where a global request's time goes", "### gyro, n3, 6 clients", "| token (waiting for the token) |",
+                "| **total** |");
     }
 
     private static Iterable<Map.Entry<String, JsonNode>> iterable(JsonNode object) {

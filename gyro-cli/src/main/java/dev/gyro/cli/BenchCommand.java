@@ -162,7 +162,12 @@ final class BenchCommand implements Callable<Integer> {
         OwnedFolder.delete(work);
         ScenarioOutput.write(dir, new ScenarioOutput.Run(s, command, wall), points);
         System.out.println();
-        System.out.print(peakLines(s, new ScenarioAnalysis(s, points)));
+        ScenarioAnalysis analysis = new ScenarioAnalysis(s, points);
+        System.out.print(peakLines(s, analysis));
+        for (Measured m : analysis.ran())
+            if (m.phases() != null && m.phases().globals() > 0)
+                System.out.printf("%nwhere a global request's time goes: %s%n%s", ScenarioOutput.pointLabel(m, analysis),
+                        m.phases().table());
         System.out.printf(Locale.ROOT, "%nwrote %s, %s, %s (%.0f s)%n", dir.resolve("results.json"),
                 dir.resolve("summary.md"), dir.resolve("*.png"), wall);
         List<String> invalid = new ArrayList<>();

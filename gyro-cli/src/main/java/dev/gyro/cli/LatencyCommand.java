@@ -97,14 +97,14 @@ final class LatencyCommand implements Callable<Integer> {
                     for (int i = 0; i < BLOCK; i++) embeddedOne.run();
                     for (int i = 0; i < BLOCK; i++) gyroOne.run();
                 }
-                System.out.printf("  %-8s plain JDBC:                      mean %7.3f ms  p50 %7.3f  p99 %7.3f%n", tx, mean(viaJdbc),
+                System.out.printf("  %-8s plain JDBC:                      mean %8.4f ms  p50 %8.4f  p99 %8.4f%n", tx, mean(viaJdbc),
                         p(viaJdbc, 50), p(viaJdbc, 99));
-                System.out.printf("  %-8s Gyro in-process (instance.call): mean %7.3f ms  p50 %7.3f  p99 %7.3f   added: mean %+.3f ms (%+.1f%%), "
-                                + "p50 %+.3f ms (%+.1f%%)%n", tx, mean(embedded), p(embedded, 50), p(embedded, 99),
+                System.out.printf("  %-8s Gyro in-process (instance.call): mean %8.4f ms  p50 %8.4f  p99 %8.4f   added: mean %+.4f ms (%+.1f%%), "
+                                + "p50 %+.4f ms (%+.1f%%)%n", tx, mean(embedded), p(embedded, 50), p(embedded, 99),
                         mean(embedded) - mean(viaJdbc), 100 * (mean(embedded) / mean(viaJdbc) - 1),
                         p(embedded, 50) - p(viaJdbc, 50), 100 * (p(embedded, 50) / p(viaJdbc, 50) - 1));
-                System.out.printf("  %-8s Gyro client over a socket:       mean %7.3f ms  p50 %7.3f  p99 %7.3f   added: mean %+.3f ms (%+.1f%%), "
-                                + "p50 %+.3f ms (%+.1f%%)%n", tx, mean(viaGyro), p(viaGyro, 50), p(viaGyro, 99),
+                System.out.printf("  %-8s Gyro client over a socket:       mean %8.4f ms  p50 %8.4f  p99 %8.4f   added: mean %+.4f ms (%+.1f%%), "
+                                + "p50 %+.4f ms (%+.1f%%)%n", tx, mean(viaGyro), p(viaGyro, 50), p(viaGyro, 99),
                         mean(viaGyro) - mean(viaJdbc), 100 * (mean(viaGyro) / mean(viaJdbc) - 1),
                         p(viaGyro, 50) - p(viaJdbc, 50), 100 * (p(viaGyro, 50) / p(viaJdbc, 50) - 1));
             }
@@ -127,8 +127,8 @@ final class LatencyCommand implements Callable<Integer> {
                 while (!quiet(cluster, r.gsn())) Thread.onSpinWait();
                 long t2 = System.nanoTime();
                 if (i >= 20) {
-                    global.recordValue((t1 - t0) / 1000);
-                    rotation.recordValue((t2 - t1) / 1000);
+                    global.recordValue(t1 - t0);
+                    rotation.recordValue(t2 - t1);
                 }
             }
             // The idle ring: the token parks, so nothing is sent; only the 10 ms protocol timers tick.
@@ -198,15 +198,19 @@ final class LatencyCommand implements Callable<Integer> {
         if (!r.ok() && r.status() != Reply.Status.ABORTED) throw new IllegalStateException("request failed: " + r);
     }
 
+    /**
+     * In nanoseconds: a local read on SQLite takes some 30 us, so microseconds would make one step of the histogram
+     * 3% of it, too coarse for the few percent Gyro adds.
+     */
     private static void record(Histogram h, long t0) {
-        h.recordValue(Math.max(1, (System.nanoTime() - t0) / 1000));
+        h.recordValue(Math.max(1, System.nanoTime() - t0));
     }
 
     private static double mean(Histogram h) {
-        return h.getMean() / 1000.0;
+        return h.getMean() / 1e6;
     }
 
     private static double p(Histogram h, double percentile) {
-        return h.getValueAtPercentile(percentile) / 1000.0;
+        return h.getValueAtPercentile(percentile) / 1e6;
     }
 }

@@ -2,7 +2,6 @@ package dev.gyro.runtime;
 
 import dev.gyro.protocol.Action;
 import dev.gyro.protocol.Message;
-import dev.gyro.protocol.StateUpdate;
 import dev.gyro.runtime.db.Database;
 import dev.gyro.runtime.db.MetadataStore;
 import dev.gyro.runtime.db.UpdateApplier;
@@ -102,10 +101,12 @@ final class BeltActions implements BeltLoop.Actions {
 
     /** Algorithm 1, lines 8-12, atomically with recording the token and the last applied gsn. */
     private void applyUpdates(Action.ApplyUpdates apply) throws SQLException {
+        globals.clock().tokenArrived();
         durably("apply the updates of hop " + apply.token().hop(), c -> {
-            for (StateUpdate u : apply.updates()) UpdateApplier.apply(c, db.dialect(), u.changes());
+            UpdateApplier.applyAll(c, db.dialect(), apply.updates());
             MetadataStore.recordReceived(c, apply.token(), apply.lastGsn());
         });
+        globals.clock().updatesApplied(apply.updates().size());
         stats.updatesApplied.add(apply.updates().size());
         stats.appliedGsn(apply.lastGsn());
         session.advance(apply.lastGsn());
@@ -119,6 +120,7 @@ final class BeltActions implements BeltLoop.Actions {
         durably("record the token of hop " + pass.token().hop() + " as passed",
                 c -> MetadataStore.recordPassed(c, pass.token()));
         stats.tokenPasses.increment();
+        globals.clock().tokenPassed(pass.token().updates().size());
         token.sent(pass.to(), pass.token().hop());
         peers.send(pass.to(), new Message.TokenPass(self, pass.token()));
     }

@@ -6,6 +6,7 @@ import dev.gyro.app.UserAbort;
 import dev.gyro.wire.Reply;
 import dev.gyro.wire.Request;
 import dev.gyro.protocol.Action;
+import dev.gyro.protocol.ConveyorBelt;
 import dev.gyro.protocol.RowChange;
 import dev.gyro.protocol.StateUpdate;
 import dev.gyro.protocol.Value;
@@ -51,7 +52,8 @@ final class GlobalExecutor implements AutoCloseable {
     /** Pause between tries to learn from an unreachable database whether a transaction committed. */
     private static final Backoff DATABASE_DOWN = Backoff.of(10, 1000);
 
-    private record Pending(Request request, long arrivedAt, Consumer<Reply> reply) {}
+    private record Pending(Request request, Arguments arguments, long arrivedAt, Consumer<Reply> reply,
+                           PhaseClock.Timeline timeline) {}
 
     /** How a request ended: committed (update null if it wrote nothing), or failed (update set if it committed anyway). */
     private record Outcome(Object result, StateUpdate update, Exception failure) {}
@@ -77,14 +79,16 @@ final class GlobalExecutor implements AutoCloseable {
     private final Backoff retry;
     private final Map<Long, Pending> pending = new ConcurrentHashMap<>();
     private final Map<Long, CompletableFuture<Long>> grants = new ConcurrentHashMap<>();
+    private final PhaseClock clock;
     private volatile BeltLoop loop;
     private volatile RequestObserver observer = RequestObserver.NONE;
     private volatile boolean closed;
 
     GlobalExecutor(int self, Database db, TransactionCatalog catalog, TransactionGate gate, Replies replies,
                    InstanceStats stats, SessionGate session, AtomicLong requestIds,
-                   Function<Request, List<Value>> partitionOf, ExecutorService threads, OrderedCommits ordered)
-            throws SQLException {
+                   Function<Request, List<Value>> partitionOf, ExecutorService threads, OrderedCommits ordered,
+                   PhaseClock clock) throws SQLException {
+        this.clock = clock;
         this.self = self;
         this.db = db;
         this.catalog = catalog;
@@ -111,12 +115,27 @@ final class GlobalExecutor implements AutoCloseable {
         this.observer = observer;
     }
 
-    /** Algorithm 1, line 6: the request waits in the belt's queue Q; refused when the queue is full. */
-    void enqueue(Request request, Consumer<Reply> reply) {
+    /** Where the phases of its requests and the token's visits are timed (the belt actions report to it too). */
+    PhaseClock clock() {
+        return clock;
+    }
+
+    /**
+     * Algorithm 1, line 6: the request waits in the belt's queue Q; refused when the queue is full.
+     *
+     * @param converted    its arguments, checked and converted already ({@link Arguments#NONE}: not yet)
+     * @param arrivedNanos {@link System#nanoTime()} at its arrival, where its phases start
+     */
+    void enqueue(Request request, Object[] converted, long arrivedNanos, Consumer<Reply> reply) {
         long id = requestIds.getAndIncrement();
-        pending.put(id, new Pending(request, System.currentTimeMillis(), reply));
+        PhaseClock.Timeline timeline = clock.arrived(request.transaction(), arrivedNanos);
+        pending.put(id, new Pending(request, new Arguments(converted), System.currentTimeMillis(), reply, timeline));
         loop.submit(belt -> {
-            if (belt.onGlobalRequest(id)) return;
+            boolean parked = belt.role() == ConveyorBelt.Role.PARKED;
+            if (belt.onGlobalRequest(id)) {
+                clock.queued(timeline, belt, parked);
+                return;
+            }
             Pending p = pending.remove(id);
             stats.refused.increment();
             if (p != null) p.reply().accept(replies.error(Reply.Status.OVERLOADED, "instance " + self
@@ -127,12 +146,16 @@ final class GlobalExecutor implements AutoCloseable {
     /** {@link Action.ExecuteGlobal}: one request, whose gsn the belt fixed. Does not wait for it. */
     void execute(Action.ExecuteGlobal one) {
         long gsn = one.gsn();
-        start(List.of(one.requestId()), id -> gsn);
+        executing(one.requestId());
+        start(List.of(one.requestId()), (id, timeline) -> gsn);
     }
 
     /** {@link Action.ExecuteGlobals}: the whole round at once; each request asks for its gsn when ready. */
     void execute(Action.ExecuteGlobals round) {
-        for (long id : round.requestIds()) grants.put(id, new CompletableFuture<>());
+        for (long id : round.requestIds()) {
+            grants.put(id, new CompletableFuture<>());
+            executing(id);
+        }
         if (ordered == null) {
             for (long id : round.requestIds()) start(List.of(id), this::awaitGrant);
             return;
@@ -165,8 +188,13 @@ final class GlobalExecutor implements AutoCloseable {
                     + commit.requestId() + ", which does not wait for one");
     }
 
+    private void executing(long id) {
+        Pending p = pending.get(id);
+        if (p != null) clock.executing(p.timeline());
+    }
+
     private interface GsnSource {
-        long gsnFor(long requestId) throws InterruptedException;
+        long gsnFor(long requestId, PhaseClock.Timeline timeline) throws InterruptedException;
     }
 
     /** Runs {@code ids} one after another on one global thread. */
@@ -189,13 +217,16 @@ final class GlobalExecutor implements AutoCloseable {
         }
     }
 
-    private long awaitGrant(long id) throws InterruptedException {
+    private long awaitGrant(long id, PhaseClock.Timeline timeline) throws InterruptedException {
         CompletableFuture<Long> f = grants.computeIfAbsent(id, k -> new CompletableFuture<>());
+        long asked = System.nanoTime();
         loop.submit(belt -> belt.onReadyToCommit(id));
         try {
             return f.get();
         } catch (ExecutionException | CancellationException e) {
             throw new Stopping();
+        } finally {
+            timeline.gsnWait += System.nanoTime() - asked;
         }
     }
 
@@ -208,7 +239,9 @@ final class GlobalExecutor implements AutoCloseable {
         stats.globalStarted();
         Outcome outcome;
         try (TransactionGate.Slot slot = gate.enterAhead()) { // held for every attempt
+            p.timeline().inSlot = System.nanoTime();
             outcome = attempts(id, p, gsns);
+            p.timeline().committed = System.nanoTime();
         } catch (InterruptedException | Stopping e) {
             p.reply().accept(replies.shuttingDown()); // unreported: the instance is stopping
             return;
@@ -233,6 +266,7 @@ final class GlobalExecutor implements AutoCloseable {
                     : replies.failure(p.request(), outcome.failure()); // rolled back: ships no update, uses no gsn
         }
         p.reply().accept(reply);
+        clock.answered(p.timeline());
     }
 
     /** Runs the request, again while it loses races; commits its writes under the gsn {@code gsns} gives it. */
@@ -251,14 +285,14 @@ final class GlobalExecutor implements AutoCloseable {
                 CapturingConnection capture = CapturingConnection.wrap(c, db.dialect(), db.tables());
                 RequestObserver.Attempt watch = watcher.begin(observed(p.request(), watcher), capture.connection(),
                         capture);
-                Object result = entry.invoke(new RequestContext(watch.connection(), p.arrivedAt(), replies.seed(id)),
-                        p.request().parameters());
+                Object result = p.arguments().invoke(entry, new RequestContext(watch.connection(), p.arrivedAt(),
+                        replies.seed(id)), p.request().parameters());
                 watch.ran();
                 List<RowChange> changes = capture.changes();
                 StateUpdate update = null;
                 if (!changes.isEmpty()) {
                     if (turn != null) ordered.beforeCommit(c, turn); // gsns granted in commit order, one at a time
-                    gsn = gsns.gsnFor(id);
+                    gsn = gsns.gsnFor(id, p.timeline());
                     update = new StateUpdate(gsn, self, changes);
                     MetadataStore.recordGlobal(c, update);
                 }

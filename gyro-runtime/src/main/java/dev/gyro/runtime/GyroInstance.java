@@ -13,6 +13,7 @@ import dev.gyro.runtime.db.InstanceLock;
 import dev.gyro.runtime.db.MetadataStore;
 import dev.gyro.runtime.db.OrderedCommits;
 import dev.gyro.runtime.hook.LinkDelay;
+import dev.gyro.runtime.hook.PhaseObserver;
 import dev.gyro.runtime.hook.RequestObserver;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -137,7 +138,8 @@ public final class GyroInstance implements AutoCloseable {
                     r -> RequestRouter.partitionOf(routing, r));
             globals = new GlobalExecutor(self, db, catalog, config.hooks().gate(), replies, stats, session, requestIds,
                     r -> RequestRouter.partitionOf(routing, r), Threads.fixed(self, "global", window),
-                    dialect.orderedCommits() && window > 1 ? new OrderedCommits(window) : null);
+                    dialect.orderedCommits() && window > 1 ? new OrderedCommits(window) : null,
+                    new PhaseClock(metrics));
             PeerCheck check = new PeerCheck(config);
             peers = new PeerLinks(self, config.addresses(), links, config.network().transport(), check.headers(), ring);
             agreeWithTheRing(state);
@@ -272,6 +274,14 @@ public final class GyroInstance implements AutoCloseable {
     public void observeRequests(RequestObserver observer) {
         local.observe(observer);
         globals.observe(observer);
+    }
+
+    /**
+     * Tells {@code observer} where each global request's time went here, by phase, and what each visit of the token
+     * did ({@link PhaseObserver#NONE}, the default, tells nothing): for benchmarks and diagnosis.
+     */
+    public void observePhases(PhaseObserver observer) {
+        globals.clock().observe(observer);
     }
 
     /** Where its HTTP endpoint serves /metrics, /status.json, /ring.json and the live view; null if it has none. */

@@ -2,8 +2,10 @@ package dev.gyro.runtime;
 
 import com.zaxxer.hikari.HikariPoolMXBean;
 import dev.gyro.runtime.db.Database;
+import dev.gyro.runtime.hook.PhaseObserver;
 import dev.gyro.wire.Reply;
 import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.DistributionSummary;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.Timer;
@@ -88,6 +90,12 @@ final class InstanceMetrics implements AutoCloseable {
     private final Map<String, TxMeters> transactions = new HashMap<>();
     private final TxMeters unknown = new TxMeters(UNKNOWN);
     private final Timer rotation;
+    private final Timer[] globalPhases = new Timer[PhaseObserver.Phase.values().length];
+    private final Timer tokenApply;
+    private final Timer tokenHold;
+    private final DistributionSummary updatesPerHop;
+    private final DistributionSummary globalsPerVisit;
+    private final DistributionSummary updatesCarried;
     private final JvmGcMetrics gc = new JvmGcMetrics();
     private volatile long rotationStart; // nanoTime when this instance last passed the token, 0: none since
 
@@ -106,6 +114,23 @@ final class InstanceMetrics implements AutoCloseable {
         rotation = Timer.builder("gyro.token.rotation")
                 .description("from passing the token until it comes back round the ring (parked time elsewhere included)")
                 .serviceLevelObjectives(BUCKETS).register(registry);
+        for (PhaseObserver.Phase p : PhaseObserver.Phase.values())
+            globalPhases[p.ordinal()] = Timer.builder("gyro.global.phase")
+                    .description("a global request's time at its owner, by phase (they add up to its latency)")
+                    .tag("phase", p.label()).serviceLevelObjectives(BUCKETS).register(registry);
+        tokenApply = Timer.builder("gyro.token.apply")
+                .description("applying a received token's updates and recording it (one DBMS transaction)")
+                .serviceLevelObjectives(BUCKETS).register(registry);
+        tokenHold = Timer.builder("gyro.token.hold")
+                .description("from the token's arrival (or the request that woke it) to passing it on")
+                .serviceLevelObjectives(BUCKETS).register(registry);
+        updatesPerHop = DistributionSummary.builder("gyro.token.apply.updates")
+                .description("state updates applied from one received token").register(registry);
+        globalsPerVisit = DistributionSummary.builder("gyro.token.visit.globals")
+                .description("global requests executed during one visit of the token (its rounds' snapshots)")
+                .register(registry);
+        updatesCarried = DistributionSummary.builder("gyro.token.pass.updates")
+                .description("state updates the token carried when this instance passed it").register(registry);
         gauge("gyro.global.queue.length", "global requests waiting for or executing with the token", stats,
                 s -> s.queuedGlobals());
         gauge("gyro.last.gsn", "the highest gsn whose writes are in this instance's database", stats,
@@ -171,6 +196,24 @@ final class InstanceMetrics implements AutoCloseable {
         long start = rotationStart;
         if (start != 0) rotation.record(System.nanoTime() - start, TimeUnit.NANOSECONDS);
         rotationStart = 0;
+    }
+
+    /** One global request's time by phase ({@link PhaseObserver.Phase} ordinals). */
+    void globalPhases(long[] nanos) {
+        for (int i = 0; i < nanos.length; i++) globalPhases[i].record(nanos[i], TimeUnit.NANOSECONDS);
+    }
+
+    /** A received token's {@code updates} were applied in {@code nanos}. */
+    void tokenApplied(int updates, long nanos) {
+        tokenApply.record(nanos, TimeUnit.NANOSECONDS);
+        updatesPerHop.record(updates);
+    }
+
+    /** The token's visit here ended with passing it on. */
+    void tokenVisit(PhaseObserver.TokenVisit v) {
+        tokenHold.record(v.holdNanos(), TimeUnit.NANOSECONDS);
+        globalsPerVisit.record(v.globals());
+        updatesCarried.record(v.updatesCarried());
     }
 
     /** Once a second: the request rates and mean latencies since the last sample. */

@@ -52,6 +52,11 @@ final class LocalExecutor {
 
     /** Runs {@code request} here, now, on the calling thread, and returns its reply. */
     Reply execute(Request request) {
+        return execute(request, Arguments.NONE);
+    }
+
+    /** As {@link #execute(Request)}, on {@code converted}, its arguments checked and converted already. */
+    Reply execute(Request request, Object[] converted) {
         LocalTransaction local = transactions.get(request.transaction());
         if (local == null)
             return replies.error(Reply.Status.BAD_REQUEST, "unknown transaction '" + request.transaction() + "'");
@@ -59,12 +64,13 @@ final class LocalExecutor {
         long now = System.currentTimeMillis();
         RequestObserver watcher = observer;
         RequestObserver.Attempt[] last = new RequestObserver.Attempt[1];
+        Arguments arguments = new Arguments(converted);
         try (TransactionGate.Slot slot = gate.enter()) {
             Object result = db.inTransaction(local.readOnly(), c -> {
                 RequestObserver.Attempt attempt = watcher.begin(observed(request, watcher), c, null);
                 last[0] = attempt;
-                Object r = local.entry().invoke(new RequestContext(attempt.connection(), now, replies.seed(id)),
-                        request.parameters());
+                Object r = arguments.invoke(local.entry(), new RequestContext(attempt.connection(), now,
+                        replies.seed(id)), request.parameters());
                 attempt.ran();
                 return r;
             });

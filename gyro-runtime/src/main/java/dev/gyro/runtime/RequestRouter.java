@@ -54,9 +54,13 @@ final class RequestRouter {
     void handle(Request request, Consumer<Reply> out) {
         long arrived = System.nanoTime();
         // Wrong parameters are refused here, at once: such a request must neither wait in the session gate for its
-        // gsn nor queue for the token only to be refused then (docs/decisions.md, decision 10).
-        Reply bad = badRequest(request);
-        if (bad != null) {
+        // gsn nor queue for the token only to be refused then (docs/decisions.md, decision 10). The arguments are
+        // converted once, here: the executor runs the request's first attempt on them.
+        Object[] converted;
+        try {
+            converted = catalog.get(request.transaction()).arguments(null, request.parameters());
+        } catch (BadRequestException e) {
+            Reply bad = replies.error(Reply.Status.BAD_REQUEST, e.getMessage());
             metrics.request(request.transaction(), false, bad.status(), arrived);
             out.accept(bad);
             return;
@@ -78,9 +82,9 @@ final class RequestRouter {
             out.accept(r);
         };
         if (global) {
-            globals.enqueue(request, reply);
+            globals.enqueue(request, converted, arrived, reply);
         } else {
-            session.await(request.afterGsn(), () -> runLocal(request, reply), () -> reply.accept(
+            session.await(request.afterGsn(), () -> runLocal(request, converted, reply), () -> reply.accept(
                     replies.error(Reply.Status.UNAVAILABLE, "instance " + self + " has not applied gsn "
                             + request.afterGsn() + " (at " + session.applied() + "): it waited "
                             + SessionGate.MAX_WAIT.toSeconds() + " s at most, or is shutting down")));
@@ -115,23 +119,13 @@ final class RequestRouter {
         return reply.join();
     }
 
-    private void runLocal(Request request, Consumer<Reply> reply) {
+    private void runLocal(Request request, Object[] converted, Consumer<Reply> reply) {
         try {
-            requestThreads.execute(() -> reply.accept(local.execute(request)));
+            requestThreads.execute(() -> reply.accept(local.execute(request, converted)));
         } catch (RejectedExecutionException e) {
             stats.refused.increment();
             reply.accept(replies.error(Reply.Status.OVERLOADED, "instance " + self + " is busy: every request "
                     + "thread is taken and its queue of waiting requests is full; retry later"));
-        }
-    }
-
-    /** The catalog's exact error for an unknown transaction or wrong parameters, or null when they are right. */
-    private Reply badRequest(Request request) {
-        try {
-            catalog.get(request.transaction()).arguments(null, request.parameters());
-            return null;
-        } catch (BadRequestException e) {
-            return replies.error(Reply.Status.BAD_REQUEST, e.getMessage());
         }
     }
 

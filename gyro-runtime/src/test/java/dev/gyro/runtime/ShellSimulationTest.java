@@ -154,7 +154,7 @@ class ShellSimulationTest {
             SessionGate session = new SessionGate(state.lastGsn(), timers);
             Replies replies = new Replies(id, stats);
             globals = new GlobalExecutor(id, db, catalog, TransactionGate.NONE, replies, stats, session,
-                    run.requestIds, r -> List.of(), globalLane, null);
+                    run.requestIds, r -> List.of(), globalLane, null, new PhaseClock(null));
             belt = new ConveyorBelt(new ConveyorBeltConfig(id, INSTANCES, 1_000, 50, 20), state, run.now);
             loop = new BeltLoop(belt, loopLane, t -> run.failures.add(id + ": " + t), b -> {});
             globals.attach(loop);
@@ -217,7 +217,7 @@ class ShellSimulationTest {
                 long counter = random.nextInt(COUNTERS);
                 replies.put(key, new ArrayList<>());
                 Node n = nodes[at];
-                n.globals.enqueue(Request.of("bump", key, counter), r -> replies.get(key).add(r));
+                n.globals.enqueue(Request.of("bump", key, counter), Arguments.NONE, System.nanoTime(), r -> replies.get(key).add(r));
                 return;
             }
             if (faults && roll == 8 && random.nextInt(10) == 0) {

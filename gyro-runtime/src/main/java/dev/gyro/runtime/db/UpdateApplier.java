@@ -7,6 +7,7 @@ import dev.gyro.protocol.Value;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
+import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
@@ -23,7 +24,9 @@ import java.util.Set;
  * ({@link Dialect#beforeApply}) because row images come in the origin's write order, which need not satisfy
  * them row by row.
  *
- * <p>Consecutive changes of the same shape (table, kind, columns) run as one JDBC batch.
+ * <p>Consecutive changes of the same shape (table, kind, columns) run as one JDBC batch. A token's updates are applied
+ * as one run of changes ({@link #applyAll}): the dialect's set-up and catch-up statements run once per token, not once
+ * per update, and a run of one shape may span two updates. Order is kept exactly, so the result is the same.
  */
 public final class UpdateApplier {
 
@@ -31,8 +34,21 @@ public final class UpdateApplier {
 
     /** Applies the changes of each update in order, with the dialect of {@code connection}'s DBMS. */
     public static void applyAll(Connection connection, List<StateUpdate> updates) throws SQLException {
-        Dialect dialect = Dialect.of(connection);
-        for (StateUpdate u : updates) apply(connection, dialect, u.changes());
+        applyAll(connection, Dialect.of(connection), updates);
+    }
+
+    /**
+     * Applies the changes of each update in order, as one run of changes (the updates a token brings, Algorithm 1,
+     * lines 11-12): on a database server every statement saved is a round trip saved at every hop.
+     */
+    public static void applyAll(Connection connection, Dialect dialect, List<StateUpdate> updates) throws SQLException {
+        if (updates.size() == 1) {
+            apply(connection, dialect, updates.get(0).changes());
+            return;
+        }
+        List<RowChange> all = new ArrayList<>();
+        for (StateUpdate u : updates) all.addAll(u.changes());
+        apply(connection, dialect, all);
     }
 
     /** Applies {@code changes} in order, with the dialect of {@code connection}'s DBMS. */

@@ -36,7 +36,7 @@
  * </table>
  * The atomic units of {@link dev.gyro.protocol.Action} map onto them as:
  * <pre>
- * ApplyUpdates : inTransaction(false, c -&gt; { UpdateApplier.apply(c, u.changes()) for each u;
+ * ApplyUpdates : inTransaction(false, c -&gt; { UpdateApplier.applyAll(c, updates);
  *                                          MetadataStore.recordReceived(c, token, lastGsn); })
  * ExecuteGlobal: inTransaction(false, c -&gt; { cc = CapturingConnection.wrap(c, dialect); run(cc.connection());
  *                                          if (!cc.changes().isEmpty())

@@ -133,4 +133,38 @@ class UpdateApplierTest {
         });
         assertThat(Db.dump(db, "parent")).containsExactly(List.of(Value.of("x"), Value.of("second")));
     }
+
+    /**
+     * A token's updates are one run of changes: the dialect's set-up once, not once per update, and changes of one
+     * shape in consecutive updates in one batch, each a round trip saved per hop on a database server.
+     */
+    @Test
+    void aTokensUpdatesRunAsOneRunOfChanges() throws SQLException {
+        List<String> cols = List.of("id", "name");
+        List<StateUpdate> updates = new ArrayList<>();
+        for (int i = 1; i <= 5; i++)
+            updates.add(new StateUpdate(i, i % 3, List.of(upsert("parent", cols, List.of("id"), "p" + i, "n" + i),
+                    upsert("parent", cols, List.of("id"), "q", "from " + i))));
+        List<String> statements = new ArrayList<>();
+        db.inTransaction(false, c -> {
+            UpdateApplier.applyAll(counting(c, statements), SqliteDialect.INSTANCE, updates);
+            return null;
+        });
+        assertThat(statements).as("one PRAGMA, one batch of ten upserts").hasSize(2);
+        assertThat(Db.dump(db, "parent")).hasSize(6).contains(List.of(Value.of("q"), Value.of("from 5")));
+    }
+
+    /** {@code c}, telling {@code statements} each statement it makes. */
+    private static java.sql.Connection counting(java.sql.Connection c, List<String> statements) {
+        return (java.sql.Connection) java.lang.reflect.Proxy.newProxyInstance(UpdateApplierTest.class.getClassLoader(),
+                new Class<?>[] {java.sql.Connection.class}, (proxy, m, args) -> {
+                    if (m.getName().equals("prepareStatement") || m.getName().equals("createStatement"))
+                        statements.add(m.getName() + (args == null ? "" : " " + args[0]));
+                    try {
+                        return m.invoke(c, args);
+                    } catch (java.lang.reflect.InvocationTargetException e) {
+                        throw e.getCause();
+                    }
+                });
+    }
 }
