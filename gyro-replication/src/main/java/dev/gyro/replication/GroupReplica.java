@@ -13,6 +13,7 @@ import org.apache.ratis.protocol.ClientId;
 import org.apache.ratis.protocol.Message;
 import org.apache.ratis.protocol.RaftClientReply;
 import org.apache.ratis.protocol.RaftClientRequest;
+import org.apache.ratis.protocol.RaftPeerId;
 import org.apache.ratis.server.RaftServer;
 import org.apache.ratis.server.RaftServerConfigKeys;
 import org.apache.ratis.server.protocol.TermIndex;
@@ -393,7 +394,8 @@ public final class GroupReplica implements AutoCloseable {
 
     /**
      * Replicas this one reaches, itself included: as leader, the followers that answered within the shortest election
-     * timeout (a leader sends heartbeats more often than that); otherwise itself, and the leader if it has one.
+     * timeout (a leader sends heartbeats more often than that); otherwise itself, and the leader if it heard from
+     * another one within that timeout.
      */
     int reached() {
         if (closed) return 0;
@@ -405,7 +407,14 @@ public final class GroupReplica implements AutoCloseable {
                     if (f.getLastRpcElapsedTimeMs() <= spec.timeouts().electionMin().toMillis()) n++;
                 return n;
             }
-            return division().getInfo().getLeaderId() == null ? 1 : 2;
+            // A follower counts its leader only if it heard from it lately: a leader that lost its majority steps
+            // down within the election timeout and must not count itself as the leader it heard last.
+            if (role.hasFollowerInfo() && role.getFollowerInfo().hasLeaderInfo()) {
+                ServerRpcProto leader = role.getFollowerInfo().getLeaderInfo();
+                boolean other = GroupSpec.replicaOf(RaftPeerId.valueOf(leader.getId().getId())) != replica;
+                return other && leader.getLastRpcElapsedTimeMs() <= spec.timeouts().electionMin().toMillis() ? 2 : 1;
+            }
+            return 1;
         } catch (IOException | RuntimeException e) {
             return 1;
         }
