@@ -77,18 +77,18 @@ public final class GroupBenchmark implements Callable<Integer> {
         Histogram failovers = failovers(timeouts);
 
         System.out.println();
-        System.out.printf(Locale.ROOT, "%-10s %10s %10s %10s %12s%n", "replicas", "p50 ms", "p99 ms", "max ms",
-                "writes/s");
+        System.out.printf(Locale.ROOT, "%-10s %10s %10s %10s %12s %10s%n", "replicas", "p50 ms", "p99 ms", "max ms",
+                "writes/s", "elections");
         for (Steady s : List.of(one, three))
-            System.out.printf(Locale.ROOT, "%-10d %10.1f %10.1f %10.1f %12.0f%n", s.replicas, ms(s.latency, 50),
-                    ms(s.latency, 99), s.latency.getMaxValue() / 1e3, s.throughput);
+            System.out.printf(Locale.ROOT, "%-10d %10.1f %10.1f %10.1f %12.0f %10d%n", s.replicas, ms(s.latency, 50),
+                    ms(s.latency, 99), s.latency.getMaxValue() / 1e3, s.throughput, s.elections);
         System.out.printf(Locale.ROOT, "failover (3 replicas, %d kills): p50 %.0f ms, p99 %.0f ms, max %.0f ms%n",
                 failovers.getTotalCount(), ms(failovers, 50), ms(failovers, 99), failovers.getMaxValue() / 1e3);
         System.out.printf(Locale.ROOT, "load average at the end: %s%n", loadAverage());
         return 0;
     }
 
-    private record Steady(int replicas, Histogram latency, double throughput) {}
+    private record Steady(int replicas, Histogram latency, double throughput, long elections) {}
 
     /** Latency (microseconds) of committed writes and their rate, {@code replicas} replicas, no failures injected. */
     private Steady steady(int replicas, GroupTimeouts timeouts) throws Exception {
@@ -99,18 +99,22 @@ public final class GroupBenchmark implements Callable<Integer> {
             Load load = new Load(group, writers, latency, measuring);
             load.start();
             TimeUnit.SECONDS.sleep(warmupSeconds); // a benchmark's measuring window, not a test's wait
+            long termBefore = group.awaitLeader(Duration.ofSeconds(30)).term();
             measuring.set(true);
             long begin = System.nanoTime();
             TimeUnit.SECONDS.sleep(seconds);
             measuring.set(false);
+            GroupReplica leaderAfter = group.leader();
+            long elections = leaderAfter == null ? -1 : leaderAfter.term() - termBefore;
             double elapsed = (System.nanoTime() - begin) / 1e9;
             load.stop();
             Histogram copy = latency.copy();
             double rate = copy.getTotalCount() / elapsed;
             System.out.printf(Locale.ROOT, "R=%d: %d committed writes in %.1f s (%.0f/s), p50 %.1f ms, p99 %.1f ms,"
-                            + " %d refused%n", replicas, copy.getTotalCount(), elapsed, rate, ms(copy, 50),
-                    ms(copy, 99), load.refused.get());
-            return new Steady(replicas, copy, rate);
+                            + " %d refused, %s%n", replicas, copy.getTotalCount(), elapsed, rate, ms(copy, 50),
+                    ms(copy, 99), load.refused.get(), elections < 0 ? "no leader at the end"
+                            : elections + " elections while measured (no kills: spurious ones)");
+            return new Steady(replicas, copy, rate, elections);
         }
     }
 
@@ -121,9 +125,13 @@ public final class GroupBenchmark implements Callable<Integer> {
             group.awaitLeader(Duration.ofSeconds(30));
             Load load = new Load(group, writers, null, new AtomicBoolean());
             load.start();
+            long spurious = 0;
+            long term = group.awaitLeader(Duration.ofSeconds(30)).term();
             for (int k = 1; k <= kills; k++) {
                 TimeUnit.MILLISECONDS.sleep(betweenKillsMillis); // steady load before the kill
                 GroupReplica leader = group.awaitLeader(Duration.ofSeconds(30));
+                long termAtKill = leader.term();
+                spurious += termAtKill - term; // elections since the last failover settled, without a kill
                 long committedBefore = load.committed.get();
                 long kill = System.nanoTime();
                 load.killedAt.set(kill);
@@ -136,15 +144,18 @@ public final class GroupBenchmark implements Callable<Integer> {
                 long micros = (first - kill) / 1000;
                 times.recordValue(micros);
                 GroupReplica next = group.leader();
-                System.out.printf(Locale.ROOT, "kill %2d: replica %d killed, replica %s leads, first commit after %.0f ms"
-                                + " (%d writes committed before the kill, load average %s)%n", k, leader.replica(),
-                        next == null ? "?" : String.valueOf(next.replica()), micros / 1e3, committedBefore,
+                System.out.printf(Locale.ROOT, "kill %2d: replica %d killed, replica %s leads after %s election(s),"
+                                + " first commit after %.0f ms (%d writes committed before the kill, load average %s)%n",
+                        k, leader.replica(), next == null ? "?" : String.valueOf(next.replica()),
+                        next == null ? "?" : String.valueOf(next.term() - termAtKill), micros / 1e3, committedBefore,
                         loadAverage());
                 group.restart(leader.replica());
                 GroupReplica now = group.awaitLeader(Duration.ofSeconds(30));
                 if (!group.awaitApplied(now.lastLogIndex(), Duration.ofSeconds(60)))
                     System.out.printf(Locale.ROOT, "kill %d: the restarted replica did not catch up within 60 s%n", k);
+                term = group.awaitLeader(Duration.ofSeconds(30)).term();
             }
+            System.out.printf(Locale.ROOT, "elections between failovers (spurious): %d%n", spurious);
             load.stop();
             System.out.printf(Locale.ROOT, "failover load: %d committed, %d refused (outcome unknown or no leader in"
                     + " time, each retried as a new request)%n", load.committed.get(), load.refused.get());

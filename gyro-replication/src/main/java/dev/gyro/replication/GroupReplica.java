@@ -158,6 +158,16 @@ public final class GroupReplica implements AutoCloseable {
         }
     }
 
+    /** This replica's current Ratis term: each election that some replica started raises it (-1 when stopped). */
+    public long term() {
+        if (closed) return -1;
+        try {
+            return division().getInfo().getCurrentTerm();
+        } catch (IOException | RuntimeException e) {
+            return -1;
+        }
+    }
+
     /** The highest log index this replica has applied to its database (Ratis' own entries included). */
     public long appliedIndex() {
         return machine.appliedIndex();
