@@ -13,6 +13,7 @@ import org.apache.ratis.protocol.ClientId;
 import org.apache.ratis.protocol.Message;
 import org.apache.ratis.protocol.RaftClientReply;
 import org.apache.ratis.protocol.RaftClientRequest;
+import org.apache.ratis.protocol.RaftPeerId;
 import org.apache.ratis.server.RaftServer;
 import org.apache.ratis.server.RaftServerConfigKeys;
 import org.apache.ratis.server.protocol.TermIndex;
@@ -121,11 +122,21 @@ public final class GroupReplica implements AutoCloseable {
         InetSocketAddress address = spec.replicas().get(replica);
         GrpcConfigKeys.Server.setHost(p, address.getHostString());
         GrpcConfigKeys.Server.setPort(p, address.getPort());
-        RaftServerConfigKeys.Rpc.setTimeoutMin(p, TimeDuration.valueOf(spec.electionTimeoutMin().toMillis(),
-                TimeUnit.MILLISECONDS));
-        RaftServerConfigKeys.Rpc.setTimeoutMax(p, TimeDuration.valueOf(spec.electionTimeoutMax().toMillis(),
-                TimeUnit.MILLISECONDS));
+        GroupTimeouts t = spec.timeouts();
+        RaftServerConfigKeys.Rpc.setTimeoutMin(p, ratis(t.electionMin()));
+        RaftServerConfigKeys.Rpc.setTimeoutMax(p, ratis(t.electionMax()));
+        // A group's first election (at start, or a whole group restarted) on the same timeouts as any other.
+        RaftServerConfigKeys.Rpc.setFirstElectionTimeoutMin(p, ratis(t.electionMin()));
+        RaftServerConfigKeys.Rpc.setFirstElectionTimeoutMax(p, ratis(t.electionMax()));
+        RaftServerConfigKeys.Rpc.setRequestTimeout(p, ratis(t.request()));
+        // Pre-vote (Ratis' default, set here because the short election timeouts rely on it): a follower that missed
+        // heartbeats only because its machine was busy asks first, and the others, still hearing their leader, say no.
+        RaftServerConfigKeys.LeaderElection.setPreVote(p, true);
         return p;
+    }
+
+    private static TimeDuration ratis(Duration d) {
+        return TimeDuration.valueOf(d.toMillis(), TimeUnit.MILLISECONDS);
     }
 
     public int replica() {
@@ -144,6 +155,16 @@ public final class GroupReplica implements AutoCloseable {
             return info.isLeader() && info.isLeaderReady();
         } catch (IOException | RuntimeException e) {
             return false;
+        }
+    }
+
+    /** This replica's current Ratis term: each election that some replica started raises it (-1 when stopped). */
+    public long term() {
+        if (closed) return -1;
+        try {
+            return division().getInfo().getCurrentTerm();
+        } catch (IOException | RuntimeException e) {
+            return -1;
         }
     }
 
@@ -270,14 +291,21 @@ public final class GroupReplica implements AutoCloseable {
                 throw unavailable(GroupUnavailableException.Outcome.NOT_APPLIED, "replica " + replica
                         + " is not its leader" + leaderHint());
             long last = lastRequestIndexOrMax();
-            if (!signal.await(() -> machine.stored().appliedIndex() >= last, deadline))
+            // A leader killed or deposed meanwhile never applies its last entry: stop waiting at once and let the caller
+            // find the new leader, rather than at the deadline.
+            if (!signal.await(() -> machine.stored().appliedIndex() >= last || !isLeader(), deadline))
                 throw unavailable(GroupUnavailableException.Outcome.NOT_APPLIED, "leader replica " + replica
                         + " has not committed its log up to index " + last + " within " + millis(spec.commitTimeout()));
+            if (!isLeader()) continue; // refused at the top of the loop
             long left = deadline - System.nanoTime();
             if (left <= 0 || !writer.tryLock(left, TimeUnit.NANOSECONDS))
                 throw unavailable(GroupUnavailableException.Outcome.NOT_APPLIED, "leader replica " + replica
                         + " was busy with other requests for " + millis(spec.commitTimeout()));
-            if (machine.stored().appliedIndex() >= lastRequestIndexOrMax() && isLeader()) return;
+            if (!isLeader()) {
+                writer.unlock();
+                continue; // refused at the top of the loop
+            }
+            if (machine.stored().appliedIndex() >= lastRequestIndexOrMax()) return;
             writer.unlock();
         }
     }
@@ -311,10 +339,10 @@ public final class GroupReplica implements AutoCloseable {
                                 long deadline) throws GroupUnavailableException, SQLException, InterruptedException {
         String why;
         try {
-            RaftClientReply r = reply.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
-            why = r.isSuccess() ? null : "the log did not take the entry: " + r.getException();
-        } catch (TimeoutException e) {
-            why = "its log entry was not committed by a majority within " + millis(spec.commitTimeout());
+            RaftClientReply r = awaitReply(reply, deadline);
+            why = r == null ? (closed ? "leader replica " + replica + " stopped before its log entry committed"
+                    : "its log entry was not committed by a majority within " + millis(spec.commitTimeout()))
+                    : r.isSuccess() ? null : "the log did not take the entry: " + r.getException();
         } catch (ExecutionException e) {
             why = "the log did not take the entry: " + e.getCause();
         } catch (InterruptedException e) {
@@ -333,6 +361,24 @@ public final class GroupReplica implements AutoCloseable {
         if (result == PendingEntry.Result.STALE)
             throw unavailable(GroupUnavailableException.Outcome.NOT_APPLIED, "leader replica " + replica
                     + " ran the request on a database other leaders' entries had overtaken");
+    }
+
+    /**
+     * The reply to an appended entry, or null at the deadline or once this replica is stopped: a stopped leader's entry
+     * commits (on the next leader) or not without it, and its callers should go to the next leader at once.
+     */
+    private RaftClientReply awaitReply(CompletableFuture<RaftClientReply> reply, long deadline)
+            throws ExecutionException, InterruptedException {
+        long slice = GroupSignal.RECHECK.toNanos();
+        while (true) {
+            long left = deadline - System.nanoTime();
+            if (left <= 0 || closed) return null;
+            try {
+                return reply.get(Math.min(left, slice), TimeUnit.NANOSECONDS);
+            } catch (TimeoutException e) {
+                // look at the deadline and at closed again
+            }
+        }
     }
 
     /** Takes the transaction back and rolls it back, unless the state machine has already taken it. */
@@ -358,7 +404,8 @@ public final class GroupReplica implements AutoCloseable {
 
     /**
      * Replicas this one reaches, itself included: as leader, the followers that answered within the shortest election
-     * timeout (a leader sends heartbeats more often than that); otherwise itself, and the leader if it has one.
+     * timeout (a leader sends heartbeats more often than that); otherwise itself, and the leader if it heard from
+     * another one within that timeout.
      */
     int reached() {
         if (closed) return 0;
@@ -367,10 +414,17 @@ public final class GroupReplica implements AutoCloseable {
             if (role.hasLeaderInfo()) {
                 int n = 1;
                 for (ServerRpcProto f : role.getLeaderInfo().getFollowerInfoList())
-                    if (f.getLastRpcElapsedTimeMs() <= spec.electionTimeoutMin().toMillis()) n++;
+                    if (f.getLastRpcElapsedTimeMs() <= spec.timeouts().electionMin().toMillis()) n++;
                 return n;
             }
-            return division().getInfo().getLeaderId() == null ? 1 : 2;
+            // A follower counts its leader only if it heard from it lately: a leader that lost its majority steps
+            // down within the election timeout and must not count itself as the leader it heard last.
+            if (role.hasFollowerInfo() && role.getFollowerInfo().hasLeaderInfo()) {
+                ServerRpcProto leader = role.getFollowerInfo().getLeaderInfo();
+                boolean other = GroupSpec.replicaOf(RaftPeerId.valueOf(leader.getId().getId())) != replica;
+                return other && leader.getLastRpcElapsedTimeMs() <= spec.timeouts().electionMin().toMillis() ? 2 : 1;
+            }
+            return 1;
         } catch (IOException | RuntimeException e) {
             return 1;
         }

@@ -20,39 +20,34 @@ import java.util.UUID;
  * @param cluster            the cluster's id: with {@code position}, it names the group's Ratis group for good
  * @param position           the ring position (the instance id of an unreplicated ring)
  * @param replicas           each replica's address for the group's log traffic (Ratis over gRPC), replica i at i
- * @param commitTimeout      how long a request waits for its log entry to commit before it is answered
- *                           {@link GroupUnavailableException}; also how long it waits for a leader
- * @param electionTimeoutMin Ratis' election timeout, lower bound: how long followers wait for a silent leader
- * @param electionTimeoutMax Ratis' election timeout, upper bound
+ * @param timeouts  the group's timeouts: commit, election, replica-to-replica calls ({@link GroupTimeouts})
  */
-public record GroupSpec(String cluster, int position, List<InetSocketAddress> replicas, Duration commitTimeout,
-                        Duration electionTimeoutMin, Duration electionTimeoutMax) {
-
-    /** The defaults: a failover within about two seconds on a quiet machine (election 1-2 s). */
-    public static final Duration COMMIT_TIMEOUT = Duration.ofSeconds(5);
-    public static final Duration ELECTION_TIMEOUT_MIN = Duration.ofMillis(1000);
-    public static final Duration ELECTION_TIMEOUT_MAX = Duration.ofMillis(2000);
+public record GroupSpec(String cluster, int position, List<InetSocketAddress> replicas, GroupTimeouts timeouts) {
 
     public GroupSpec {
         Objects.requireNonNull(cluster, "cluster");
+        Objects.requireNonNull(timeouts, "timeouts");
         replicas = List.copyOf(replicas);
         if (position < 0) throw new IllegalArgumentException("a ring position is at least 0, was " + position);
         if (replicas.isEmpty()) throw new IllegalArgumentException("a group has at least one replica");
-        if (commitTimeout.isNegative() || commitTimeout.isZero())
-            throw new IllegalArgumentException("commitTimeout must be positive, was " + commitTimeout);
-        if (electionTimeoutMin.isNegative() || electionTimeoutMin.isZero()
-                || electionTimeoutMax.compareTo(electionTimeoutMin) <= 0)
-            throw new IllegalArgumentException("election timeouts must be positive with min < max, were "
-                    + electionTimeoutMin + " and " + electionTimeoutMax);
     }
 
-    /** A group with the default timeouts. */
+    /** A group with the default timeouts ({@link GroupTimeouts#DEFAULT}). */
     public static GroupSpec of(String cluster, int position, List<InetSocketAddress> replicas) {
-        return new GroupSpec(cluster, position, replicas, COMMIT_TIMEOUT, ELECTION_TIMEOUT_MIN, ELECTION_TIMEOUT_MAX);
+        return new GroupSpec(cluster, position, replicas, GroupTimeouts.DEFAULT);
     }
 
     public GroupSpec withCommitTimeout(Duration d) {
-        return new GroupSpec(cluster, position, replicas, d, electionTimeoutMin, electionTimeoutMax);
+        return new GroupSpec(cluster, position, replicas, timeouts.withCommit(d));
+    }
+
+    public GroupSpec withTimeouts(GroupTimeouts t) {
+        return new GroupSpec(cluster, position, replicas, t);
+    }
+
+    /** How long a request waits for a leader and for its entry to commit. */
+    public Duration commitTimeout() {
+        return timeouts.commit();
     }
 
     /** How the group is named in messages and in its replicas' databases. */
