@@ -24,8 +24,9 @@ import java.util.Set;
  *       isolation (SSI): optimistic, so a transaction may fail at any statement or at commit with SQLSTATE 40001;
  *       {@link #isRetryable} says so, and {@link Database#inTransaction} runs it again. Deadlocks (40P01) too.</li>
  *   <li>Commit ordering does NOT hold (paper Appendix B; docs/decisions.md, decision 6): SSI lets a transaction that read
- *       a row commit after one that later wrote it, although it is serialized first. Globals run one at a time
- *       ({@link #parallelGlobals()} is false); the tests show the reordering on a real server.</li>
+ *       a row commit after one that later wrote it, although it is serialized first ({@link #parallelGlobals()} is
+ *       false; the tests show the reordering on a real server). Gyro makes the order itself ({@link OrderedCommits},
+ *       {@link #orderedCommits()}), so a round's globals still run side by side.</li>
  *   <li>Capture: {@code RETURNING *} appended to every INSERT, UPDATE and DELETE. Generated keys are what pgjdbc
  *       would report: for {@code RETURN_GENERATED_KEYS} every column of the written rows (pgjdbc appends
  *       {@code RETURNING *}), for column names those columns; the rewritten statement is prepared without the
@@ -88,16 +89,16 @@ public final class PostgresDialect implements Dialect {
     }
 
     /**
-     * SSI aborts one side of every cycle, which is what {@link OrderedCommits} builds on. Not yet the default: on
-     * with the system property {@value #ORDERED_COMMITS} ({@code GYRO_JAVA_OPTS=-Dgyro.orderedCommits=true}) until
-     * its throughput is measured against one-at-a-time globals (docs/decisions.md, decision 20).
+     * SSI aborts one side of every cycle, which is what {@link OrderedCommits} builds on: on by default, so a round's
+     * globals run side by side; the system property {@value #ORDERED_COMMITS} set to {@code false}
+     * ({@code GYRO_JAVA_OPTS=-Dgyro.orderedCommits=false}) runs them one at a time (docs/decisions.md, decision 20).
      */
     @Override
     public boolean orderedCommits() {
-        return Boolean.getBoolean(ORDERED_COMMITS);
+        return !"false".equalsIgnoreCase(System.getProperty(ORDERED_COMMITS));
     }
 
-    /** The system property that turns {@link OrderedCommits} on. */
+    /** The system property that turns {@link OrderedCommits} off ({@code false}). */
     public static final String ORDERED_COMMITS = "gyro.orderedCommits";
 
     /** Serialization failure (40001), deadlock (40P01), lock not available (55P03, with a lock_timeout). */
