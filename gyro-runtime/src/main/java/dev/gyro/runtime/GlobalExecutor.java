@@ -21,6 +21,9 @@ import org.slf4j.LoggerFactory;
 
 import java.sql.Connection;
 import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CancellationException;
@@ -156,10 +159,6 @@ final class GlobalExecutor implements AutoCloseable {
             grants.put(id, new CompletableFuture<>());
             executing(id);
         }
-        if (ordered == null) {
-            for (long id : round.requestIds()) start(List.of(id), this::awaitGrant);
-            return;
-        }
         for (List<Long> chain : conflictClasses(round.requestIds())) start(chain, this::awaitGrant);
     }
 
@@ -168,14 +167,16 @@ final class GlobalExecutor implements AutoCloseable {
      * almost always touch the same rows, so under {@link OrderedCommits} they would only abort each other or deadlock
      * on their commit order. Each class runs one request after another, in the belt's order; classes run side by
      * side (conflict-aware scheduling; docs/decisions.md, decision 20). Serializability does not rest on this:
-     * requests of different classes that do conflict are still ordered by {@link OrderedCommits}.
+     * requests of different classes that do conflict are still ordered by {@link OrderedCommits}. Where the DBMS
+     * orders commits itself (MariaDB), every request is a class of its own.
      */
-    private java.util.Collection<List<Long>> conflictClasses(List<Long> ids) {
-        Map<List<Value>, List<Long>> classes = new java.util.LinkedHashMap<>();
+    private Collection<List<Long>> conflictClasses(List<Long> ids) {
+        if (ordered == null) return ids.stream().map(List::of).toList();
+        Map<List<Value>, List<Long>> classes = new LinkedHashMap<>();
         for (long id : ids) {
             Pending p = pending.get(id);
             List<Value> key = p == null ? List.of() : partitionOf.apply(p.request());
-            classes.computeIfAbsent(key, k -> new java.util.ArrayList<>()).add(id);
+            classes.computeIfAbsent(key, k -> new ArrayList<>()).add(id);
         }
         return classes.values();
     }
