@@ -28,9 +28,19 @@ import java.util.concurrent.atomic.AtomicLong;
  */
 final class Demo {
 
-    record Settings(int instances, int clients, double seconds, Path dir, int scale, long seed, Backend backend) {
+    /**
+     * @param replicas replicas per instance: 1 runs one database per instance; more run each instance as a replicated
+     *                 group (docs/decisions.md, decision 24)
+     * @param chaos    with replicas, kill group leaders abruptly during the run and restart them
+     */
+    record Settings(int instances, int clients, double seconds, Path dir, int scale, long seed, Backend backend,
+                    int replicas, boolean chaos) {
         Settings(int instances, int clients, double seconds, Path dir, int scale, long seed) {
-            this(instances, clients, seconds, dir, scale, seed, Backend.SQLITE);
+            this(instances, clients, seconds, dir, scale, seed, Backend.SQLITE, 1, false);
+        }
+
+        Settings(int instances, int clients, double seconds, Path dir, int scale, long seed, Backend backend) {
+            this(instances, clients, seconds, dir, scale, seed, backend, 1, false);
         }
     }
 
@@ -41,11 +51,15 @@ final class Demo {
     private final Settings s;
     private final PrintStream out;
 
-    private final ConcurrentHistogram[] latency = {new ConcurrentHistogram(3), new ConcurrentHistogram(3)};
-    private final AtomicLong ordersOk = new AtomicLong();
+    final ConcurrentHistogram[] latency = {new ConcurrentHistogram(3), new ConcurrentHistogram(3)};
+    final AtomicLong ordersOk = new AtomicLong();
+    /** The carts whose order a client saw succeed. */
+    final java.util.Set<Long> orderedCarts = java.util.concurrent.ConcurrentHashMap.newKeySet();
+    /** Requests answered UNAVAILABLE while leaders were killed (chaos): their outcome is unknown to the client. */
+    final AtomicLong inDoubt = new AtomicLong();
     private final AtomicLong aborted = new AtomicLong();
-    private final AtomicLong failed = new AtomicLong();
-    private final List<String> firstFailures = new ArrayList<>();
+    final AtomicLong failed = new AtomicLong();
+    final List<String> firstFailures = new ArrayList<>();
 
     Demo(Settings settings, PrintStream out) {
         this.s = settings;
@@ -53,6 +67,7 @@ final class Demo {
     }
 
     Result run() throws Exception {
+        if (s.replicas() > 1) return new ReplicatedDemo(this, s, out).run();
         out.printf("Gyro demo: online store (paper Section IV) on %d instances, %d %s under %s%n",
                 s.instances(), s.instances(), s.backend() == Backend.SQLITE ? "SQLite files"
                         : s.backend() == Backend.POSTGRES ? "PostgreSQL servers" : "MariaDB servers", s.dir());
@@ -69,33 +84,7 @@ final class Demo {
             if (!cluster.servers().isEmpty())
                 out.printf("%s servers: %s%n", s.backend(), String.join(", ", cluster.servers().stream()
                         .map(v -> "127.0.0.1:" + v.port()).toList()));
-            long start;
-            long elapsedNanos;
-            try (GyroClient client = GyroClient.connect(cluster.addresses())) {
-                AtomicBoolean stop = new AtomicBoolean();
-                List<Thread> threads = new ArrayList<>();
-                start = System.nanoTime();
-                for (int i = 0; i < s.clients(); i++) {
-                    int id = i;
-                    Thread t = new Thread(() -> clientLoop(client, id, stop), "demo-client-" + i);
-                    threads.add(t);
-                    t.start();
-                }
-                ProgressBar bar = new ProgressBar(out, "workload");
-                long durationNanos = (long) (s.seconds() * 1e9);
-                while (System.nanoTime() - start < durationNanos) {
-                    Thread.sleep(200);
-                    double t = (System.nanoTime() - start) / 1e9;
-                    long local = latency[0].getTotalCount(), global = latency[1].getTotalCount();
-                    bar.update(t / s.seconds(), String.format("%5.1f/%.0f s  %6.0f req/s  local %d  global %d",
-                            t, s.seconds(), (local + global) / t, local, global));
-                }
-                stop.set(true);
-                for (Thread t : threads) t.join();
-                elapsedNanos = System.nanoTime() - start;
-                long local = latency[0].getTotalCount(), global = latency[1].getTotalCount();
-                bar.done(String.format("%.1f s  local %d  global %d", elapsedNanos / 1e9, local, global));
-            }
+            long elapsedNanos = workload(cluster.addresses(), () -> {});
             List<String> failures = new ArrayList<>();
             if (!cluster.awaitQuiet(60_000)) failures.add("the ring did not become quiet within 60 s");
             if (failed.get() > 0)
@@ -107,6 +96,40 @@ final class Demo {
             if (total == 0) failures.add("no request completed");
             if (latency[1].getTotalCount() == 0) failures.add("no global request completed");
             return new Result(failures.isEmpty(), failures, total);
+        }
+    }
+
+    /**
+     * The clients' run against the cluster at {@code addresses}, with a progress bar; {@code tick} is called at each
+     * step of the bar (chaos). Returns its length in nanoseconds.
+     */
+    long workload(List<String> addresses, Runnable tick) throws InterruptedException {
+        try (GyroClient client = GyroClient.connect(addresses)) {
+            AtomicBoolean stop = new AtomicBoolean();
+            List<Thread> threads = new ArrayList<>();
+            long start = System.nanoTime();
+            for (int i = 0; i < s.clients(); i++) {
+                int id = i;
+                Thread t = new Thread(() -> clientLoop(client, id, stop), "demo-client-" + i);
+                threads.add(t);
+                t.start();
+            }
+            ProgressBar bar = new ProgressBar(out, "workload");
+            long durationNanos = (long) (s.seconds() * 1e9);
+            while (System.nanoTime() - start < durationNanos) {
+                Thread.sleep(200);
+                tick.run();
+                double t = (System.nanoTime() - start) / 1e9;
+                long local = latency[0].getTotalCount(), global = latency[1].getTotalCount();
+                bar.update(t / s.seconds(), String.format("%5.1f/%.0f s  %6.0f req/s  local %d  global %d",
+                        t, s.seconds(), (local + global) / t, local, global));
+            }
+            stop.set(true);
+            for (Thread t : threads) t.join();
+            long elapsedNanos = System.nanoTime() - start;
+            long local = latency[0].getTotalCount(), global = latency[1].getTotalCount();
+            bar.done(String.format("%.1f s  local %d  global %d", elapsedNanos / 1e9, local, global));
+            return elapsedNanos;
         }
     }
 
@@ -123,7 +146,10 @@ final class Demo {
                 call(client, "addItem", cart, 1L + random.nextInt(items), 1 + random.nextInt(3));
             if (random.nextInt(10) < 3) call(client, "getCart", cart);
             if (stop.get()) break;
-            if (call(client, "order", cart)) ordersOk.incrementAndGet();
+            if (call(client, "order", cart)) {
+                ordersOk.incrementAndGet();
+                orderedCarts.add(cart);
+            }
         }
     }
 
@@ -139,6 +165,10 @@ final class Demo {
     }
 
     private boolean record(Reply r, String what) {
+        if (s.chaos() && r.status() == Reply.Status.UNAVAILABLE) { // its group lost its leader meanwhile
+            inDoubt.incrementAndGet();
+            return false;
+        }
         switch (r.status()) {
             case OK -> {
                 return true;
@@ -204,7 +234,7 @@ final class Demo {
         }
     }
 
-    private void printFigures(double seconds) {
+    void printFigures(double seconds) {
         out.println();
         out.printf("requests by class (%.1f s, %d clients, %d instances; %d aborted by the store's own checks, "
                 + "e.g. out of stock)%n", seconds, s.clients(), s.instances(), aborted.get());

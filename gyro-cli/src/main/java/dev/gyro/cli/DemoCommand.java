@@ -35,8 +35,27 @@ final class DemoCommand implements Callable<Integer> {
     @Option(names = "--seed", defaultValue = "42", description = "seed of the data and the clients (default: ${DEFAULT-VALUE})")
     long seed;
 
+    @Option(names = "--replicas", defaultValue = "1", description = "replicas per instance: 1 runs each instance on one"
+            + " database; 3 runs each as a replicated group of 3, each replica with its own database, tolerating the loss"
+            + " of any one per group (default: ${DEFAULT-VALUE})")
+    int replicas;
+
+    @Option(names = "--chaos", description = "with --replicas 2 or more: kill group leaders abruptly at random moments"
+            + " during the run (at least two, one while its group holds the token) and bring them back; prints"
+            + " 'failovers: N'")
+    boolean chaos;
+
     @Override
     public Integer call() {
+        if (replicas < 1) {
+            System.out.println("demo: FAILED: --replicas must be at least 1");
+            return 2;
+        }
+        if (chaos && replicas < 3) {
+            System.out.println("demo: FAILED: --chaos kills leaders, which needs groups that survive the loss of one:"
+                    + " --replicas 3 or more");
+            return 2;
+        }
         if (instances < 1 || clients < 1 || seconds <= 0 || scale < 1) {
             System.out.println("demo: FAILED: --instances, --clients, --duration and --scale must be positive");
             return 2;
@@ -50,7 +69,7 @@ final class DemoCommand implements Callable<Integer> {
         }
         Demo.Result result;
         try {
-            result = new Demo(new Demo.Settings(instances, clients, seconds, dir, scale, seed, dbms), System.out).run();
+            result = new Demo(new Demo.Settings(instances, clients, seconds, dir, scale, seed, dbms, replicas, chaos), System.out).run();
         } catch (dev.gyro.servers.MissingServerException | IllegalArgumentException e) {
             System.out.println("demo: FAILED: " + e.getMessage());
             return 1;
@@ -60,8 +79,8 @@ final class DemoCommand implements Callable<Integer> {
         }
         System.out.println();
         if (result.ok()) {
-            System.out.printf("demo: OK (%d instances, %d clients, %d requests; replicas equal, invariants hold)%n",
-                    instances, clients, result.requests());
+            System.out.printf("demo: OK (%d instances%s, %d clients, %d requests; replicas equal, invariants hold)%n",
+                    instances, replicas > 1 ? " of " + replicas + " replicas each" : "", clients, result.requests());
             return 0;
         }
         System.out.println("demo: FAILED: " + String.join("; ", result.failures()));

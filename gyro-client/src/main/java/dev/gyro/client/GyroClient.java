@@ -165,8 +165,12 @@ public final class GyroClient implements AutoCloseable {
 
     private Reply send(int instance, Request request) {
         try {
-            byte[] body = ClientCalls.blockingUnaryCall(channels.get(instance), Wire.EXECUTE,
-                    CallOptions.DEFAULT.withDeadlineAfter(deadlineMillis, TimeUnit.MILLISECONDS), request.encode());
+            CallOptions options = CallOptions.DEFAULT.withDeadlineAfter(deadlineMillis, TimeUnit.MILLISECONDS);
+            // A replicated group (docs/decisions.md, decision 24): while it elects a leader none of its replicas listens,
+            // so the call waits for one to, within its deadline, instead of failing; it is sent only once connected.
+            if (Transport.replicaAddresses(routing.addresses().get(instance)).size() > 1)
+                options = options.withWaitForReady();
+            byte[] body = ClientCalls.blockingUnaryCall(channels.get(instance), Wire.EXECUTE, options, request.encode());
             return Reply.decode(body);
         } catch (StatusRuntimeException e) {
             log.debug("request {} to instance {} failed: {}", request, instance, e.getStatus());

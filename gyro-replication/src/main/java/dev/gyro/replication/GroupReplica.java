@@ -4,6 +4,7 @@ import dev.gyro.protocol.RowChange;
 import dev.gyro.runtime.db.CapturingConnection;
 import dev.gyro.runtime.db.Database;
 import dev.gyro.runtime.db.Dialect;
+import dev.gyro.runtime.db.Replication;
 import org.apache.ratis.conf.RaftProperties;
 import org.apache.ratis.grpc.GrpcConfigKeys;
 import org.apache.ratis.proto.RaftProtos.LogEntryProto;
@@ -33,6 +34,8 @@ import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -53,7 +56,7 @@ import java.util.concurrent.locks.ReentrantLock;
  *
  * <p>Thread-safe.
  */
-public final class GroupReplica implements AutoCloseable {
+public final class GroupReplica implements Replication, AutoCloseable {
 
     private static final Logger log = LoggerFactory.getLogger(GroupReplica.class);
 
@@ -98,13 +101,27 @@ public final class GroupReplica implements AutoCloseable {
      */
     static GroupReplica start(GroupSpec spec, int replica, String database, Path logDir, GroupSignal signal)
             throws SQLException, IOException {
+        return start(spec, replica, database, logDir, signal, c -> null);
+    }
+
+    /**
+     * As {@link #start(GroupSpec, int, String, Path, GroupSignal)}, making the database ready first with {@code prepare}
+     * (the application's schema, Gyro's metadata tables: what every replica needs before it applies its first entry),
+     * in the transaction that claims it.
+     */
+    static GroupReplica start(GroupSpec spec, int replica, String database, Path logDir, GroupSignal signal,
+                              dev.gyro.runtime.db.SqlWork<?> prepare) throws SQLException, IOException {
         if (replica < 0 || replica >= spec.size())
             throw new IllegalArgumentException(spec.name() + " has replicas 0.." + (spec.size() - 1) + ", not " + replica);
         Dialect dialect = Dialect.forTarget(database);
         Database db = Database.open(dialect, database, dialect.instanceOptions());
         GroupReplica r = null;
         try {
-            ReplicaProgress.Position at = db.inTransaction(false, c -> ReplicaProgress.claim(c, spec.name(), replica));
+            ReplicaProgress.Position at = db.inTransaction(false, c -> {
+                ReplicaProgress.Position claimed = ReplicaProgress.claim(c, spec.name(), replica); // refuses another's
+                prepare.run(c);
+                return claimed;
+            });
             r = new GroupReplica(spec, replica, db, at, logDir, signal);
             r.server.start();
             log.debug("{} started at log index {}", r.name, at.appliedIndex());
@@ -236,46 +253,122 @@ public final class GroupReplica implements AutoCloseable {
      *                                   whether the entry may still commit
      * @throws SQLException              when {@code work} fails: rolled back, nothing appended
      */
-    public <T> T submit(GroupWork<T> work) throws SQLException, GroupUnavailableException, InterruptedException {
+    public <T> T submit(GroupWork<T> work) throws SQLException, InterruptedException {
         return submit(work, System.nanoTime() + spec.commitTimeout().toNanos());
     }
 
     /** {@link #submit(GroupWork)}, answered by {@code deadline} ({@link System#nanoTime()}). */
-    <T> T submit(GroupWork<T> work, long deadline) throws SQLException, GroupUnavailableException, InterruptedException {
+    <T> T submit(GroupWork<T> work, long deadline) throws SQLException, InterruptedException {
+        Connection c = begin(deadline);
+        boolean committing = false;
+        try {
+            T result = work.run(new GroupTransaction(c, db.dialect(), db.tables()));
+            committing = true;
+            commit(c, deadline);
+            return result;
+        } finally {
+            if (!committing) rollback(c);
+        }
+    }
+
+    /** A write transaction begun as leader: the real connection, its capture, and the basis it runs on. */
+    private record Open(Connection real, CapturingConnection capture, long basis) {}
+
+    private final Map<Connection, Open> open = new ConcurrentHashMap<>();
+
+    /**
+     * {@link Replication#begin}: as the established leader, once the database holds every request's entry of the log,
+     * takes the writer lock (held until commit or rollback) and begins a transaction whose every write, Gyro's
+     * metadata included, is captured for the log.
+     */
+    @Override
+    public Connection begin() throws SQLException {
+        try {
+            return begin(System.nanoTime() + spec.commitTimeout().toNanos());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new SQLException(name + ": interrupted while waiting to lead a transaction", "57014", e);
+        }
+    }
+
+    private Connection begin(long deadline) throws SQLException, InterruptedException {
         lockCaughtUp(deadline);
         try {
             long basis = machine.stored().dataIndex();
             Connection c = db.writeConnection();
-            boolean handedOver = false;
-            try {
-                CapturingConnection application = CapturingConnection.wrap(c, db.dialect(), db.tables());
-                CapturingConnection metadata = CapturingConnection.wrapIncludingMetadata(c, db.dialect(), db.tables());
-                GroupTransaction tx = new GroupTransaction(c, db.dialect(), application.connection(),
-                        metadata.connection());
-                T result = work.run(tx);
-                List<RowChange> changes = new ArrayList<>(tx.applied());
-                changes.addAll(application.changes());
-                changes.addAll(metadata.changes());
-                if (changes.isEmpty()) { // nothing for the other replicas: no log entry
-                    db.commit(c);
-                    handedOver = true;
-                    c.close();
-                    return result;
-                }
-                GroupEntry entry = new GroupEntry(basis, session, requests.incrementAndGet(), replica, changes);
-                PendingEntry own = new PendingEntry(c);
-                machine.expect(entry.requestId(), own);
+            CapturingConnection capture = CapturingConnection.wrapIncludingMetadata(c, db.dialect(), db.tables());
+            open.put(capture.connection(), new Open(c, capture, basis));
+            return capture.connection();
+        } catch (SQLException | RuntimeException e) {
+            writer.unlock();
+            throw e;
+        }
+    }
+
+    /**
+     * {@link Replication#commit}: appends the transaction's row images to the log and answers once a majority holds
+     * them and the state machine has committed the transaction with the entry's index (decision 22). Nothing written:
+     * committed at once, without an entry.
+     */
+    @Override
+    public void commit(Connection c) throws SQLException {
+        try {
+            commit(c, System.nanoTime() + spec.commitTimeout().toNanos());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw unavailable(GroupUnavailableException.Outcome.UNKNOWN, "interrupted while its log entry was on its way");
+        }
+    }
+
+    private void commit(Connection c, long deadline) throws SQLException, InterruptedException {
+        Open o = take(c);
+        boolean handedOver = false;
+        try {
+            List<RowChange> changes = o.capture().changes();
+            if (changes.isEmpty()) { // nothing for the other replicas: no log entry
+                db.commit(o.real());
                 handedOver = true;
-                awaitCommitted(entry, own, append(entry), deadline);
-                return result;
-            } finally {
-                if (!handedOver) {
-                    db.rollback(c);
-                    c.close();
-                }
+                closeQuietly(o.real());
+                return;
             }
+            GroupEntry entry = new GroupEntry(o.basis(), session, requests.incrementAndGet(), replica, changes);
+            PendingEntry own = new PendingEntry(o.real());
+            machine.expect(entry.requestId(), own);
+            handedOver = true;
+            awaitCommitted(entry, own, append(entry), deadline);
+        } finally {
+            if (!handedOver) {
+                db.rollback(o.real());
+                closeQuietly(o.real());
+            }
+            writer.unlock();
+        }
+    }
+
+    /** {@link Replication#rollback}: rolls back, appends nothing, lets the writer lock go. */
+    @Override
+    public void rollback(Connection c) {
+        Open o = open.remove(c);
+        if (o == null) return;
+        try {
+            db.rollback(o.real());
+            closeQuietly(o.real());
         } finally {
             writer.unlock();
+        }
+    }
+
+    private Open take(Connection c) throws SQLException {
+        Open o = open.remove(c);
+        if (o == null) throw new SQLException(name + ": no transaction of this replica is open on " + c);
+        return o;
+    }
+
+    private static void closeQuietly(Connection c) {
+        try {
+            c.close();
+        } catch (SQLException | RuntimeException e) {
+            log.debug("closing a transaction's connection failed: {}", e.toString());
         }
     }
 
@@ -386,11 +479,7 @@ public final class GroupReplica implements AutoCloseable {
         if (!own.abandon()) return false;
         machine.forget(entry.requestId());
         db.rollback(own.connection);
-        try {
-            own.connection.close();
-        } catch (SQLException e) {
-            log.debug("closing an abandoned transaction's connection failed: {}", e.toString());
-        }
+        closeQuietly(own.connection);
         return true;
     }
 

@@ -1,11 +1,13 @@
 package dev.gyro.replication;
 
+import dev.gyro.runtime.db.UnavailableException;
+
 /**
  * A request its group could not commit (docs/decisions.md, decisions 10 and 22): the message names the group and how
  * many of its replicas the answering replica could reach. {@link #outcome()} says whether the request is known to
  * have changed nothing, or may still commit (its entry is in the log of a replica that may yet reach a majority).
  */
-public final class GroupUnavailableException extends Exception {
+public final class GroupUnavailableException extends UnavailableException {
 
     /** What the caller knows about the request's effect. */
     public enum Outcome {
@@ -27,7 +29,8 @@ public final class GroupUnavailableException extends Exception {
         super(group + " is unavailable: " + why + " (reached " + reached + " of its " + replicas
                 + " replicas, a majority is " + (replicas / 2 + 1) + "; "
                 + (outcome == Outcome.NOT_APPLIED ? "the request changed nothing"
-                : "the request is not committed; it may still be if the group regains a majority") + ")");
+                : "the request is not committed; it may still be if the group regains a majority") + ")",
+                outcome == Outcome.UNKNOWN);
         this.group = group;
         this.reached = reached;
         this.replicas = replicas;

@@ -33,7 +33,7 @@ class LostMajorityTest {
             GroupUnavailableException e = catchThrowableOfType(GroupUnavailableException.class,
                     () -> group.submit(Groups.order(2)));
             Duration took = Duration.ofNanos(System.nanoTime() - start);
-            assertThat(e).as("refused").isNotNull();
+            assertThat((Object) e).as("refused").isNotNull();
             assertThat(e.getMessage()).contains(spec.name()).contains("reached 1 of its 3 replicas");
             assertThat(e.reached()).isEqualTo(1);
             assertThat(took).as("answered about when the commit timeout ran out")

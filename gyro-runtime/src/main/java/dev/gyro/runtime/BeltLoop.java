@@ -80,6 +80,16 @@ final class BeltLoop implements AutoCloseable {
         }
     }
 
+    /**
+     * Stops the instance (fail-stop) once the events submitted before are handled: something the belt's state rests on
+     * is in doubt, and a restart recovers it from the database.
+     */
+    void failStop(Throwable why) {
+        submit(b -> {
+            throw new IllegalStateException(why.getMessage(), why);
+        });
+    }
+
     @Override
     public void close() {
         stopped = true;

@@ -14,6 +14,7 @@ import dev.gyro.runtime.db.CapturingConnection;
 import dev.gyro.runtime.db.Database;
 import dev.gyro.runtime.db.MetadataStore;
 import dev.gyro.runtime.db.OrderedCommits;
+import dev.gyro.runtime.db.UnavailableException;
 import dev.gyro.runtime.hook.RequestObserver;
 import dev.gyro.runtime.hook.TransactionGate;
 import org.slf4j.Logger;
@@ -306,6 +307,12 @@ final class GlobalExecutor implements AutoCloseable {
                 throw e;
             } catch (Exception e) {
                 if (c != null && !committed) db.rollback(c);
+                if (e instanceof UnavailableException && db.replicated()) {
+                    // Its replicated group did not commit it (decision 24): whether the log holds its gsn is for the
+                    // log to say, so the instance stops and its next start recovers the belt from what the group holds.
+                    loop.failStop(e);
+                    return new Outcome(null, null, e);
+                }
                 if (gsn >= 0) {
                     StateUpdate anyway = committedAnyway(gsn, e);
                     if (anyway != null) return new Outcome(null, anyway, e);

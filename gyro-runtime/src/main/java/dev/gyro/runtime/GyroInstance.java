@@ -19,6 +19,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.io.IOException;
+import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -59,6 +60,7 @@ public final class GyroInstance implements AutoCloseable {
     private final AtomicLong requestIds = new AtomicLong(1);
     private final AtomicBoolean closed = new AtomicBoolean();
 
+    private final Database replicated;
     private Database db;
     private InstanceLock lock;
     /** Where the token stands here, as of the belt's last event: what a starting peer is told (RingAgreement). */
@@ -82,6 +84,19 @@ public final class GyroInstance implements AutoCloseable {
     private volatile long ringJsonAt;
 
     public GyroInstance(InstanceConfig config) {
+        this(config, null);
+    }
+
+    /**
+     * An instance that runs as the leader of its ring position's replicated group (docs/decisions.md, decision 24), on
+     * {@code replicated}: a view of the leading replica's database whose write transactions commit through the group's
+     * log ({@link Database#replicatedBy}), or null for an instance on a database of its own. The replica owns that
+     * database, has created its tables and stamped it; this instance recovers the belt from it and never closes it.
+     */
+    public GyroInstance(InstanceConfig config, Database replicated) {
+        if (replicated != null && !replicated.replicated())
+            throw new IllegalArgumentException(replicated + " is not a replicated group's view of its database");
+        this.replicated = replicated;
         this.config = config;
         this.self = config.self();
         this.catalog = new TransactionCatalog(config.application().transactions());
@@ -103,22 +118,31 @@ public final class GyroInstance implements AutoCloseable {
         try {
             // The backend follows from the database (a SQLite file or a JDBC URL); its dialect picks the pool sizes
             // (SQLite: one write connection, so writers queue in the pool instead of polling the file lock).
-            Dialect dialect = Dialect.forTarget(config.databaseTarget());
-            db = Database.open(dialect, config.databaseTarget(), dialect.instanceOptions());
-            // Held until close: the same instance started twice on one database is refused here, before it reads
-            // or writes anything (docs/decisions.md, decision 13).
-            lock = InstanceLock.acquire(dialect, db.jdbcUrl(), self);
-            DurableState state = db.inTransaction(false, c -> {
-                config.application().createSchema(c);
-                MetadataStore.createTables(c);
-                MetadataStore.claim(c, config.network().clusterId());
-                return MetadataStore.load(c, self);
-            });
+            Dialect dialect;
+            DurableState state;
+            if (replicated != null) {
+                dialect = replicated.dialect();
+                db = replicated;
+                // A write transaction through the group: it begins once the replica's database holds the whole log,
+                // so the belt resumes from what the group committed (decision 24); its first row is replicated too.
+                state = db.inTransaction(false, c -> MetadataStore.load(c, self));
+            } else {
+                dialect = Dialect.forTarget(config.databaseTarget());
+                db = Database.open(dialect, config.databaseTarget(), dialect.instanceOptions());
+                // Held until close: the same instance started twice on one database is refused here, before it reads
+                // or writes anything (docs/decisions.md, decision 13).
+                lock = InstanceLock.acquire(dialect, db.jdbcUrl(), self);
+                state = db.inTransaction(false, c -> {
+                    prepare(c, config);
+                    return MetadataStore.load(c, self);
+                });
+            }
             stats.appliedGsn(state.lastGsn());
             log.info("instance {} recovered: last gsn {}, token {}", self, state.lastGsn(), state.tokenStatus());
             // Globals run a whole round at once where the DBMS has commit ordering (Appendix B; docs/decisions.md,
             // decision 6) or OrderedCommits makes it (decision 20); elsewhere the window is one request.
-            parallelGlobals = dialect.parallelGlobals() || dialect.orderedCommits();
+            // A replicated group's leader runs one write transaction at a time (its writer lock, decision 22).
+            parallelGlobals = replicated == null && (dialect.parallelGlobals() || dialect.orderedCommits());
             int window = parallelGlobals ? dialect.instanceOptions().writePoolSize() : 1;
             links = config.hooks().links().open(self);
             timers = Threads.timer(self);
@@ -194,6 +218,17 @@ public final class GyroInstance implements AutoCloseable {
             close();
             throw new IOException("instance " + self + " cannot listen on " + config.address() + ": " + e.getMessage(), e);
         }
+    }
+
+    /**
+     * Makes a database ready for an instance: the application's schema, Gyro's metadata tables, the cluster's stamp.
+     * A replicated group's replicas each do it on their own database before the group starts (decision 24): DDL is not
+     * row images, and every replica reaches the same state by it.
+     */
+    public static void prepare(Connection c, InstanceConfig config) throws SQLException {
+        config.application().createSchema(c);
+        MetadataStore.createTables(c);
+        MetadataStore.claim(c, config.network().clusterId());
     }
 
     /** Refuses to serve on a database the ring has moved past (RingAgreement), before the belt exists. */

@@ -36,11 +36,13 @@ import java.util.function.LongSupplier;
  * @param network           how it talks and listens, and the cluster it belongs to (default: {@link Network#INSECURE})
  * @param http              host:port of its HTTP endpoint (metrics, status, live view; port 0 for a free one), or
  *                          null for none (docs/decisions.md, decision 18)
+ * @param listen            host:port its port listens on when its ring position is a replicated group (one of the
+ *                          group's replica addresses, docs/decisions.md, decision 24); null: its own ring address
  */
 public record InstanceConfig(int self, List<String> addresses, Path database, Application application,
                              Classification classification, PartitionMap partitionMap, int maxQueuedGlobals,
                              int requestThreads, int maxQueuedRequests, long tickMillis, String jdbcUrl,
-                             Hooks hooks, Network network, String http) {
+                             Hooks hooks, Network network, String http, String listen) {
 
     /** Default bound of the global request queue. */
     public static final int MAX_QUEUED_GLOBALS = 10_000;
@@ -102,12 +104,17 @@ public record InstanceConfig(int self, List<String> addresses, Path database, Ap
                     + " instances");
         java.util.Map<String, Integer> seen = new java.util.HashMap<>();
         for (int i = 0; i < addresses.size(); i++) {
-            parsePort(addresses.get(i));
-            Integer before = seen.put(addresses.get(i).strip().toLowerCase(java.util.Locale.ROOT), i);
-            if (before != null)
-                throw new IllegalArgumentException("the ring names " + addresses.get(i) + " twice (instances " + before
-                        + " and " + i + "): every instance needs an address of its own");
+            for (String replica : Transport.replicaAddresses(addresses.get(i))) {
+                parsePort(replica);
+                Integer before = seen.put(replica.strip().toLowerCase(java.util.Locale.ROOT), i);
+                if (before != null)
+                    throw new IllegalArgumentException("the ring names " + replica + " twice (instances " + before
+                            + " and " + i + "): every instance needs an address of its own");
+            }
         }
+        if (listen != null && !Transport.replicaAddresses(addresses.get(self)).contains(listen.strip()))
+            throw new IllegalArgumentException("instance " + self + " listens on " + listen + ", which is not one of"
+                    + " its group's addresses " + addresses.get(self));
         if (database == null && (jdbcUrl == null || jdbcUrl.isBlank()))
             throw new IllegalArgumentException("no database given (a SQLite file or a JDBC URL)");
         if (database != null && jdbcUrl != null)
@@ -133,7 +140,7 @@ public record InstanceConfig(int self, List<String> addresses, Path database, Ap
 
     public static InstanceConfig of(int self, List<String> addresses, Path database, Application application) {
         return new InstanceConfig(self, addresses, database, application, null, null, MAX_QUEUED_GLOBALS,
-                REQUEST_THREADS, MAX_QUEUED_REQUESTS, TICK_MILLIS, null, null, null, null);
+                REQUEST_THREADS, MAX_QUEUED_REQUESTS, TICK_MILLIS, null, null, null, null, null);
     }
 
     /**
@@ -143,29 +150,29 @@ public record InstanceConfig(int self, List<String> addresses, Path database, Ap
         boolean url = jdbcUrlOrFile != null && jdbcUrlOrFile.strip().startsWith("jdbc:");
         return new InstanceConfig(self, addresses, url ? null : Path.of(jdbcUrlOrFile), application, null, null,
                 MAX_QUEUED_GLOBALS, REQUEST_THREADS, MAX_QUEUED_REQUESTS, TICK_MILLIS,
-                url ? jdbcUrlOrFile.strip() : null, null, null, null);
+                url ? jdbcUrlOrFile.strip() : null, null, null, null, null);
     }
 
     public InstanceConfig withClassification(Classification c) {
         return new InstanceConfig(self, addresses, database, application, c, partitionMap, maxQueuedGlobals,
-                requestThreads, maxQueuedRequests, tickMillis, jdbcUrl, hooks, network, http);
+                requestThreads, maxQueuedRequests, tickMillis, jdbcUrl, hooks, network, http, listen);
     }
 
     /** This instance with {@code threads} request threads (local requests running at once). */
     public InstanceConfig withRequestThreads(int threads) {
         return new InstanceConfig(self, addresses, database, application, classification, partitionMap,
-                maxQueuedGlobals, threads, maxQueuedRequests, tickMillis, jdbcUrl, hooks, network, http);
+                maxQueuedGlobals, threads, maxQueuedRequests, tickMillis, jdbcUrl, hooks, network, http, listen);
     }
 
     public InstanceConfig withHooks(Hooks h) {
         return new InstanceConfig(self, addresses, database, application, classification, partitionMap,
-                maxQueuedGlobals, requestThreads, maxQueuedRequests, tickMillis, jdbcUrl, h, network, http);
+                maxQueuedGlobals, requestThreads, maxQueuedRequests, tickMillis, jdbcUrl, h, network, http, listen);
     }
 
     /** This instance with {@code n} for its transport, bind address and cluster id. */
     public InstanceConfig withNetwork(Network n) {
         return new InstanceConfig(self, addresses, database, application, classification, partitionMap,
-                maxQueuedGlobals, requestThreads, maxQueuedRequests, tickMillis, jdbcUrl, hooks, n, http);
+                maxQueuedGlobals, requestThreads, maxQueuedRequests, tickMillis, jdbcUrl, hooks, n, http, listen);
     }
 
     /**
@@ -175,7 +182,7 @@ public record InstanceConfig(int self, List<String> addresses, Path database, Ap
     public InstanceConfig withHttp(String hostPort) {
         if (hostPort != null) parseHostPort(hostPort, 0);
         return new InstanceConfig(self, addresses, database, application, classification, partitionMap,
-                maxQueuedGlobals, requestThreads, maxQueuedRequests, tickMillis, jdbcUrl, hooks, network, hostPort);
+                maxQueuedGlobals, requestThreads, maxQueuedRequests, tickMillis, jdbcUrl, hooks, network, hostPort, listen);
     }
 
     /** The address the instance's port listens on. */
@@ -251,8 +258,15 @@ public record InstanceConfig(int self, List<String> addresses, Path database, Ap
     /** Repeat a Want after this long (plus the longest round trip). */
     public static final long WANT_RESEND_MILLIS = 200;
 
+    /** The address this instance listens on: its ring address, or its replica's within its group. */
     public String address() {
-        return addresses.get(self);
+        return listen != null ? listen.strip() : addresses.get(self);
+    }
+
+    /** This configuration listening on {@code hostPort}, one of its ring position's replica addresses. */
+    public InstanceConfig withListen(String hostPort) {
+        return new InstanceConfig(self, addresses, database, application, classification, partitionMap,
+                maxQueuedGlobals, requestThreads, maxQueuedRequests, tickMillis, jdbcUrl, hooks, network, http, hostPort);
     }
 
     public int port() {

@@ -49,6 +49,9 @@ final class Replies {
             return error(Reply.Status.ABORTED, cause.getMessage());
         }
         stats.failed.increment();
+        if (cause instanceof dev.gyro.runtime.db.UnavailableException u) // its replicated group (decision 24)
+            return error(Reply.Status.UNAVAILABLE, (u.outcomeUnknown() ? "outcome unknown: " : "not run: ")
+                    + request.transaction() + ": " + u.getMessage());
         log.debug("request {} failed", request, e);
         return error(Reply.Status.FAILED, request.transaction() + " failed and was rolled back: " + cause);
     }

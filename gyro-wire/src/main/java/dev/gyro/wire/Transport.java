@@ -88,8 +88,32 @@ public final class Transport {
         return clusterId;
     }
 
-    /** A channel to the instance at {@code address} (host:port). */
+    /** Between the replica addresses of a ring position that is a replicated group: {@code A+B+C}. */
+    public static final String REPLICA_SEPARATOR = "+";
+
+    /**
+     * The replica addresses of one ring position's address: itself for a single instance, each of {@code A+B+C} for a
+     * replicated group (docs/decisions.md, decision 24).
+     */
+    public static java.util.List<String> replicaAddresses(String address) {
+        java.util.List<String> out = new java.util.ArrayList<>();
+        for (String a : address.split(java.util.regex.Pattern.quote(REPLICA_SEPARATOR), -1)) {
+            if (a.isBlank()) throw new IllegalArgumentException("address '" + address + "' names an empty replica");
+            out.add(a.strip());
+        }
+        return java.util.List.copyOf(out);
+    }
+
+    /**
+     * A channel to the instance at {@code address} (host:port); for a replicated group ({@code A+B+C}), to whichever
+     * of its replicas leads it (only the leader listens), found again after a failover.
+     */
     public ManagedChannel channel(String address) {
+        java.util.List<String> replicas = replicaAddresses(address);
+        if (replicas.size() > 1)
+            return Grpc.newChannelBuilder(GroupResolver.target(replicas), channelCredentials())
+                    .maxInboundMessageSize(Wire.MAX_MESSAGE_BYTES)
+                    .build();
         return Grpc.newChannelBuilder(address, channelCredentials())
                 .maxInboundMessageSize(Wire.MAX_MESSAGE_BYTES)
                 .build();

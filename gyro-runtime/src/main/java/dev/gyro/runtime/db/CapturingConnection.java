@@ -61,10 +61,22 @@ public final class CapturingConnection {
     /** Whether writes to Gyro's own metadata tables are captured too, or refused as the application's. */
     private final boolean includesMetadata;
     private SQLException spoiled;
+    /**
+     * The capture this one is nested in, or null: a global request captured on a replicated group's connection
+     * (docs/decisions.md, decision 24) records its rows here for its state update and in the group's capture for the
+     * group's log.
+     */
+    private final CapturingConnection parent;
     long writes; // captured write executions so far (the driver's last_insert_rowid changes only with them)
     WrittenRows lastWritten = WrittenRows.none(); // the rows of the last captured write, for generated keys
 
     private CapturingConnection(Connection real, Dialect dialect, TableCatalog catalog, boolean includesMetadata) {
+        CapturingConnection outer = of(real);
+        this.parent = outer;
+        if (outer != null) {
+            real = outer.real; // statements rewritten once, run on the real connection, recorded in both captures
+            includesMetadata = includesMetadata && outer.includesMetadata;
+        }
         this.real = real;
         this.includesMetadata = includesMetadata;
         this.dialect = dialect;
@@ -95,6 +107,34 @@ public final class CapturingConnection {
      */
     public static CapturingConnection wrapIncludingMetadata(Connection real, Dialect dialect, TableCatalog catalog) {
         return new CapturingConnection(real, dialect, catalog, true);
+    }
+
+    /** The capture whose {@link #connection()} {@code c} is, or null when {@code c} is not a capturing connection. */
+    public static CapturingConnection of(Connection c) {
+        if (c != null && Proxy.isProxyClass(c.getClass()) && Proxy.getInvocationHandler(c) instanceof ConnectionHandler h)
+            return h.capture();
+        return null;
+    }
+
+    /**
+     * Records {@code changes}, already row images and written on {@link #real()} by the caller (a token's updates,
+     * applied by {@link UpdateApplier}), as this transaction's next writes.
+     */
+    void record(List<RowChange> changes) throws SQLException {
+        checkNotSpoiled();
+        for (RowChange r : changes) log_.add(r, true); // folded only with an immediately preceding write of the row
+        if (parent != null) parent.record(changes);
+    }
+
+    /** Marks the capture spoiled: a write on its real connection failed midway ({@link #runCaptured}). */
+    void spoil(SQLException e) {
+        spoiled = e;
+        if (parent != null) parent.spoil(e);
+    }
+
+    /** The connection under the capture, outside it. */
+    Connection real() {
+        return real;
     }
 
     /** The connection to hand to the application's transaction. */
@@ -187,12 +227,13 @@ public final class CapturingConnection {
             rows = changes(written, target);
         } catch (SQLException | RuntimeException e) {
             // The statement ran (or may have): whatever it wrote is not described by the capture.
-            spoiled = e instanceof SQLException s ? s : new SQLException(e.toString(), e);
+            spoil(e instanceof SQLException s ? s : new SQLException(e.toString(), e));
             throw e;
         }
         writes++;
         lastWritten = written;
-        for (RowChange r : rows) log_.add(r, table.otherUniqueIndex() != null);
+        for (CapturingConnection c = this; c != null; c = c.parent)
+            for (RowChange r : rows) c.log_.add(r, table.otherUniqueIndex() != null);
         return count;
     }
 
@@ -312,6 +353,10 @@ public final class CapturingConnection {
     // ---------------------------------------------------------------------------------------- the handlers
 
     private final class ConnectionHandler implements InvocationHandler {
+        CapturingConnection capture() {
+            return CapturingConnection.this;
+        }
+
         @Override
         public Object invoke(Object self, Method m, Object[] args) throws Throwable {
             String name = m.getName();

@@ -111,9 +111,12 @@ public final class Database implements AutoCloseable {
     private final LongAdder retries = new LongAdder();
     /** The pool each handed-out connection came from (weak: a closed connection is forgotten). */
     private final Map<Connection, HikariDataSource> handedOut = new WeakHashMap<>();
+    /** Null: write transactions commit on this database alone; otherwise through its replicated group. */
+    private final Replication replication;
 
     private Database(Dialect dialect, String jdbcUrl, Options options, HikariDataSource writePool,
                      HikariDataSource readPool) {
+        this.replication = null;
         this.dialect = dialect;
         this.jdbcUrl = jdbcUrl;
         this.options = options;
@@ -122,6 +125,34 @@ public final class Database implements AutoCloseable {
         this.readPool = readPool;
         this.tables = TableCatalog.forUrl(jdbcUrl);
         this.tables.invalidate(); // a (re)opened database may have a different schema
+    }
+
+    /** A view of {@code replica} whose write transactions go through {@code replication}; closing it closes nothing. */
+    private Database(Database replica, Replication replication) {
+        this.replication = replication;
+        this.dialect = replica.dialect;
+        this.jdbcUrl = replica.jdbcUrl;
+        this.options = replica.options;
+        this.backoff = replica.backoff;
+        this.writePool = replica.writePool;
+        this.readPool = replica.readPool;
+        this.tables = replica.tables;
+    }
+
+    /**
+     * This database as one replica of a replicated group (docs/decisions.md, decision 24): the same pools, but every
+     * write transaction ({@link #writeConnection()}, {@link #inTransaction} with {@code readOnly} false) begins and
+     * commits through {@code replication}. Read-only transactions are unchanged. Closing the view closes nothing: the
+     * replica owns the database.
+     */
+    public Database replicatedBy(Replication replication) {
+        if (this.replication != null) throw new IllegalStateException(this + " is replicated already");
+        return new Database(this, java.util.Objects.requireNonNull(replication, "replication"));
+    }
+
+    /** True for a view whose writes go through a replicated group ({@link #replicatedBy}). */
+    public boolean replicated() {
+        return replication != null;
     }
 
     /** {@link #open(Dialect, String, Options)} with {@link Options#defaults()}. */
@@ -211,6 +242,7 @@ public final class Database implements AutoCloseable {
      * @throws SQLException when no connection is free, or the transaction cannot begin (busy: retry later)
      */
     public Connection writeConnection() throws SQLException {
+        if (replication != null) return replication.begin();
         return begin(writePool);
     }
 
@@ -249,6 +281,10 @@ public final class Database implements AutoCloseable {
      * is rolled back (or the connection thrown out of the pool) and the exception is rethrown.
      */
     public void commit(Connection c) throws SQLException {
+        if (replication != null && CapturingConnection.of(c) != null) { // begun by the replication
+            replication.commit(c);
+            return;
+        }
         commit(poolOf(c), c);
     }
 
@@ -267,6 +303,10 @@ public final class Database implements AutoCloseable {
      * back cleanly is thrown out of the pool (closing it ends its transaction without committing).
      */
     public void rollback(Connection c) {
+        if (replication != null && CapturingConnection.of(c) != null) {
+            replication.rollback(c);
+            return;
+        }
         discard(poolOf(c), c);
     }
 
@@ -292,6 +332,7 @@ public final class Database implements AutoCloseable {
      * @throws RuntimeException thrown by {@code work} (rolled back; not retried unless caused by a lost race)
      */
     public <T> T inTransaction(boolean readOnly, SqlWork<T> work) throws SQLException {
+        if (replication != null && !readOnly) return inReplicatedTransaction(work);
         HikariDataSource pool = readOnly ? readPool : writePool;
         for (int attempt = 1; ; attempt++) {
             Connection c = null;
@@ -316,6 +357,29 @@ public final class Database implements AutoCloseable {
                 throw rethrow(t);
             } finally {
                 if (c != null) closeQuietly(c);
+            }
+        }
+    }
+
+    /** {@link #inTransaction} for a write through the replicated group: the same retries of lost races. */
+    private <T> T inReplicatedTransaction(SqlWork<T> work) throws SQLException {
+        for (int attempt = 1; ; attempt++) {
+            Connection c = replication.begin();
+            boolean committing = false;
+            try {
+                T result = work.run(c);
+                committing = true;
+                replication.commit(c); // rolls back itself when it fails
+                return result;
+            } catch (Throwable t) {
+                if (!committing) replication.rollback(c);
+                if (attempt < options.maxAttempts() && isRetryable(t)) {
+                    retries.increment();
+                    log.debug("attempt {} lost a race, retrying: {}", attempt, t.toString());
+                    pause(attempt);
+                    continue;
+                }
+                throw rethrow(t);
             }
         }
     }
@@ -359,6 +423,7 @@ public final class Database implements AutoCloseable {
     /** Closes both pools; connections in use are closed when returned. */
     @Override
     public void close() {
+        if (replication != null) return; // a view: the replica owns the pools
         readPool.close();
         writePool.close();
     }

@@ -65,6 +65,17 @@ public final class UpdateApplier {
      */
     public static void apply(Connection connection, Dialect dialect, List<RowChange> changes) throws SQLException {
         if (changes.isEmpty()) return;
+        CapturingConnection capture = CapturingConnection.of(connection);
+        if (capture != null) { // a replicated group's transaction: applied as they are, carried as they are
+            try {
+                apply(capture.real(), dialect, changes);
+            } catch (SQLException | RuntimeException e) {
+                capture.spoil(e instanceof SQLException s ? s : new SQLException(e.toString(), e));
+                throw e;
+            }
+            capture.record(changes);
+            return;
+        }
         dialect.beforeApply(connection);
         Set<String> upserted = new LinkedHashSet<>();
         int i = 0;

@@ -1,0 +1,169 @@
+package dev.gyro.replication;
+
+import dev.gyro.runtime.GyroInstance;
+import dev.gyro.runtime.InstanceConfig;
+import dev.gyro.runtime.db.Database;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.io.IOException;
+import java.nio.file.Path;
+import java.sql.SQLException;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * One replica of a Gyro instance (the paper's Section III: "each Gyro instance replica is associated with a replica of
+ * the DBMS instance"; docs/decisions.md, decision 24): a {@link GroupReplica} of its ring position's group and, while
+ * that replica leads the group, the position's {@link GyroInstance} on the replica's database, listening on the
+ * replica's own address.
+ *
+ * <p>Only the leader listens, so clients and peers, which address a group by all its replicas' addresses, reach the
+ * leader ({@code Transport.channel}). The instance's write transactions commit through the group's log
+ * ({@link Database#replicatedBy}). When the replica stops leading, its instance stops; when it leads (again), a new
+ * instance recovers the belt from the database, which then holds everything the group committed: the Conveyor Belt's
+ * crash recovery ({@code DurableState}) is its failover. An instance that stops itself (fail-stop, decision 11; or a
+ * write whose outcome its group could not settle) is started again the same way.
+ *
+ * <p>A watcher thread does the starting and stopping, woken by the group's events.
+ */
+public final class InstanceReplica implements AutoCloseable {
+
+    private static final Logger log = LoggerFactory.getLogger(InstanceReplica.class);
+
+    private final GroupReplica replica;
+    private final InstanceConfig config;
+    private final Database view;
+    private final GroupSignal signal;
+    private final Thread watcher;
+    private final AtomicLong starts = new AtomicLong();
+    private volatile GyroInstance instance; // started and serving
+    private volatile GyroInstance starting; // being started: close() stops it too
+    private volatile boolean instanceFailed;
+    private volatile boolean closed;
+
+    private InstanceReplica(GroupReplica replica, InstanceConfig config, GroupSignal signal) {
+        this.replica = replica;
+        this.signal = signal;
+        this.config = config.withFailStop((self, reason, cause) -> {
+            instanceFailed = true;
+            signal.changed();
+        });
+        this.view = replica.database().replicatedBy(replica);
+        this.watcher = new Thread(this::watch, "gyro-" + config.self() + "-replica-" + replica.replica() + "-watch");
+        this.watcher.setDaemon(true);
+    }
+
+    /**
+     * Starts replica {@code r} of ring position {@code config.self()}: prepares its database (schema, metadata, the
+     * cluster's and the group's stamps; refused when it belongs to another cluster, group or replica), starts its Ratis
+     * server with its log under {@code logDir}, and runs the position's instance whenever it leads.
+     *
+     * @param config   the position's instance: its ring addresses are the groups' ({@code A+B+C}); {@code listen} is
+     *                 set here to {@code gyroAddress}
+     * @param database this replica's database (a SQLite file or a JDBC URL)
+     */
+    public static InstanceReplica start(GroupSpec spec, int r, String database, Path logDir, InstanceConfig config,
+                                        String gyroAddress) throws SQLException, IOException {
+        return start(spec, r, database, logDir, config, gyroAddress, new GroupSignal());
+    }
+
+    static InstanceReplica start(GroupSpec spec, int r, String database, Path logDir, InstanceConfig config,
+                                 String gyroAddress, GroupSignal signal) throws SQLException, IOException {
+        if (spec.position() != config.self())
+            throw new IllegalArgumentException(spec.name() + " is ring position " + spec.position() + ", but the"
+                    + " instance's configuration is of instance " + config.self());
+        InstanceConfig own = config.withListen(gyroAddress);
+        GroupReplica g = GroupReplica.start(spec, r, database, logDir, signal, c -> {
+            GyroInstance.prepare(c, own);
+            return null;
+        });
+        InstanceReplica ir = new InstanceReplica(g, own, signal);
+        ir.watcher.start();
+        return ir;
+    }
+
+    public GroupReplica group() {
+        return replica;
+    }
+
+    /** The position's instance while this replica leads and runs it, else null. */
+    public GyroInstance instance() {
+        GyroInstance g = instance;
+        return g == null || g.stopped() ? null : g;
+    }
+
+    /** How many times this replica has started the position's instance (each leadership, each restart after a stop). */
+    public long instanceStarts() {
+        return starts.get();
+    }
+
+    private void watch() {
+        int failures = 0;
+        while (!closed) {
+            try {
+                signal.await(() -> closed || instanceFailed || replica.isLeader() != (instance != null),
+                        System.nanoTime() + 1_000_000_000L);
+                if (closed) break;
+                GyroInstance running = instance;
+                if (running != null && (instanceFailed || !replica.isLeader())) {
+                    log.info("instance {} at replica {}: {}", config.self(), replica.replica(),
+                            instanceFailed ? "it stopped itself; starting it again if this replica leads"
+                                    : "this replica no longer leads its group; stopping the instance");
+                    instance = null;
+                    running.close();
+                    instanceFailed = false;
+                    continue;
+                }
+                if (running == null && replica.isLeader()) {
+                    GyroInstance g = new GyroInstance(config, view);
+                    starting = g;
+                    try {
+                        g.start();
+                        instance = g;
+                        starting = null;
+                        starts.incrementAndGet();
+                        failures = 0;
+                        log.info("instance {} runs at replica {} of its group (leader), on {}", config.self(),
+                                replica.replica(), config.address());
+                    } catch (IOException | RuntimeException e) {
+                        starting = null;
+                        g.close();
+                        instanceFailed = false;
+                        failures++;
+                        log.warn("instance {} could not start at replica {} (attempt {}): {}", config.self(),
+                                replica.replica(), failures, e.getMessage());
+                        Thread.sleep(Math.min(2_000, 50L << Math.min(failures, 6))); // a port still held, a leader lost
+                    }
+                }
+            } catch (InterruptedException e) {
+                break;
+            } catch (RuntimeException e) {
+                log.error("instance {} at replica {}: the watch failed", config.self(), replica.replica(), e);
+            }
+        }
+    }
+
+    /** Stops at once, as a crash would: the instance, the Ratis server, the database. */
+    @Override
+    public void close() {
+        if (closed) return;
+        closed = true;
+        replica.close(); // first, as a crash: its log stops at once, and what its instance had in flight cannot commit
+        watcher.interrupt();
+        try {
+            watcher.join(10_000);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        GyroInstance g = instance;
+        instance = null;
+        if (g != null) g.close();
+        g = starting;
+        if (g != null) g.close();
+    }
+
+    @Override
+    public String toString() {
+        return "replica " + replica.replica() + " of instance " + config.self();
+    }
+}

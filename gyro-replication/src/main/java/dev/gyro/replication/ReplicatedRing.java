@@ -1,0 +1,197 @@
+package dev.gyro.replication;
+
+import dev.gyro.runtime.GyroInstance;
+import dev.gyro.runtime.InstanceConfig;
+import dev.gyro.servers.FreePorts;
+import dev.gyro.wire.Transport;
+
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.nio.file.Path;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.IntFunction;
+
+/**
+ * A ring of replicated groups in one JVM over real sockets (docs/decisions.md, decision 24): N ring positions, each a
+ * group of R {@link InstanceReplica}s, each replica with its own database, its own Ratis port and its own Gyro port.
+ * The ring's address of a position lists its replicas' Gyro addresses ({@code A+B+C}). For {@code gyro demo
+ * --replicas R} and tests; {@link #kill} and {@link #restart} stop a replica as a crash would and bring it back on
+ * its database and log.
+ */
+public final class ReplicatedRing implements AutoCloseable {
+
+    private final List<GroupSpec> specs = new ArrayList<>();
+    private final List<List<String>> databases;
+    private final List<List<String>> gyroAddresses = new ArrayList<>();
+    private final List<String> ring = new ArrayList<>();
+    private final Path logRoot;
+    private final IntFunction<InstanceConfig> configs;
+    private final InstanceReplica[][] replicas;
+    private final GroupSignal[] signals;
+
+    private ReplicatedRing(List<List<String>> databases, Path logRoot, IntFunction<InstanceConfig> configs) {
+        this.databases = databases;
+        this.logRoot = logRoot;
+        this.configs = configs;
+        int n = databases.size();
+        this.replicas = new InstanceReplica[n][];
+        this.signals = new GroupSignal[n];
+        for (int p = 0; p < n; p++) {
+            replicas[p] = new InstanceReplica[databases.get(p).size()];
+            signals[p] = new GroupSignal();
+        }
+    }
+
+    /**
+     * Starts every replica of every position on free loopback ports.
+     *
+     * @param databases replica r of position p on {@code databases.get(p).get(r)} (SQLite files or JDBC URLs)
+     * @param logRoot   replica r of position p keeps its log under {@code logRoot/group-p/replica-r}
+     * @param configs   the instance configuration of position p, given the ring's addresses (the groups')
+     */
+    public static ReplicatedRing start(List<List<String>> databases, Path logRoot, String cluster, GroupTimeouts timeouts,
+                                       RingConfig configs) throws IOException, SQLException {
+        ReplicatedRing r = new ReplicatedRing(List.copyOf(databases), logRoot, null);
+        int total = 0;
+        for (List<String> g : databases) total += g.size();
+        List<Integer> ports = FreePorts.take(2 * total);
+        int next = 0;
+        for (int p = 0; p < databases.size(); p++) {
+            List<InetSocketAddress> raft = new ArrayList<>();
+            List<String> gyro = new ArrayList<>();
+            for (int i = 0; i < databases.get(p).size(); i++) {
+                raft.add(new InetSocketAddress("127.0.0.1", ports.get(next++)));
+                gyro.add("127.0.0.1:" + ports.get(next++));
+            }
+            r.specs.add(new GroupSpec(cluster, p, raft, timeouts));
+            r.gyroAddresses.add(List.copyOf(gyro));
+            r.ring.add(String.join(Transport.REPLICA_SEPARATOR, gyro));
+        }
+        ReplicatedRing ring = new ReplicatedRing(r.databases, logRoot, p -> configs.config(p, List.copyOf(r.ring)));
+        ring.specs.addAll(r.specs);
+        ring.gyroAddresses.addAll(r.gyroAddresses);
+        ring.ring.addAll(r.ring);
+        try {
+            for (int p = 0; p < ring.size(); p++)
+                for (int i = 0; i < ring.replicas(p); i++) ring.restart(p, i);
+        } catch (IOException | SQLException | RuntimeException e) {
+            ring.close();
+            throw e;
+        }
+        return ring;
+    }
+
+    /** The instance configuration of a ring position, given the ring's addresses. */
+    @FunctionalInterface
+    public interface RingConfig {
+        InstanceConfig config(int position, List<String> ring);
+    }
+
+    /** The ring's addresses: one per position, each its replicas' Gyro addresses joined ({@code A+B+C}). */
+    public List<String> addresses() {
+        return List.copyOf(ring);
+    }
+
+    public int size() {
+        return specs.size();
+    }
+
+    public int replicas(int position) {
+        return replicas[position].length;
+    }
+
+    public GroupSpec spec(int position) {
+        return specs.get(position);
+    }
+
+    /** Replica {@code r} of {@code position}, or null while it is killed. */
+    public synchronized InstanceReplica replica(int position, int r) {
+        return replicas[position][r];
+    }
+
+    /** The replica of {@code position} that leads its group and runs its instance now, or null. */
+    public InstanceReplica leader(int position) {
+        for (int r = 0; r < replicas(position); r++) {
+            InstanceReplica x = replica(position, r);
+            if (x != null && x.group().isLeader() && x.instance() != null) return x;
+        }
+        return null;
+    }
+
+    /** The instance of {@code position} running now (at its leader), or null. */
+    public GyroInstance instance(int position) {
+        InstanceReplica l = leader(position);
+        return l == null ? null : l.instance();
+    }
+
+    /** Waits until every position has a leader running its instance; false at the deadline. */
+    public boolean awaitLeaders(java.time.Duration within) throws InterruptedException {
+        long deadline = System.nanoTime() + within.toNanos();
+        for (int p = 0; p < size(); p++) {
+            int position = p;
+            if (!signals[p].await(() -> leader(position) != null, deadline)) return false;
+        }
+        return true;
+    }
+
+    /** Stops replica {@code r} of {@code position} at once, as a crash would (its database and log stay). */
+    public void kill(int position, int r) {
+        InstanceReplica x;
+        synchronized (this) {
+            x = replicas[position][r];
+            replicas[position][r] = null;
+        }
+        if (x != null) x.close();
+        signals[position].changed();
+    }
+
+    /** (Re)starts replica {@code r} of {@code position} on its database and log; it catches up from the log. */
+    public InstanceReplica restart(int position, int r) throws IOException, SQLException {
+        kill(position, r);
+        InstanceReplica x = InstanceReplica.start(specs.get(position), r, databases.get(position).get(r),
+                logRoot.resolve("group-" + position).resolve("replica-" + r), configs.apply(position),
+                gyroAddresses.get(position).get(r), signals[position]);
+        synchronized (this) {
+            replicas[position][r] = x;
+        }
+        signals[position].changed();
+        return x;
+    }
+
+    /**
+     * Waits until every running replica of every group has applied its group's whole log, as far as the leader's
+     * log goes; false at the deadline.
+     */
+    public boolean awaitReplicasCaughtUp(java.time.Duration within) throws InterruptedException {
+        long deadline = System.nanoTime() + within.toNanos();
+        for (int p = 0; p < size(); p++) {
+            int position = p;
+            if (!signals[p].await(() -> caughtUp(position), deadline)) return false;
+        }
+        return true;
+    }
+
+    private boolean caughtUp(int position) {
+        InstanceReplica l = leader(position);
+        if (l == null) return false;
+        long last;
+        try {
+            last = l.group().lastRequestIndex();
+        } catch (IOException e) {
+            return false;
+        }
+        for (int r = 0; r < replicas(position); r++) {
+            InstanceReplica x = replica(position, r);
+            if (x != null && x.group().storedIndex() < last) return false;
+        }
+        return true;
+    }
+
+    @Override
+    public void close() {
+        for (int p = 0; p < replicas.length; p++)
+            for (int r = 0; r < replicas[p].length; r++) kill(p, r);
+    }
+}
