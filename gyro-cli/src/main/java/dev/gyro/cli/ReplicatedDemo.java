@@ -136,7 +136,7 @@ final class ReplicatedDemo {
             int position = atHolder ? holder : random.nextInt(ring.size());
             InstanceReplica leader = ring.leader(position);
             if (leader == null) return; // mid-failover already: try at the next step
-            boolean holds = "HOLDER".equals(roleOf(leader)) || "PARKED".equals(roleOf(leader));
+            boolean holds = holdsToken(roleOf(leader));
             ring.kill(position, leader.group().replica());
             kills++;
             if (holds) killsHoldingToken++;
@@ -153,9 +153,14 @@ final class ReplicatedDemo {
         for (int p = 0; p < ring.size(); p++) {
             InstanceReplica l = ring.leader(p);
             String role = l == null ? null : roleOf(l);
-            if ("HOLDER".equals(role) || "PARKED".equals(role)) return p;
+            if (holdsToken(role)) return p;
         }
         return -1;
+    }
+
+    /** The belt's roles while it holds the token (ConveyorBelt.Role): applying, running its round, or parked. */
+    private static boolean holdsToken(String role) {
+        return "APPLYING".equals(role) || "PRIMARY".equals(role) || "PARKED".equals(role);
     }
 
     private static String roleOf(InstanceReplica r) {
