@@ -33,7 +33,7 @@ import java.util.concurrent.Callable;
 final class BenchCommand implements Callable<Integer> {
 
     @Parameters(index = "0", paramLabel = "SCENARIO", description = "local-ratio, scale-lan, wan-latency, wan-scale, "
-            + "tpcc, scale-sim, or app (an application's own workload: --app NAME [--app-jar PATH])")
+            + "tpcc, scale-sim, replicas (one replica per instance against groups of three: latency, throughput, failover), or app (an application's own workload: --app NAME [--app-jar PATH])")
     String scenario;
 
     @Option(names = "--app", paramLabel = "NAME", description = "the application of the 'app' scenario")
@@ -89,6 +89,10 @@ final class BenchCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         if (scenario.equals(ScaleSimScenario.NAME)) return scaleSim();
+        if (scenario.equals(ReplicasBenchmark.NAME)) {
+            Path dir = claimOut();
+            return dir == null ? 2 : new ReplicasBenchmark(quick, OwnedFolder.fresh(dir, "--out"), System.out).run();
+        }
         if (seed != null || applyMs != null || hopMs != null) {
             System.out.println("bench: FAILED: --seed, --apply-ms and --hop-ms go with scale-sim; the other scenarios "
                     + "run with their own seed on real instances");

@@ -79,7 +79,7 @@ final class CallCommand implements Callable<Integer> {
             Path session = target.cluster == null ? null : sessionFile(target.cluster);
             long after = Math.max(afterGsn, session == null ? 0 : seenGsn(session));
             Request request = Request.of(transaction, values.toArray());
-            Reply r = client.call(new Request(request.transaction(), request.parameters(), false, after));
+            Reply r = client.call(request.after(after));
             System.out.println(r);
             if (session != null && r.gsn() > after) Files.writeString(session, r.gsn() + "\n");
             return r.ok() ? 0 : 1;

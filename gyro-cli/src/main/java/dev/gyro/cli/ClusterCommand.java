@@ -46,7 +46,8 @@ import java.util.stream.Stream;
  */
 @Command(name = "cluster", mixinStandardHelpOptions = true,
         description = "Run a Gyro cluster on throwaway PostgreSQL, MariaDB or SQLite databases, or on existing ones.",
-        subcommands = {ClusterCommand.Start.class, ClusterCommand.Stop.class, ClusterCommand.Status.class})
+        subcommands = {ClusterCommand.Start.class, ClusterCommand.Stop.class, ClusterCommand.Status.class,
+                ClusterCommand.Replace.class})
 final class ClusterCommand implements Runnable {
 
     static final String READY = "gyro cluster: ready";
@@ -147,6 +148,11 @@ final class ClusterCommand implements Runnable {
                 + " of the cluster's own CA, made in DIR/tls; clients use DIR/tls/client.crt)")
         boolean insecure;
 
+        @Option(names = "--replicas", defaultValue = "1", description = "replicas per instance: 3 runs each instance as a"
+                + " replicated group of 3, each replica with its own database, tolerating the loss of one per group;"
+                + " replace one with 'gyro cluster replace' (default: ${DEFAULT-VALUE})")
+        int replicas;
+
         @Override
         public Integer call() throws Exception {
             Path d = dir.toAbsolutePath();
@@ -165,8 +171,13 @@ final class ClusterCommand implements Runnable {
                         + "); stop it with: gyro cluster stop --dir " + dir);
                 return 1;
             }
-            if (instances < 1 || scale < 1) {
-                System.err.println("gyro cluster: --instances and --scale must be positive");
+            if (instances < 1 || scale < 1 || replicas < 1) {
+                System.err.println("gyro cluster: --instances, --scale and --replicas must be positive");
+                return 2;
+            }
+            if (replicas > 1 && config != null) {
+                System.err.println("gyro cluster: --replicas runs throwaway databases it makes itself; a cluster from"
+                        + " --config " + config + " has one database per instance");
                 return 2;
             }
             try {
@@ -205,6 +216,9 @@ final class ClusterCommand implements Runnable {
         }
 
         private int runHere(Path d) throws Exception {
+            if (replicas > 1)
+                return new ReplicatedCluster(d, Backend.parse(backend), apps.byName(app), instances, replicas, scale,
+                        seed, insecure, bind, apps.arguments()).run(System.out);
             PrintStream out = System.out;
             LocalCluster cluster;
             Application application;
@@ -379,6 +393,7 @@ final class ClusterCommand implements Runnable {
                 cmd.addAll(apps.arguments());
                 if (insecure) cmd.add("--insecure");
                 if (bind != null) cmd.addAll(List.of("--bind", bind));
+                if (replicas > 1) cmd.addAll(List.of("--replicas", Integer.toString(replicas)));
                 if (config != null) cmd.addAll(List.of("--config", config.toAbsolutePath().toString()));
             }
             if (Logging.level() != null) cmd.addAll(List.of("--log-level", Logging.level()));
@@ -450,6 +465,8 @@ final class ClusterCommand implements Runnable {
             if (!keepData) {
                 for (Path s : serverDirectories(d)) deleteTree(s);
                 for (String f : List.of("cluster.json", "cluster.log")) Files.deleteIfExists(d.resolve(f));
+                for (String f : List.of(ReplicatedCluster.LOGS, ReplicatedCluster.CONTROL))
+                    if (Files.isDirectory(d.resolve(f))) deleteTree(d.resolve(f));
                 if (Files.isDirectory(tlsDirectory(d))) deleteTree(tlsDirectory(d));
                 Files.deleteIfExists(CallCommand.sessionFile(d));
                 for (int i = 0; ; i++) {
@@ -474,6 +491,33 @@ final class ClusterCommand implements Runnable {
             try (Stream<Path> all = Files.walk(root)) {
                 for (Path p : all.sorted(Comparator.reverseOrder()).toList()) Files.deleteIfExists(p);
             }
+        }
+    }
+
+    // ---------------------------------------------------------------------------------------------- replace
+
+    @Command(name = "replace", mixinStandardHelpOptions = true, description = "Replace a replica of a cluster started"
+            + " with --replicas: its database and log are deleted and it is rebuilt from a copy of its group leader's"
+            + " database (SQLite) and the log after it, as a new machine would be.")
+    static final class Replace implements Callable<Integer> {
+
+        @Option(names = "--dir", defaultValue = "gyro-cluster", description = "the cluster's directory (default: ${DEFAULT-VALUE})")
+        Path dir;
+
+        @Option(names = "--group", required = true, description = "the instance (ring position) whose group it is")
+        int group;
+
+        @Option(names = "--replica", required = true, description = "the replica to replace (0-based; not the leader)")
+        int replica;
+
+        @Override
+        public Integer call() throws Exception {
+            Path d = dir.toAbsolutePath();
+            if (running(d) == null) {
+                System.err.println("gyro cluster: nothing runs in " + d);
+                return 3;
+            }
+            return ReplicatedCluster.requestReplace(d, group, replica, System.out, System.err);
         }
     }
 

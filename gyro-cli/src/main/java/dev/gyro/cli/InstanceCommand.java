@@ -27,8 +27,31 @@ final class InstanceCommand implements Callable<Integer> {
     int id;
 
     @Option(names = "--ring", required = true, split = ",",
-            description = "host:port of every instance, in ring order, comma-separated")
+            description = "host:port of every instance, in ring order, comma-separated; an instance that is a replicated"
+                    + " group is the host:port of each of its replicas joined by '+' (A+B+C)")
     List<String> ring;
+
+    @Option(names = "--replica", paramLabel = "R", description = "run replica R (0-based) of instance --id's replicated"
+            + " group: its --ring entry lists the group's replicas (A+B+C), --group-log their log addresses; the replica"
+            + " serves on its own address of the two while it leads its group")
+    Integer replica;
+
+    @Option(names = "--group-log", paramLabel = "A+B+C", description = "with --replica: host:port of each replica's"
+            + " group log (Apache Ratis) server, in replica order, joined by '+'")
+    String groupLog;
+
+    @Option(names = "--log-dir", paramLabel = "DIR", description = "with --replica: where this replica keeps its group"
+            + " log (default: DB.group-log beside a SQLite --db; required with --jdbc-url)")
+    Path logDir;
+
+    @Option(names = "--election-ms", paramLabel = "MIN-MAX", defaultValue = "500-1000", description = "with --replica:"
+            + " how long a follower waits without hearing its leader before it stands for election, drawn between MIN"
+            + " and MAX ms (default: ${DEFAULT-VALUE})")
+    String election;
+
+    @Option(names = "--commit-timeout-ms", paramLabel = "MS", defaultValue = "5000", description = "with --replica: how"
+            + " long a write waits for its group to commit it before it is answered UNAVAILABLE (default: ${DEFAULT-VALUE})")
+    long commitTimeoutMs;
 
     @Option(names = "--db", description = "this instance's SQLite database file")
     Path db;
@@ -102,6 +125,11 @@ final class InstanceCommand implements Callable<Integer> {
             return 2;
         }
         if (classification != null) config = config.withClassification(Classification.read(classification));
+        if (replica != null) return runReplica(config, target, network, application);
+        if (groupLog != null || logDir != null) {
+            System.err.println("gyro instance: --group-log and --log-dir are for a replica of a group: give --replica");
+            return 2;
+        }
         GyroInstance instance = new GyroInstance(config).start();
         System.out.println("gyro instance " + id + " of " + ring.size() + " serving " + app + " on " + ring.get(id)
                 + " (listening on " + config.bindHost() + ", " + network.transport() + ", database "
@@ -111,6 +139,74 @@ final class InstanceCommand implements Callable<Integer> {
         CountDownLatch stop = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             instance.close();
+            stop.countDown();
+        }));
+        stop.await();
+        return 0;
+    }
+
+    /** One replica of a replicated group (docs/decisions.md, decision 24): runs the instance while it leads. */
+    private int runReplica(InstanceConfig config, String target, InstanceConfig.Network network, Application application)
+            throws Exception {
+        List<String> gyro = Transport.replicaAddresses(ring.get(id));
+        if (groupLog == null) {
+            System.err.println("gyro instance: --replica needs --group-log, the log address of each replica of the group");
+            return 2;
+        }
+        List<java.net.InetSocketAddress> logs = new java.util.ArrayList<>();
+        for (String a : Transport.replicaAddresses(groupLog)) {
+            int colon = a.lastIndexOf(':');
+            try {
+                logs.add(new java.net.InetSocketAddress(a.substring(0, colon), Integer.parseInt(a.substring(colon + 1))));
+            } catch (RuntimeException e) {
+                System.err.println("gyro instance: --group-log: '" + a + "' is not host:port");
+                return 2;
+            }
+        }
+        if (logs.size() != gyro.size()) {
+            System.err.println("gyro instance: instance " + id + " is a group of " + gyro.size() + " replicas in --ring ("
+                    + ring.get(id) + ") but --group-log names " + logs.size());
+            return 2;
+        }
+        if (replica < 0 || replica >= gyro.size()) {
+            System.err.println("gyro instance: --replica " + replica + ": instance " + id + " has replicas 0.."
+                    + (gyro.size() - 1));
+            return 2;
+        }
+        if (logDir == null && db == null) {
+            System.err.println("gyro instance: --replica with --jdbc-url needs --log-dir, where the group log goes");
+            return 2;
+        }
+        Path dir = logDir != null ? logDir : Path.of(db.toString() + ".group-log");
+        dev.gyro.replication.GroupTimeouts timeouts;
+        try {
+            String[] e = election.split("-");
+            timeouts = dev.gyro.replication.GroupTimeouts.DEFAULT
+                    .withElection(java.time.Duration.ofMillis(Long.parseLong(e[0].strip())),
+                            java.time.Duration.ofMillis(Long.parseLong(e[e.length - 1].strip())))
+                    .withCommit(java.time.Duration.ofMillis(commitTimeoutMs));
+        } catch (RuntimeException e) {
+            System.err.println("gyro instance: --election-ms " + election + " / --commit-timeout-ms " + commitTimeoutMs
+                    + ": " + e.getMessage());
+            return 2;
+        }
+        var spec = new dev.gyro.replication.GroupSpec(network.clusterId(), id, logs, timeouts);
+        dev.gyro.replication.InstanceReplica r;
+        try {
+            r = dev.gyro.replication.InstanceReplica.start(spec, replica, target, dir, config.withFailStop(FailStop.KEEP_PROCESS),
+                    gyro.get(replica));
+        } catch (java.sql.SQLException e) {
+            System.err.println("gyro instance: replica " + replica + " of instance " + id + ": " + e.getMessage());
+            return 1;
+        }
+        System.out.println("gyro instance " + id + " replica " + replica + " of " + gyro.size() + ", ring of "
+                + ring.size() + ", serving " + app + " on " + gyro.get(replica) + " while it leads its group (group log on "
+                + logs.get(replica).getHostString() + ":" + logs.get(replica).getPort() + ", kept in " + dir
+                + "; database " + config.describeDatabase() + ", " + network.transport() + ")");
+        System.out.flush();
+        CountDownLatch stop = new CountDownLatch(1);
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            r.close();
             stop.countDown();
         }));
         stop.await();

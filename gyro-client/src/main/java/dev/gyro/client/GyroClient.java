@@ -37,6 +37,8 @@ public final class GyroClient implements AutoCloseable {
     private final long deadlineMillis;
     private final int preferred;
     private final Transport transport;
+    /** Per instance: a replicated group (docs/decisions.md, decision 24), whose requests carry ids and are retried. */
+    private final boolean[] replicated;
 
     private GyroClient(RoutingTable routing, long deadlineMillis, int preferred, Transport transport) {
         this.routing = routing;
@@ -44,6 +46,9 @@ public final class GyroClient implements AutoCloseable {
         this.preferred = preferred;
         this.transport = transport;
         for (String address : routing.addresses()) channels.add(transport.channel(address));
+        this.replicated = new boolean[routing.addresses().size()];
+        for (int i = 0; i < replicated.length; i++)
+            replicated[i] = Transport.replicaAddresses(routing.addresses().get(i)).size() > 1;
     }
 
     /**
@@ -140,7 +145,7 @@ public final class GyroClient implements AutoCloseable {
         public Reply call(Request request) {
             long after = seenGsn.get();
             if (after > request.afterGsn())
-                request = new Request(request.transaction(), request.parameters(), request.forwarded(), after);
+                request = request.after(after);
             Reply reply = entry < 0 ? GyroClient.this.call(request) : send(entry, request);
             if (reply.gsn() > 0) seenGsn.accumulateAndGet(reply.gsn(), Math::max);
             return reply;
@@ -163,13 +168,37 @@ public final class GyroClient implements AutoCloseable {
                 java.nio.charset.StandardCharsets.UTF_8);
     }
 
+    /**
+     * Sends {@code request} to {@code instance}. An instance that is a replicated group (docs/decisions.md, decision 24)
+     * may lose its leader while the request is on its way: the request then carries an id, and is sent again with the
+     * same id until it is answered otherwise or the deadline passes; the group answers a request that had run from its
+     * recorded reply instead of running it twice.
+     */
     private Reply send(int instance, Request request) {
+        long deadline = System.nanoTime() + deadlineMillis * 1_000_000L;
+        if (!replicated[instance]) return sendOnce(instance, request, deadline);
+        Request once = request.id() != null ? request : request.withId(java.util.UUID.randomUUID().toString());
+        for (int attempt = 1; ; attempt++) {
+            Reply r = sendOnce(instance, once, deadline);
+            if (r.status() != Reply.Status.UNAVAILABLE || System.nanoTime() >= deadline) return r;
+            log.debug("request {} to instance {} answered {} (attempt {}): sending it again with its id", once,
+                    instance, r.message(), attempt);
+            try {
+                Thread.sleep(Math.min(200, 5L << Math.min(attempt, 6))); // a leader stepping down answers at once
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return r;
+            }
+        }
+    }
+
+    private Reply sendOnce(int instance, Request request, long deadlineNanos) {
         try {
-            CallOptions options = CallOptions.DEFAULT.withDeadlineAfter(deadlineMillis, TimeUnit.MILLISECONDS);
-            // A replicated group (docs/decisions.md, decision 24): while it elects a leader none of its replicas listens,
-            // so the call waits for one to, within its deadline, instead of failing; it is sent only once connected.
-            if (Transport.replicaAddresses(routing.addresses().get(instance)).size() > 1)
-                options = options.withWaitForReady();
+            long left = Math.max(1, (deadlineNanos - System.nanoTime()) / 1_000_000L);
+            CallOptions options = CallOptions.DEFAULT.withDeadlineAfter(left, TimeUnit.MILLISECONDS);
+            // A replicated group: while it elects a leader none of its replicas listens, so the call waits for one to,
+            // within its deadline, instead of failing; it is sent only once connected.
+            if (replicated[instance]) options = options.withWaitForReady();
             byte[] body = ClientCalls.blockingUnaryCall(channels.get(instance), Wire.EXECUTE, options, request.encode());
             return Reply.decode(body);
         } catch (StatusRuntimeException e) {
@@ -181,7 +210,9 @@ public final class GyroClient implements AutoCloseable {
                 if (unknown != null) return unknown;
             }
             return Reply.error(Reply.Status.UNAVAILABLE, "instance " + instance + " at "
-                    + routing.addresses().get(instance) + " is unreachable: " + describe(e), instance);
+                    + routing.addresses().get(instance) + " is unreachable: " + describe(e)
+                    + (replicated[instance] ? " (a replicated group: none of its replicas led it and answered in time)"
+                    : ""), instance);
         }
     }
 

@@ -149,6 +149,11 @@ public final class GroupReplica implements Replication, AutoCloseable {
         // Pre-vote (Ratis' default, set here because the short election timeouts rely on it): a follower that missed
         // heartbeats only because its machine was busy asks first, and the others, still hearing their leader, say no.
         RaftServerConfigKeys.LeaderElection.setPreVote(p, true);
+        // Reads (decision 24): linearizable, served by the leader at once while its lease holds (it heard a majority
+        // within 90% of the shortest election timeout, before any other replica can be elected), else after a round of
+        // heartbeats confirms it leads (Ratis' read index).
+        RaftServerConfigKeys.Read.setOption(p, RaftServerConfigKeys.Read.Option.LINEARIZABLE);
+        RaftServerConfigKeys.Read.setLeaderLeaseEnabled(p, true);
         return p;
     }
 
@@ -269,6 +274,37 @@ public final class GroupReplica implements Replication, AutoCloseable {
         } finally {
             if (!committing) rollback(c);
         }
+    }
+
+    /**
+     * {@link Replication#beforeRead}: a linearizable read through this replica's own Ratis server, which answers once
+     * this replica proved it leads (its leader lease, or Ratis' read index) and its database applied the log up to the
+     * commit index of that moment.
+     */
+    @Override
+    public void beforeRead() throws SQLException {
+        RaftClientRequest request = RaftClientRequest.newBuilder()
+                .setClientId(clientId)
+                .setServerId(server.getId())
+                .setGroupId(spec.groupId())
+                .setCallId(callIds.incrementAndGet())
+                .setMessage(Message.EMPTY)
+                .setType(RaftClientRequest.readRequestType())
+                .build();
+        String why;
+        try {
+            RaftClientReply r = server.submitClientRequestAsync(request)
+                    .get(spec.commitTimeout().toMillis(), TimeUnit.MILLISECONDS);
+            if (r.isSuccess()) return;
+            why = String.valueOf(r.getException());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            why = "interrupted";
+        } catch (ExecutionException | TimeoutException | IOException | RuntimeException e) {
+            why = e instanceof TimeoutException ? "no answer within " + millis(spec.commitTimeout()) : e.toString();
+        }
+        throw unavailable(GroupUnavailableException.Outcome.NOT_APPLIED, "replica " + replica
+                + " cannot prove it still leads its group, so it does not read: " + why);
     }
 
     /** A write transaction begun as leader: the real connection, its capture, and the basis it runs on. */

@@ -85,4 +85,19 @@ final class ReplicaProgress {
                         + " already records it or a later one (or was never claimed)");
         }
     }
+
+    /**
+     * Restamps a copy of replica {@code from}'s database as replica {@code to}'s (a snapshot taken to rebuild a replica,
+     * docs/decisions.md, decision 24); where it stands in the log is the copy's.
+     *
+     * @throws SQLException when the copy is not of {@code group}'s replica {@code from}
+     */
+    static Position restamp(Connection c, String group, int from, int to) throws SQLException {
+        Position at = claim(c, group, from);
+        try (PreparedStatement ps = c.prepareStatement("UPDATE " + TABLE + " SET replica = ? WHERE id = 1")) {
+            ps.setInt(1, to);
+            ps.executeUpdate();
+        }
+        return at;
+    }
 }

@@ -212,6 +212,12 @@ final class ReplicaStateMachine extends BaseStateMachine {
         signal.changed();
     }
 
+    /** A linearizable read (GroupReplica.beforeRead): Ratis calls it once the log is applied far enough. */
+    @Override
+    public CompletableFuture<Message> query(Message request) {
+        return CompletableFuture.completedFuture(Message.EMPTY);
+    }
+
     @Override
     public void notifyLeaderChanged(RaftGroupMemberId groupMemberId, RaftPeerId newLeaderId) {
         signal.changed();

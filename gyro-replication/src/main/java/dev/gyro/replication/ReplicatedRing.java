@@ -11,7 +11,6 @@ import java.nio.file.Path;
 import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.function.IntFunction;
 
 /**
  * A ring of replicated groups in one JVM over real sockets (docs/decisions.md, decision 24): N ring positions, each a
@@ -22,19 +21,25 @@ import java.util.function.IntFunction;
  */
 public final class ReplicatedRing implements AutoCloseable {
 
-    private final List<GroupSpec> specs = new ArrayList<>();
+    private final List<GroupSpec> specs;
     private final List<List<String>> databases;
-    private final List<List<String>> gyroAddresses = new ArrayList<>();
-    private final List<String> ring = new ArrayList<>();
+    private final List<List<String>> gyroAddresses;
+    private final List<String> ring;
     private final Path logRoot;
-    private final IntFunction<InstanceConfig> configs;
+    private final RingConfig configs;
     private final InstanceReplica[][] replicas;
     private final GroupSignal[] signals;
 
-    private ReplicatedRing(List<List<String>> databases, Path logRoot, IntFunction<InstanceConfig> configs) {
-        this.databases = databases;
+    private ReplicatedRing(List<GroupSpec> specs, List<List<String>> databases, List<List<String>> gyroAddresses,
+                           Path logRoot, RingConfig configs) {
+        this.specs = List.copyOf(specs);
+        this.databases = List.copyOf(databases);
+        this.gyroAddresses = List.copyOf(gyroAddresses);
         this.logRoot = logRoot;
         this.configs = configs;
+        List<String> r = new ArrayList<>();
+        for (List<String> g : gyroAddresses) r.add(String.join(Transport.REPLICA_SEPARATOR, g));
+        this.ring = List.copyOf(r);
         int n = databases.size();
         this.replicas = new InstanceReplica[n][];
         this.signals = new GroupSignal[n];
@@ -53,26 +58,23 @@ public final class ReplicatedRing implements AutoCloseable {
      */
     public static ReplicatedRing start(List<List<String>> databases, Path logRoot, String cluster, GroupTimeouts timeouts,
                                        RingConfig configs) throws IOException, SQLException {
-        ReplicatedRing r = new ReplicatedRing(List.copyOf(databases), logRoot, null);
         int total = 0;
         for (List<String> g : databases) total += g.size();
         List<Integer> ports = FreePorts.take(2 * total);
+        List<GroupSpec> specs = new ArrayList<>();
+        List<List<String>> gyro = new ArrayList<>();
         int next = 0;
         for (int p = 0; p < databases.size(); p++) {
             List<InetSocketAddress> raft = new ArrayList<>();
-            List<String> gyro = new ArrayList<>();
+            List<String> addresses = new ArrayList<>();
             for (int i = 0; i < databases.get(p).size(); i++) {
                 raft.add(new InetSocketAddress("127.0.0.1", ports.get(next++)));
-                gyro.add("127.0.0.1:" + ports.get(next++));
+                addresses.add("127.0.0.1:" + ports.get(next++));
             }
-            r.specs.add(new GroupSpec(cluster, p, raft, timeouts));
-            r.gyroAddresses.add(List.copyOf(gyro));
-            r.ring.add(String.join(Transport.REPLICA_SEPARATOR, gyro));
+            specs.add(new GroupSpec(cluster, p, raft, timeouts));
+            gyro.add(List.copyOf(addresses));
         }
-        ReplicatedRing ring = new ReplicatedRing(r.databases, logRoot, p -> configs.config(p, List.copyOf(r.ring)));
-        ring.specs.addAll(r.specs);
-        ring.gyroAddresses.addAll(r.gyroAddresses);
-        ring.ring.addAll(r.ring);
+        ReplicatedRing ring = new ReplicatedRing(specs, databases, gyro, logRoot, configs);
         try {
             for (int p = 0; p < ring.size(); p++)
                 for (int i = 0; i < ring.replicas(p); i++) ring.restart(p, i);
@@ -151,13 +153,44 @@ public final class ReplicatedRing implements AutoCloseable {
     public InstanceReplica restart(int position, int r) throws IOException, SQLException {
         kill(position, r);
         InstanceReplica x = InstanceReplica.start(specs.get(position), r, databases.get(position).get(r),
-                logRoot.resolve("group-" + position).resolve("replica-" + r), configs.apply(position),
+                logRoot.resolve("group-" + position).resolve("replica-" + r), configs.config(position, ring),
                 gyroAddresses.get(position).get(r), signals[position]);
         synchronized (this) {
             replicas[position][r] = x;
         }
         signals[position].changed();
         return x;
+    }
+
+    /**
+     * Rebuilds replica {@code r} of {@code position} as if its machine was replaced (docs/decisions.md, decision 24):
+     * kills it, deletes its database and its log, copies the database of the replica that leads its group
+     * ({@link Snapshot}, SQLite) and starts it on the copy with an empty log; it applies the log after the copy's
+     * index, which its group's leader sends it.
+     *
+     * @return the log index the copy held
+     */
+    public long replace(int position, int r) throws IOException, SQLException {
+        InstanceReplica leader = leader(position);
+        if (leader == null) throw new IllegalStateException(specs.get(position).name() + " has no leader to copy from");
+        if (leader.group().replica() == r)
+            throw new IllegalArgumentException("replica " + r + " leads " + specs.get(position).name()
+                    + ": replace a follower (kill the leader first, another one takes over)");
+        kill(position, r);
+        Path db = Path.of(databases.get(position).get(r));
+        for (String suffix : new String[] {"", "-wal", "-shm", "-journal"})
+            java.nio.file.Files.deleteIfExists(Path.of(db + suffix));
+        deleteTree(logRoot.resolve("group-" + position).resolve("replica-" + r));
+        long index = Snapshot.copy(leader.group().database(), specs.get(position), leader.group().replica(), db, r);
+        restart(position, r);
+        return index;
+    }
+
+    private static void deleteTree(Path root) throws IOException {
+        if (!java.nio.file.Files.exists(root)) return;
+        try (var paths = java.nio.file.Files.walk(root)) {
+            for (Path p : paths.sorted(java.util.Comparator.reverseOrder()).toList()) java.nio.file.Files.delete(p);
+        }
     }
 
     /**

@@ -297,6 +297,9 @@ final class GlobalExecutor implements AutoCloseable {
                     gsn = gsns.gsnFor(id, p.timeline());
                     update = new StateUpdate(gsn, self, changes);
                     MetadataStore.recordGlobal(c, update);
+                    if (p.request().id() != null) // a client's retry gets this reply (decision 24)
+                        MetadataStore.recordReply(c, p.request().id(), replies.global(result, gsn).encode(),
+                                System.currentTimeMillis());
                 }
                 db.commit(c);
                 committed = true;

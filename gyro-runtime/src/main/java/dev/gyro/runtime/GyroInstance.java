@@ -166,7 +166,9 @@ public final class GyroInstance implements AutoCloseable {
                     new PhaseClock(metrics));
             PeerCheck check = new PeerCheck(config);
             peers = new PeerLinks(self, config.addresses(), links, config.network().transport(), check.headers(), ring);
-            agreeWithTheRing(state);
+            // A replicated group's leader starts on what its group's log committed (decision 24): the log, not a peer,
+            // vouches for its database, and asking the peers would lengthen every failover by their answers' wait.
+            if (replicated == null) agreeWithTheRing(state);
             ConveyorBelt belt = new ConveyorBelt(config.beltConfig(links, parallelGlobals), state,
                     config.hooks().clock().getAsLong());
             position = RingAgreement.Position.of(belt);
@@ -175,8 +177,12 @@ public final class GyroInstance implements AutoCloseable {
                 position = RingAgreement.Position.of(b);
             });
             globals.attach(loop);
+            Database database = db;
             router = new RequestRouter(self, routing, catalog, local, globals, peers, session, requestThreads, replies,
-                    stats, metrics);
+                    stats, metrics, id -> {
+                        byte[] r = database.inTransaction(true, c -> MetadataStore.recordedReply(c, id));
+                        return r == null ? null : Reply.decode(r);
+                    });
             // The belt exists before the server accepts anything, so no request or message can find it missing.
             loop.start(new BeltActions(self, db, peers, globals, session, stats, loop, closed::get,
                     new BeltActions.TokenEvents() {

@@ -21,6 +21,8 @@ final class InstanceStats {
     final LongAdder aborted = new LongAdder();
     final LongAdder failed = new LongAdder();
     final LongAdder refused = new LongAdder();
+    /** Requests with an id answered from their recorded reply: a client's retry of one that had run (decision 24). */
+    final LongAdder repeatedRequests = new LongAdder();
     final LongAdder updatesApplied = new LongAdder();
     final LongAdder tokenPasses = new LongAdder();
     private final AtomicInteger globalsRunning = new AtomicInteger();

@@ -5,6 +5,7 @@ import dev.gyro.wire.Reply;
 import dev.gyro.wire.Request;
 import dev.gyro.protocol.Value;
 import dev.gyro.runtime.db.Database;
+import dev.gyro.runtime.db.MetadataStore;
 import dev.gyro.runtime.hook.RequestObserver;
 import dev.gyro.runtime.hook.TransactionGate;
 
@@ -72,6 +73,8 @@ final class LocalExecutor {
                 Object r = arguments.invoke(local.entry(), new RequestContext(attempt.connection(), now,
                         replies.seed(id)), request.parameters());
                 attempt.ran();
+                if (request.id() != null && !local.readOnly()) // a client's retry gets this reply (decision 24)
+                    MetadataStore.recordReply(c, request.id(), replies.local(r).encode(), now);
                 return r;
             });
             GlobalExecutor.observed(last[0], id);

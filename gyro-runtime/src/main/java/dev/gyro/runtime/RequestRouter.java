@@ -33,10 +33,21 @@ final class RequestRouter {
     private final Replies replies;
     private final InstanceStats stats;
     private final InstanceMetrics metrics;
+    /** The reply recorded for a request id, or null (docs/decisions.md, decision 24). */
+    private final RecordedReplies recorded;
+    /** Requests with an id running here now, with everyone waiting for their reply (a client's retry included). */
+    private final java.util.concurrent.ConcurrentHashMap<String, List<Consumer<Reply>>> running =
+            new java.util.concurrent.ConcurrentHashMap<>();
+
+    /** Where the replies of requests with ids are found. */
+    interface RecordedReplies {
+        Reply find(String id) throws Exception;
+    }
 
     RequestRouter(int self, RoutingTable routing, TransactionCatalog catalog, LocalExecutor local,
                   GlobalExecutor globals, PeerLinks peers, SessionGate session, ExecutorService requestThreads,
-                  Replies replies, InstanceStats stats, InstanceMetrics metrics) {
+                  Replies replies, InstanceStats stats, InstanceMetrics metrics, RecordedReplies recorded) {
+        this.recorded = recorded;
         this.metrics = metrics;
         this.self = self;
         this.routing = routing;
@@ -81,6 +92,58 @@ final class RequestRouter {
             metrics.request(request.transaction(), global, r.status(), arrived);
             out.accept(r);
         };
+        if (request.id() != null) {
+            once(request, converted, global, arrived, reply);
+            return;
+        }
+        dispatch(request, converted, global, arrived, reply);
+    }
+
+    /**
+     * A request with a client's id (docs/decisions.md, decision 24): if it ran here before (its reply is recorded), that
+     * reply; if it is running here now, the same reply when it comes; otherwise it runs, once. The lookup reads the
+     * database, so it runs on a request thread.
+     */
+    private void once(Request request, Object[] converted, boolean global, long arrived, Consumer<Reply> reply) {
+        boolean[] first = new boolean[1];
+        running.compute(request.id(), (id, waiting) -> {
+            if (waiting == null) {
+                first[0] = true;
+                waiting = new ArrayList<>();
+            }
+            waiting.add(reply);
+            return waiting;
+        });
+        if (!first[0]) return; // answered with the running one
+        Consumer<Reply> all = r -> {
+            List<Consumer<Reply>> waiting = running.remove(request.id());
+            if (waiting != null) for (Consumer<Reply> w : waiting) w.accept(r);
+        };
+        try {
+            requestThreads.execute(() -> {
+                Reply before;
+                try {
+                    before = recorded.find(request.id());
+                } catch (Exception e) {
+                    all.accept(replies.error(Reply.Status.UNAVAILABLE, "instance " + self + " cannot tell whether "
+                            + request + " with id " + request.id() + " ran before: " + e.getMessage()));
+                    return;
+                }
+                if (before != null) {
+                    stats.repeatedRequests.increment();
+                    all.accept(before);
+                } else {
+                    dispatch(request, converted, global, arrived, all);
+                }
+            });
+        } catch (RejectedExecutionException e) {
+            stats.refused.increment();
+            all.accept(replies.error(Reply.Status.OVERLOADED, "instance " + self + " is busy: every request "
+                    + "thread is taken and its queue of waiting requests is full; retry later"));
+        }
+    }
+
+    private void dispatch(Request request, Object[] converted, boolean global, long arrived, Consumer<Reply> reply) {
         if (global) {
             globals.enqueue(request, converted, arrived, reply);
         } else {

@@ -118,6 +118,18 @@ class SimDatabase {
         outbox.remove(outbox.size() - 1);
     }
 
+    /**
+     * For tests of the checkers only: another replica's database, equal to this one now and reporting to the same
+     * commit log; a deliberately broken failover commits an entry there instead of here.
+     */
+    SimDatabase copy() {
+        SimDatabase other = new SimDatabase(instance, durableState(), log);
+        other.rows.putAll(rows);
+        other.committedWrites.putAll(committedWrites);
+        other.commits = commits;
+        return other;
+    }
+
     /** {@link Action.PassToken}: the token is recorded as passed before it is sent. */
     void recordPassed(Token passed) {
         tokenStatus = DurableState.TokenStatus.PASSED;

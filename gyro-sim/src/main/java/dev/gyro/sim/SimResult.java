@@ -15,9 +15,21 @@ import java.util.Map;
  * @param events           simulation events processed
  * @param simulatedMillis  simulated time at the end of the run
  * @param trace            every event, if the run was traced
+ * @param failovers        every failover of a replicated group, in order
+ * @param steps            the steps of the instance the run was asked to list ({@link Simulator.Options#stepsOf()}):
+ *                         where each left it, step k at index k - 1
+ * @param injection        the failover injected at a chosen step, or null
  */
 public record SimResult(SimSettings settings, String failure, Map<HistoryChecker.Fate, Integer> fates, long gsns,
-                        long messages, long crashes, long events, long simulatedMillis, List<String> trace) {
+                        long messages, long crashes, long events, long simulatedMillis, List<String> trace,
+                        List<Failover> failovers, List<SimNode.Step> steps, Simulator.Injection injection) {
+
+    /**
+     * One failover (docs/decisions.md, decision 24): of instance {@code node}'s group, right after its step
+     * {@code step}, which left it at {@code at}; {@code settled} says, for each entry that was in the group's log,
+     * which duty it recorded and whether it turned out committed.
+     */
+    public record Failover(int node, long step, SimNode.Step at, List<String> settled) {}
 
     public boolean ok() {
         return failure == null;
@@ -25,9 +37,19 @@ public record SimResult(SimSettings settings, String failure, Map<HistoryChecker
 
     /** One line: the seed, the fault settings and what happened. */
     public String summary() {
-        return (ok() ? "ok     " : "FAILED ") + settings.describe() + " | requests " + fates + ", gsns " + gsns
-                + ", messages " + messages + ", crashes " + crashes + ", " + events + " events, " + simulatedMillis
-                + "ms simulated";
+        return (ok() ? "ok     " : "FAILED ") + settings.describe()
+                + (injection == null ? "" : " | one failover at " + injection.describe())
+                + " | requests " + fates + ", gsns " + gsns
+                + ", messages " + messages + ", crashes " + crashes
+                + (settings.replicated() ? ", failovers " + failovers.size() : "") + ", " + events + " events, "
+                + simulatedMillis + "ms simulated";
+    }
+
+    /** How to replay this run with its full event trace (from the repository root). */
+    public String replayCommand() {
+        if (injection == null) return replayCommand(settings.seed());
+        return "mvn -q -B -f gyro-sim/pom.xml compile exec:java -Dexec.args=\"--seed " + settings.seed()
+                + " --failover-at " + injection.describe() + " --trace\"";
     }
 
     /** How to replay a seed with its full event trace (from the repository root). */

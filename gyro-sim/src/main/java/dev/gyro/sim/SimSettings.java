@@ -2,6 +2,7 @@ package dev.gyro.sim;
 
 import java.util.Locale;
 import java.util.Random;
+import java.util.SplittableRandom;
 
 /**
  * Every knob of one simulated run, drawn from its seed (swarm testing: each seed picks its own mix of extremes,
@@ -34,12 +35,30 @@ import java.util.Random;
  * @param snapshotIsolation     with parallel globals: the DBMS serializes by snapshots and lets a transaction serialized
  *                              first commit last (PostgreSQL's SSI), and the runtime orders commits itself (decision
  *                              20 of docs/decisions.md, {@code OrderedCommits}); otherwise the DBMS has commit ordering
+ * @param replicated            each ring position is a replicated group (docs/decisions.md, decision 24): every DBMS
+ *                              transaction of its instance commits only once the group's log committed its entry, and
+ *                              the group's leader changes now and then (a failover; safety phase only)
+ * @param maxLogMillis          replicated: longest time an entry takes to commit in the group's log
+ * @param meanFailoverMillis    replicated: mean time between failovers, 0 for none
+ * @param maxElectionMillis     replicated: longest time from a failover to the new leader's instance starting
+ * @param unknownCommitRate     replicated: chance that an entry in flight at a failover (its outcome UNKNOWN to the
+ *                              old leader) turns out committed in the group's log
+ * @param maxDeposedMillis      replicated: longest time a deposed leader's instance runs on before it notices (it
+ *                              can still send messages, but commit nothing); 0 for none
  */
 public record SimSettings(long seed, int instances, int keys, long minDelayMillis, long maxDelayMillis, double lossRate,
                           double duplicateRate, long meanPartitionMillis, long maxPartitionMillis, long meanCrashMillis, long maxDowntimeMillis, double failRate,
                           long meanRequestMillis, int queueBound, long tokenResendMillis, long wantResendMillis,
                           long maxDbMillis, double applyRetryRate, long safetyMillis, boolean parallelGlobals,
-                          boolean snapshotIsolation) {
+                          boolean snapshotIsolation, boolean replicated, long maxLogMillis, long meanFailoverMillis,
+                          long maxElectionMillis, double unknownCommitRate, long maxDeposedMillis) {
+
+    /**
+     * The replicated groups' knobs come from a second random stream of the same seed, so that they leave the run's
+     * own stream alone: a seed that draws no replicated groups (three in four) runs exactly as it did before they
+     * existed.
+     */
+    private static final long GROUPS_STREAM = 0x9E3779B97F4A7C15L;
 
     /** Draws the settings of a run; consumes the first numbers of the run's random source. */
     static SimSettings draw(long seed, Random random) {
@@ -63,12 +82,41 @@ public record SimSettings(long seed, int instances, int keys, long minDelayMilli
         long safety = pick(random, 1_000L, 2_000L, 4_000L);
         boolean parallel = random.nextBoolean(); // drawn late: the knobs above stay what they were for every seed
         boolean snapshots = parallel && random.nextBoolean();
+        // Scrambled first: java.util.Random's first numbers hardly differ between neighbouring seeds.
+        Random groups = new Random(new SplittableRandom(seed ^ GROUPS_STREAM).nextLong());
+        boolean replicated = groups.nextInt(4) == 0;
+        long log = 1 + groups.nextInt(10);
+        long failover = pick(groups, 100L, 300L, 1000L);
+        long election = pick(groups, 0L, 5L, 50L, 300L);
+        double unknown = pick(groups, 0.1, 0.5, 0.9);
+        long deposed = pick(groups, 0L, 0L, 20L, 200L);
         return new SimSettings(seed, instances, keys, minDelay, maxDelay, loss, dup, partition, partitionLength, crash,
-                downtime, fail, request, queue, tokenResend, wantResend, db, retry, safety, parallel, snapshots);
+                downtime, fail, request, queue, tokenResend, wantResend, db, retry, safety, parallel, snapshots,
+                replicated, log, failover, election, unknown, deposed);
+    }
+
+    /**
+     * The same run on replicated groups, without random failovers: for a sweep that injects one failover at a chosen
+     * step ({@link FailoverSweep}).
+     */
+    SimSettings forSweep() {
+        return new SimSettings(seed, instances, keys, minDelayMillis, maxDelayMillis, lossRate, duplicateRate,
+                meanPartitionMillis, maxPartitionMillis, meanCrashMillis, maxDowntimeMillis, failRate, meanRequestMillis,
+                queueBound, tokenResendMillis, wantResendMillis, maxDbMillis, applyRetryRate, safetyMillis,
+                parallelGlobals, snapshotIsolation, true, maxLogMillis, 0, maxElectionMillis, unknownCommitRate,
+                maxDeposedMillis);
     }
 
     /** One line: the seed and every fault setting. */
     public String describe() {
+        return describeSingle() + (!replicated ? "" : String.format(Locale.ROOT,
+                ", replicated groups: log <=%dms, failover %s, election <=%dms, unknown committed %.0f%%, deposed "
+                        + "leader runs on %s", maxLogMillis,
+                meanFailoverMillis == 0 ? "never" : "every ~" + meanFailoverMillis + "ms", maxElectionMillis,
+                unknownCommitRate * 100, maxDeposedMillis == 0 ? "never" : "<=" + maxDeposedMillis + "ms"));
+    }
+
+    private String describeSingle() {
         return String.format(Locale.ROOT,
                 "seed %d: ring %d, %d keys, delay %d..%dms, loss %.0f%%, dup %.0f%%, partition %s, crash %s, "
                         + "downtime <=%dms, exec-fail %.0f%%, request every ~%dms, queue %d, resend token %dms want %dms, "

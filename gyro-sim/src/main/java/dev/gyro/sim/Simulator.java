@@ -28,8 +28,15 @@ import java.util.function.Supplier;
  * converged: every accepted request that was not lost in a crash completed exactly once, every instance
  * applied the same gsns and holds the same table, and the idle ring sends no more messages.
  *
- * <p>Usage: {@code Simulator [--seed N [--trace]] [--from S] [--count C]}: one seed (with its event trace), or
- * the seeds S .. S+C-1 (default 1 .. 1000). Exits with 1 if any run failed.
+ * <p>In a quarter of the seeds each ring position is a replicated group (docs/decisions.md, decision 24): every DBMS
+ * transaction commits through the group's log, and failovers ({@link #failover}) change the group's leader at random
+ * moments, so at any step of a round. {@link FailoverSweep} injects one failover at every step of a round instead.
+ *
+ * <p>Usage: {@code Simulator [--seed N [--trace] [--failover-at I:K[:commit|:drop|:seed[:twice]]] [--sweep I]]
+ * [--from S] [--count C]}: one seed (with its event trace), or the seeds S .. S+C-1 (default 1 .. 1000). With
+ * {@code --failover-at}, the seed runs on replicated groups with exactly one failover, right after the K-th step of
+ * instance I (entries in the log committed, dropped, or as the seed draws; {@code twice}: and its new leader's too);
+ * {@code --sweep I} runs the sweep of a round of instance I ({@link FailoverSweep}). Exits with 1 if any run failed.
  */
 public final class Simulator {
 
@@ -44,7 +51,65 @@ public final class Simulator {
      */
     static final long EVENT_BUDGET = 300_000;
 
+    /**
+     * How a failover settles the old leader's transactions whose entries were in the group's log. Only
+     * {@link #CORRECT} is what a replicated group does (docs/decisions.md, decision 24); the others are deliberately
+     * broken, for the tests that prove the checkers catch them.
+     */
+    enum FailoverMode {
+        /** An entry the log committed is in the next leader's database, from which its belt recovers. */
+        CORRECT,
+        /** Broken: the group committed the entry (a replica applied it) but the next leader's database lacks it. */
+        LOSES_COMMITTED,
+        /** Broken: the next leader recovers its belt before its database applied the committed entry. */
+        RECOVERS_BEFORE_LOG
+    }
+
+    /**
+     * One failover injected right after the {@code step}-th step of instance {@code node} (counted from the start,
+     * {@link SimNode.Step}); {@code commits}: whether the entries then in the group's log turn out committed (null: as
+     * the seed draws). {@code twice}: the new leader fails over too, right after its first step (it recovered its belt
+     * and did what that asked for at once), settled alike.
+     */
+    record Injection(int node, long step, Boolean commits, boolean twice) {
+        Injection(int node, long step, Boolean commits) {
+            this(node, step, commits, false);
+        }
+
+        String describe() {
+            return node + ":" + step + (commits == null ? ":seed" : commits ? ":commit" : ":drop") + (twice ? ":twice" : "");
+        }
+
+        boolean at(int instance, long k) {
+            return instance == node && (k == step || (twice && k == step + 1));
+        }
+    }
+
+    /**
+     * How a run is set up beyond its seed.
+     *
+     * @param sweep   on replicated groups, without random failovers (only {@code inject})
+     * @param inject  a failover at a chosen step, or null
+     * @param stepsOf the instance whose steps the result lists ({@link SimResult#steps()}), or -1
+     */
+    record Options(boolean traced, SimDatabase.Factory databases, boolean sweep, Injection inject, FailoverMode mode,
+                   int stepsOf) {
+        static Options of(boolean traced, SimDatabase.Factory databases) {
+            return new Options(traced, databases, false, null, FailoverMode.CORRECT, -1);
+        }
+
+        /** On replicated groups, one failover at {@code inject} (none if null), listing the steps of {@code stepsOf}. */
+        static Options sweep(boolean traced, Injection inject, int stepsOf) {
+            return new Options(traced, SimDatabase::new, true, inject, FailoverMode.CORRECT, stepsOf);
+        }
+
+        Options with(FailoverMode broken) {
+            return new Options(traced, databases, sweep, inject, broken, stepsOf);
+        }
+    }
+
     private final SimSettings settings;
+    private final Options options;
     private final Random random;
     private final EventQueue events = new EventQueue();
 
@@ -60,11 +125,16 @@ public final class Simulator {
     private long lastMessageAt;
     private long messages, crashes, steps;
     private final long[] isolatedUntil;
+    private final List<SimResult.Failover> failovers = new ArrayList<>();
+    private final List<SimNode.Step> stepLog = new ArrayList<>();
 
-    private Simulator(long seed, boolean traced, SimDatabase.Factory databases) {
+    private Simulator(long seed, Options options) {
+        this.options = options;
         this.random = new Random(seed);
-        this.settings = SimSettings.draw(seed, random);
-        this.trace = traced ? new ArrayList<>() : null;
+        SimSettings drawn = SimSettings.draw(seed, random);
+        this.settings = options.sweep() ? drawn.forSweep() : drawn;
+        SimDatabase.Factory databases = options.databases();
+        this.trace = options.traced() ? new ArrayList<>() : null;
         this.checker = new HistoryChecker(settings.instances());
         this.nodes = new SimNode[settings.instances()];
         this.isolatedUntil = new long[settings.instances()];
@@ -81,7 +151,11 @@ public final class Simulator {
     }
 
     static SimResult run(long seed, boolean traced, SimDatabase.Factory databases) {
-        Simulator sim = new Simulator(seed, traced, databases);
+        return run(seed, Options.of(traced, databases));
+    }
+
+    static SimResult run(long seed, Options options) {
+        Simulator sim = new Simulator(seed, options);
         String failure = null;
         try {
             sim.simulate();
@@ -95,24 +169,33 @@ public final class Simulator {
             failure = "at " + sim.now() + "ms: " + e + where;
         }
         return new SimResult(sim.settings, failure, sim.checker.fates(), sim.checker.canonicalLength(), sim.messages,
-                sim.crashes, sim.steps, sim.now(), sim.trace == null ? List.of() : List.copyOf(sim.trace));
+                sim.crashes, sim.steps, sim.now(), sim.trace == null ? List.of() : List.copyOf(sim.trace),
+                List.copyOf(sim.failovers), List.copyOf(sim.stepLog), options.inject());
     }
 
     // ---------------------------------------------------------------- the two phases
 
     private void simulate() {
-        for (SimNode n : nodes) n.start();
+        for (SimNode n : nodes) {
+            n.start();
+            stepped(n);
+        }
         after(TICK_MILLIS, this::tick);
         after(interval(settings.meanRequestMillis()), this::clientRequest);
         if (settings.meanCrashMillis() > 0) after(interval(settings.meanCrashMillis()), this::crashOne);
         if (settings.meanPartitionMillis() > 0) after(interval(settings.meanPartitionMillis()), this::partitionOne);
+        if (settings.replicated() && settings.meanFailoverMillis() > 0)
+            after(interval(settings.meanFailoverMillis()), this::failoverOne);
         runUntil(settings.safetyMillis(), () -> false);
 
         // Liveness: faults off, network healed, everybody up, no new requests; run until quiet.
         trace(() -> "liveness phase: faults off, clients stop");
         faults = false;
         clients = false;
-        for (SimNode n : nodes) if (!n.up()) restart(n);
+        for (SimNode n : nodes) {
+            n.endDeposed(-1); // a deposed leader steps down within the election timeout
+            if (!n.up()) restart(n);
+        }
         long deadline = now() + LIVENESS_LIMIT_MILLIS;
         long quietWindow = 2 * Math.max(settings.tokenResendMillis(), settings.wantResendMillis())
                 + settings.maxDelayMillis() + 2 * TICK_MILLIS;
@@ -155,7 +238,10 @@ public final class Simulator {
     // ---------------------------------------------------------------- the world
 
     private void tick() {
-        for (SimNode n : nodes) if (n.up()) n.tick(now());
+        for (SimNode n : nodes) {
+            if (n.up() && n.tick(now())) stepped(n);
+            if (n.deposedRunning()) n.tickDeposed(now());
+        }
         after(TICK_MILLIS, this::tick);
     }
 
@@ -173,6 +259,7 @@ public final class Simulator {
                 : node.submit(r.id()) ? HistoryChecker.Fate.ACCEPTED : HistoryChecker.Fate.REFUSED;
         checker.submitted(r, fate);
         if (fate != HistoryChecker.Fate.ACCEPTED) trace(() -> "client: r" + r.id() + " " + fate);
+        if (node.up()) stepped(node);
         after(interval(settings.meanRequestMillis()), this::clientRequest);
     }
 
@@ -187,9 +274,11 @@ public final class Simulator {
         SimNode n = nodes[random.nextInt(nodes.length)];
         if (n.up()) {
             crashes++;
-            n.crash();
-            checker.crashed(n.id);
             trace(() -> n.id + " CRASHES");
+            n.endDeposed(-1);
+            // A replicated group down as a whole: entries in its log may still commit when it is back (decision 24).
+            n.stop(() -> chance(settings.unknownCommitRate()), options.mode(), false);
+            checker.crashed(n.id);
             after(1 + nextLong(settings.maxDowntimeMillis()), () -> {
                 if (!n.up()) restart(n);
             });
@@ -206,9 +295,67 @@ public final class Simulator {
         after(interval(settings.meanPartitionMillis()), this::partitionOne);
     }
 
+    /**
+     * Replicated groups only (docs/decisions.md, decision 24): the leader of a random group is deposed (killed, or cut
+     * off from its group), at whatever step of a round its instance is.
+     */
+    private void failoverOne() {
+        if (!faults) return;
+        SimNode n = nodes[random.nextInt(nodes.length)];
+        if (n.up()) failover(n, null);
+        after(interval(settings.meanFailoverMillis()), this::failoverOne);
+    }
+
+    /**
+     * A failover of {@code n}'s group (docs/decisions.md, decision 24). The old leader's instance stops: its belt, its
+     * queue and every action not yet performed are gone, and the clients of its queued requests get no reply. Each
+     * transaction whose entry was in the group's log, its outcome UNKNOWN to the old leader, turns out committed or
+     * not ({@code commits}, or the seed). Messages the old leader sent stay in the network. Unless the seed has no
+     * deposed leaders, the old leader's belt runs on for a while without knowing (no leader lease, decision 22): it
+     * still takes messages and sends, but its transactions never commit. After an election the new leader's instance
+     * starts and recovers the belt from its database, which holds exactly what the group committed.
+     */
+    private void failover(SimNode n, Boolean commits) {
+        long step = n.steps(); // the failover comes after this step; it is no step of its own
+        SimNode.Step at = n.label();
+        long runsOn = settings.maxDeposedMillis() == 0 ? 0 : nextLong(settings.maxDeposedMillis() + 1);
+        long election = nextLong(settings.maxElectionMillis() + 1);
+        trace(() -> n.id + " FAILS OVER after its step " + step + " (" + at + ": " + at.means + "): its group's leader"
+                + " is deposed, a new one leads in " + election + "ms" + (runsOn > 0 ? "; the old one runs on for "
+                + runsOn + "ms" : ""));
+        List<String> settled = n.stop(() -> commits != null ? commits : chance(settings.unknownCommitRate()),
+                options.mode(), runsOn > 0);
+        checker.crashed(n.id); // after the log is settled: a request the log committed has completed
+        failovers.add(new SimResult.Failover(n.id, step, at, settled));
+        if (runsOn > 0) {
+            int term = n.deposedTerm();
+            after(runsOn, () -> n.endDeposed(term));
+        }
+        after(election, () -> {
+            if (n.up()) return;
+            trace(() -> n.id + "'s group has a new leader");
+            n.start();
+            stepped(n);
+        });
+    }
+
     private void restart(SimNode n) {
         trace(() -> n.id + " restarts");
         n.start();
+        stepped(n);
+    }
+
+    /**
+     * A step of {@code n} ended ({@link SimNode.Step}): counted, listed if asked, traced on replicated groups, and the
+     * injected failover happens here if it is this one.
+     */
+    void stepped(SimNode n) {
+        long k = n.countStep();
+        SimNode.Step label = n.label();
+        if (n.id == options.stepsOf() && faults) stepLog.add(label); // injections land in the safety phase only
+        if (settings.replicated()) trace(() -> n.id + " step " + k + ": " + label);
+        Injection inject = options.inject();
+        if (faults && inject != null && inject.at(n.id, k) && n.up()) failover(n, inject.commits());
     }
 
     /** The network: best effort, with loss, duplication and random delay (hence reordering) while faults are on. */
@@ -232,12 +379,19 @@ public final class Simulator {
         inFlight--;
         Message message = Codec.decodeMessage(bytes);
         SimNode n = nodes[to];
+        // Peers reach a group at whichever replica listens: a deposed leader that has not noticed still does.
+        if (n.deposedRunning() && (!n.up() || chance(0.5))) {
+            trace(() -> from + "->" + to + " " + describe(message) + " reaches " + to + "'s deposed leader");
+            n.receiveDeposed(message);
+            return;
+        }
         if (!n.up()) {
             trace(() -> from + "->" + to + " " + describe(message) + " lost: " + to + " is down");
             return;
         }
         trace(() -> from + "->" + to + " " + describe(message));
         n.receive(message);
+        stepped(n);
     }
 
     // ---------------------------------------------------------------- services for the nodes
@@ -315,6 +469,8 @@ public final class Simulator {
     public static void main(String[] args) {
         Long seed = null;
         boolean traced = false;
+        Injection inject = null;
+        Integer sweep = null;
         long from = 1, count = 1000;
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
@@ -322,14 +478,32 @@ public final class Simulator {
                 case "--trace" -> traced = true;
                 case "--from" -> from = Long.parseLong(args[++i]);
                 case "--count" -> count = Long.parseLong(args[++i]);
+                case "--failover-at" -> {
+                    String[] at = args[++i].split(":");
+                    inject = new Injection(Integer.parseInt(at[0]), Long.parseLong(at[1]),
+                            at.length < 3 ? null : switch (at[2]) {
+                                case "commit" -> Boolean.TRUE;
+                                case "drop" -> Boolean.FALSE;
+                                case "seed" -> null;
+                                default -> throw new IllegalArgumentException("commit, drop or seed, not " + at[2]);
+                            }, at.length > 3 && at[3].equals("twice"));
+                }
+                case "--sweep" -> sweep = Integer.parseInt(args[++i]);
                 default -> {
-                    System.err.println("usage: Simulator [--seed N [--trace]] [--from S] [--count C]");
+                    System.err.println("usage: Simulator [--seed N [--trace] [--failover-at I:K[:commit|:drop|:seed[:twice]]]"
+                            + " [--sweep I]] [--from S] [--count C]");
                     System.exit(2);
                 }
             }
         }
+        if (seed != null && sweep != null) {
+            FailoverSweep.Report report = FailoverSweep.sweep(seed, sweep);
+            System.out.println(report.describe());
+            System.exit(report.failures().isEmpty() ? 0 : 1);
+        }
         if (seed != null) {
-            SimResult r = run(seed, traced, SimDatabase::new);
+            SimResult r = run(seed, inject == null ? Options.of(traced, SimDatabase::new)
+                    : Options.sweep(traced, inject, -1));
             System.out.println(r.settings().describe());
             r.trace().forEach(System.out::println);
             System.out.println(r.summary());
@@ -344,7 +518,7 @@ public final class Simulator {
             if (!r.ok()) {
                 failed++;
                 System.out.println("  FAILED " + r.failure());
-                System.out.println("  replay: " + SimResult.replayCommand(s));
+                System.out.println("  replay: " + r.replayCommand());
             }
         }
         System.out.printf("%d seeds (%d..%d), %d failed, %.1f s%n", count, from, from + count - 1, failed,

@@ -105,6 +105,55 @@ class CheckerCanFailTest {
         assertThat(caught).isGreaterThan(0);
     }
 
+    /**
+     * A replicated group's failover (docs/decisions.md, decision 24) that breaks the rule the correct one keeps: the
+     * new leader's belt recovers from a database holding exactly what the group's log committed. Swept over every
+     * step of a round ({@link FailoverSweep}) of two seeds, and run on the seeded failovers of replicated groups.
+     */
+    private static List<String> caughtBrokenFailovers(Simulator.FailoverMode broken) {
+        List<String> failures = new ArrayList<>();
+        int entriesCommitted = 0;
+        for (long seed : new long[] {3, 58}) {
+            FailoverSweep.Report correct = FailoverSweep.sweep(seed, 1);
+            assertThat(correct.failures()).isEmpty();
+            FailoverSweep.Report r = FailoverSweep.sweep(seed, 1, broken);
+            assertThat(r.runs()).isEqualTo(correct.runs());
+            entriesCommitted += (int) r.covered().stream().filter(c -> c.endsWith("_IN_LOG committed")).count();
+            for (SimResult f : r.failures()) failures.add(f.failure());
+        }
+        assertThat(entriesCommitted).isPositive();
+        int replicated = 0, caught = 0;
+        for (long seed = 1; seed <= 200; seed++) {
+            if (!Simulator.run(seed).settings().replicated()) continue;
+            replicated++;
+            SimResult r = Simulator.run(seed, Simulator.Options.of(false, SimDatabase::new).with(broken));
+            if (!r.ok()) {
+                caught++;
+                failures.add(r.failure());
+            }
+        }
+        assertThat(caught).as("caught in %d of %d seeds on replicated groups", caught, replicated).isPositive();
+        return failures;
+    }
+
+    @Test
+    void aFailoverThatLosesAnEntryTheGroupCommittedIsCaught() {
+        // The old leader's replica applied the entry (the checker saw it) but the new leader's database lacks it: the
+        // new leader executes another request under the same gsn, or applies the same token's updates again.
+        List<String> failures = caughtBrokenFailovers(Simulator.FailoverMode.LOSES_COMMITTED);
+        assertThat(failures).anySatisfy(f -> assertThat(f).contains("is taken twice"));
+        assertThat(failures).anySatisfy(f -> assertThat(f).contains("a repeat"));
+    }
+
+    @Test
+    void aNewLeaderThatRecoversBeforeItsDatabaseHoldsTheLogIsCaught() {
+        // Its belt starts from the database without the UNKNOWN entry, which the database applies just after: the belt
+        // is behind its own database and does again what the old leader did.
+        List<String> failures = caughtBrokenFailovers(Simulator.FailoverMode.RECOVERS_BEFORE_LOG);
+        assertThat(failures).anySatisfy(f -> assertThat(f).contains("is taken twice"));
+        assertThat(failures).anySatisfy(f -> assertThat(f).contains("a repeat"));
+    }
+
     // ---------------------------------------------------------------- the checker on hand-made histories
 
     private static StateUpdate update(long gsn, int origin, long key, long value) {

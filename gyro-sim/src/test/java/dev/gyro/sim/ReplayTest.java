@@ -21,6 +21,20 @@ class ReplayTest {
     }
 
     @Test
+    void aSeedWithFailoversReplaysWithThemInItsTrace() {
+        // seed 37: replicated groups whose leaders fail over, the deposed ones running on for a while (decision 24)
+        SimResult first = Simulator.run(37, true, SimDatabase::new);
+        SimResult again = Simulator.run(37, true, SimDatabase::new);
+        assertThat(first.ok()).as(first.summary() + " " + first.failure()).isTrue();
+        assertThat(first.settings().replicated()).isTrue();
+        assertThat(first.failovers()).isNotEmpty();
+        assertThat(first.trace()).anySatisfy(line -> assertThat(line).contains(" FAILS OVER after its step "));
+        assertThat(first.trace()).anySatisfy(line -> assertThat(line).contains("'s deposed leader"));
+        assertThat(again.trace()).isEqualTo(first.trace());
+        assertThat(Simulator.run(37).summary()).isEqualTo(first.summary());
+    }
+
+    @Test
     void tracingDoesNotChangeTheRun() {
         SimResult traced = Simulator.run(77, true, SimDatabase::new);
         SimResult plain = Simulator.run(77);

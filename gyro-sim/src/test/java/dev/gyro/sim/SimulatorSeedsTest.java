@@ -10,7 +10,8 @@ import java.util.concurrent.Future;
 import org.junit.jupiter.api.Test;
 
 /**
- * The simulator's swarm: thousands of seeds, each its own mix of faults, each checked for safety and liveness.
+ * The simulator's swarm: thousands of seeds, each its own mix of faults, each checked for safety and liveness. A
+ * quarter of them run on replicated groups whose leaders fail over at random steps (docs/decisions.md, decision 24).
  * The seeds are fixed, so CI is reproducible; widen the search with
  * {@code -Dgyro.sim.from=S -Dgyro.sim.seeds=C}; replay one seed, with its full event trace in
  * {@code target/surefire-reports}, with {@code -Dgyro.sim.seed=N}.
@@ -34,27 +35,33 @@ class SimulatorSeedsTest {
                 runs.add(pool.submit(() -> Simulator.run(s, replay != null, SimDatabase::new)));
             }
             List<SimResult> failed = new ArrayList<>();
-            long gsns = 0, crashes = 0;
+            long gsns = 0, crashes = 0, failovers = 0, replicated = 0;
             for (Future<SimResult> run : runs) {
                 SimResult r = run.get();
                 r.trace().forEach(System.out::println);
                 System.out.println(r.summary());
                 gsns += r.gsns();
                 crashes += r.crashes();
+                failovers += r.failovers().size();
+                if (r.settings().replicated()) replicated++;
                 if (!r.ok()) failed.add(r);
                 if (failed.size() >= MAX_FAILURES) break; // badly broken: report these, do not wait for the rest
             }
-            System.out.printf("%d seeds (%d..%d): %d failed, %d gsns, %d crashes, %.1f s%n", count, from,
-                    from + count - 1, failed.size(), gsns, crashes, (System.nanoTime() - started) / 1e9);
+            System.out.printf("%d seeds (%d..%d): %d failed, %d gsns, %d crashes, %d on replicated groups with %d"
+                            + " failovers, %.1f s%n", count, from, from + count - 1, failed.size(), gsns, crashes,
+                    replicated, failovers, (System.nanoTime() - started) / 1e9);
             if (!failed.isEmpty()) {
                 StringBuilder why = new StringBuilder(failed.size() + (failed.size() >= MAX_FAILURES ? "+" : "")
                         + " of " + count + " seeds failed:\n");
                 for (SimResult r : failed) {
                     why.append(r.summary()).append("\n  ").append(r.failure()).append("\n  replay: ")
-                            .append(SimResult.replayCommand(r.settings().seed())).append('\n');
+                            .append(r.replayCommand()).append('\n');
                 }
                 fail(why.toString());
             }
+            if (count >= 1000 && failed.isEmpty() && (replicated < count / 8 || failovers < replicated))
+                fail(replicated + " of " + count + " seeds on replicated groups, " + failovers + " failovers: the"
+                        + " failover fault is not running");
         } finally {
             pool.shutdownNow();
         }

@@ -251,6 +251,7 @@ public final class Database implements AutoCloseable {
      * {@link #commit(Connection)} or {@link #rollback(Connection)} and close it.
      */
     public Connection readConnection() throws SQLException {
+        if (replication != null) replication.beforeRead();
         return begin(readPool);
     }
 
@@ -332,7 +333,10 @@ public final class Database implements AutoCloseable {
      * @throws RuntimeException thrown by {@code work} (rolled back; not retried unless caused by a lost race)
      */
     public <T> T inTransaction(boolean readOnly, SqlWork<T> work) throws SQLException {
-        if (replication != null && !readOnly) return inReplicatedTransaction(work);
+        if (replication != null) {
+            if (!readOnly) return inReplicatedTransaction(work);
+            replication.beforeRead(); // the leader proves it still leads before it reads (decision 24)
+        }
         HikariDataSource pool = readOnly ? readPool : writePool;
         for (int attempt = 1; ; attempt++) {
             Connection c = null;

@@ -42,6 +42,9 @@ public final class MetadataStore {
     private static final String STATE = "gyro_state";
     private static final String OUTBOX = "gyro_outbox";
     private static final String IDENTITY = "gyro_identity";
+    private static final String REQUESTS = "gyro_requests";
+    /** How long a request's recorded reply is kept for a client's retry (decision 24). */
+    public static final long REPLY_KEPT_MILLIS = 10 * 60_000;
 
     private MetadataStore() {}
 
@@ -60,6 +63,43 @@ public final class MetadataStore {
                     + d.sqlType(Dialect.SqlType.BLOB) + " NOT NULL)");
             st.executeUpdate("CREATE TABLE IF NOT EXISTS " + IDENTITY + " (id " + bigint + " PRIMARY KEY, cluster_id "
                     + d.sqlType(Dialect.SqlType.TEXT) + " NOT NULL)");
+            st.executeUpdate("CREATE TABLE IF NOT EXISTS " + REQUESTS + " (hi " + bigint + " NOT NULL, lo " + bigint
+                    + " NOT NULL, reply " + d.sqlType(Dialect.SqlType.BLOB) + " NOT NULL, at " + bigint
+                    + " NOT NULL, PRIMARY KEY (hi, lo))");
+        }
+    }
+
+    /**
+     * Records the reply of the request with client id {@code id} in the transaction that ran it (docs/decisions.md,
+     * decision 24): a client that retries it after a failover is given this reply instead of running it again. Replies
+     * older than {@link #REPLY_KEPT_MILLIS} are dropped now and then, in the same transaction.
+     */
+    public static void recordReply(Connection c, String id, byte[] reply, long nowMillis) throws SQLException {
+        java.util.UUID u = java.util.UUID.fromString(id);
+        try (PreparedStatement ps = c.prepareStatement("INSERT INTO " + REQUESTS + " (hi, lo, reply, at) VALUES (?, ?, ?, ?)")) {
+            ps.setLong(1, u.getMostSignificantBits());
+            ps.setLong(2, u.getLeastSignificantBits());
+            ps.setBytes(3, reply);
+            ps.setLong(4, nowMillis);
+            ps.executeUpdate();
+        }
+        if ((u.getLeastSignificantBits() & 1023) == 0) { // about one request in a thousand drops the old replies
+            try (PreparedStatement ps = c.prepareStatement("DELETE FROM " + REQUESTS + " WHERE at < ?")) {
+                ps.setLong(1, nowMillis - REPLY_KEPT_MILLIS);
+                ps.executeUpdate();
+            }
+        }
+    }
+
+    /** The reply recorded for the request with client id {@code id} ({@link #recordReply}), or null. */
+    public static byte[] recordedReply(Connection c, String id) throws SQLException {
+        java.util.UUID u = java.util.UUID.fromString(id);
+        try (PreparedStatement ps = c.prepareStatement("SELECT reply FROM " + REQUESTS + " WHERE hi = ? AND lo = ?")) {
+            ps.setLong(1, u.getMostSignificantBits());
+            ps.setLong(2, u.getLeastSignificantBits());
+            try (ResultSet rs = ps.executeQuery()) {
+                return rs.next() ? rs.getBytes(1) : null;
+            }
         }
     }
 

@@ -36,4 +36,12 @@ public interface Replication {
 
     /** Rolls back the transaction begun as {@code c} and closes it. Never throws. */
     void rollback(Connection c);
+
+    /**
+     * Before a read-only transaction: returns once this replica has proved that it still leads its group and its
+     * database holds everything the group committed before now, so the read misses no committed write.
+     *
+     * @throws UnavailableException when it cannot prove it leads within the group's commit timeout
+     */
+    void beforeRead() throws SQLException;
 }

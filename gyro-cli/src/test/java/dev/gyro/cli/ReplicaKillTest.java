@@ -1,0 +1,304 @@
+package dev.gyro.cli;
+
+import dev.gyro.apps.store.OnlineStore;
+import dev.gyro.apps.store.StoreAudit;
+import dev.gyro.check.ReplicaCheck;
+import dev.gyro.client.GyroClient;
+import dev.gyro.cluster.LocalCluster;
+import dev.gyro.servers.FreePorts;
+import dev.gyro.wire.Reply;
+import dev.gyro.wire.Transport;
+import dev.gyro.wire.Wire;
+import dev.gyro.wire.tls.Certificates;
+import dev.gyro.wire.tls.TlsFiles;
+import io.grpc.CallOptions;
+import io.grpc.ManagedChannel;
+import io.grpc.stub.ClientCalls;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DatabaseMetaData;
+import java.sql.DriverManager;
+import java.sql.ResultSet;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.SplittableRandom;
+import java.util.TreeSet;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * A ring of two instances, each a replicated group of three replicas, every replica its own process on its own SQLite
+ * file, talking mutual TLS (docs/decisions.md, decision 24). Under a concurrent workload the leader of each group in
+ * turn is killed with SIGKILL, 30 times, each kill once the ring has made progress since the last one (an event, not a
+ * time), and restarted; then a follower is killed and restarted. Afterwards: nothing acknowledged lost, nothing
+ * applied twice (every replica's last gsn equals the orders in its database, which lie between the orders clients saw
+ * succeed and those plus the ones answered with an unknown outcome), every replica of a group equal in every table,
+ * Gyro's metadata included, the replicated tables equal across groups, and the store's audit holds.
+ */
+class ReplicaKillTest {
+
+    static final long SEED = 7;
+    static final int GROUPS = 2;
+    static final int REPLICAS = 3;
+    static final int KILLS = 30;
+
+    @TempDir
+    Path dir;
+    final Process[][] processes = new Process[GROUPS][REPLICAS];
+    final List<List<String>> gyro = new ArrayList<>();
+    final List<String> logs = new ArrayList<>();
+    final List<String> ring = new ArrayList<>();
+
+    @AfterEach
+    void cleanUp() throws Exception {
+        for (Process[] g : processes) for (Process p : g) if (p != null) p.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+    }
+
+    Path database(int group, int replica) {
+        return dir.resolve("group-" + group + "-replica-" + replica + ".db");
+    }
+
+    Process launch(int group, int replica) throws Exception {
+        String cp = System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
+        Path log = dir.resolve("group-" + group + "-replica-" + replica + ".log");
+        ProcessBuilder pb = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-cp", cp, "-Dorg.slf4j.simpleLogger.log.org.apache.ratis=error", Gyro.class.getName(), "instance",
+                "--id", Integer.toString(group), "--replica", Integer.toString(replica), "--ring", String.join(",", ring),
+                "--group-log", logs.get(group), "--db", database(group, replica).toString(), "--load", "1",
+                "--seed", Long.toString(SEED), "--tls-dir", dir.resolve("tls").toString(), "--http", "none");
+        pb.redirectErrorStream(true);
+        Process p = pb.start();
+        BufferedReader out = new BufferedReader(new InputStreamReader(p.getInputStream()));
+        StringBuilder seen = new StringBuilder();
+        for (String line; (line = out.readLine()) != null; ) {
+            seen.append(line).append('\n');
+            if (line.startsWith("gyro instance " + group + " replica " + replica)) break;
+        }
+        assertThat(p.isAlive()).as("replica " + replica + " of instance " + group + " started; it said:\n" + seen).isTrue();
+        Thread drain = new Thread(() -> {
+            try (var w = Files.newBufferedWriter(log, java.nio.file.StandardOpenOption.CREATE,
+                    java.nio.file.StandardOpenOption.APPEND)) {
+                for (String line; (line = out.readLine()) != null; ) w.write(line + "\n");
+            } catch (Exception ignored) {
+                // the process was killed
+            }
+        });
+        drain.setDaemon(true);
+        drain.start();
+        p.onExit().thenAccept(x -> { // a replica that ends by itself is a failure the log must show
+            try {
+                Files.writeString(log, "-- process " + x.pid() + " exited with status " + x.exitValue() + "\n",
+                        java.nio.file.StandardOpenOption.CREATE, java.nio.file.StandardOpenOption.APPEND);
+            } catch (java.io.IOException ignored) {
+                // the folder is gone
+            }
+        });
+        return p;
+    }
+
+    /** The replica of {@code group} that leads it: the only one whose Gyro address answers (only the leader listens). */
+    int leader(int group, Transport transport) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(2);
+        while (System.nanoTime() < deadline) {
+            for (int r = 0; r < REPLICAS; r++) {
+                ManagedChannel ch = transport.channel(gyro.get(group).get(r));
+                try {
+                    ClientCalls.blockingUnaryCall(ch, Wire.STATUS,
+                            CallOptions.DEFAULT.withDeadlineAfter(2, TimeUnit.SECONDS), new byte[0]);
+                    return r;
+                } catch (RuntimeException notListening) {
+                    // a follower, or a replica that is down
+                } finally {
+                    ch.shutdownNow();
+                }
+            }
+            Thread.sleep(20); // mid-election: no replica listens yet
+        }
+        throw new AssertionError("group " + group + " has had no leader for 2 minutes");
+    }
+
+    @Test
+    void killedLeadersAndFollowersLoseNothingAcknowledgedAndApplyNothingTwice() throws Exception {
+        List<Integer> ports = FreePorts.take(2 * GROUPS * REPLICAS);
+        for (int g = 0, k = 0; g < GROUPS; g++) {
+            List<String> gs = new ArrayList<>(), ls = new ArrayList<>();
+            for (int r = 0; r < REPLICAS; r++) {
+                gs.add("127.0.0.1:" + ports.get(k++));
+                ls.add("127.0.0.1:" + ports.get(k++));
+            }
+            gyro.add(gs);
+            logs.add(String.join("+", ls));
+            ring.add(String.join("+", gs));
+        }
+        Certificates.createCluster(dir.resolve("tls"), "replica-kill", GROUPS, List.of());
+        Transport transport = Transport.mutualTls(new TlsFiles(dir.resolve("tls")), Certificates.CLIENT);
+        for (int g = 0; g < GROUPS; g++) for (int r = 0; r < REPLICAS; r++) processes[g][r] = launch(g, r);
+
+        AtomicBoolean stop = new AtomicBoolean();
+        java.util.concurrent.atomic.AtomicReference<Throwable> clientFailure = new java.util.concurrent.atomic.AtomicReference<>();
+        AtomicLong ordersOk = new AtomicLong(), uncertain = new AtomicLong();
+        int tokenHolderKills = 0;
+        try (GyroClient client = GyroClient.connect(ring, 10_000, -1, transport)) {
+            List<Thread> clients = new ArrayList<>();
+            for (int t = 0; t < 4; t++) {
+                int id = t;
+                Thread th = new Thread(() -> {
+                    SplittableRandom random = new SplittableRandom(id);
+                    try {
+                        for (long seq = 1; !stop.get(); seq++) {
+                            long cart = (id + 1L) * 1_000_000 + seq;
+                            if (!client.call("createCart", cart).ok()) continue;
+                            for (int l = 0; l < 2; l++)
+                                client.call("addItem", cart, 1L + random.nextInt(100), 1 + random.nextInt(2));
+                            Reply r = client.call("order", cart);
+                            if (r.ok()) ordersOk.incrementAndGet();
+                            else if (r.status() == Reply.Status.UNAVAILABLE) uncertain.incrementAndGet();
+                        }
+                    } catch (RuntimeException | Error e) {
+                        clientFailure.compareAndSet(null, e);
+                        stop.set(true);
+                    }
+                });
+                clients.add(th);
+                th.start();
+            }
+            SplittableRandom chaos = new SplittableRandom(SEED);
+            for (int kill = 0; kill < KILLS; kill++) {
+                int group = kill % GROUPS; // the leader of each group in turn
+                awaitOrders(ordersOk, ordersOk.get() + 2 + chaos.nextInt(4), clientFailure);
+                int victim = leader(group, transport);
+                for (Process[] g : processes)
+                    for (Process p : g) assertThat(p.isAlive()).as("every replica runs before kill " + kill).isTrue();
+                if (holdsToken(client, group)) tokenHolderKills++;
+                processes[group][victim].destroyForcibly().waitFor(10, TimeUnit.SECONDS); // SIGKILL
+                processes[group][victim] = launch(group, victim); // catches up from its group's log
+            }
+            // a follower too
+            int group = chaos.nextInt(GROUPS);
+            int follower = (leader(group, transport) + 1) % REPLICAS;
+            processes[group][follower].destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+            awaitOrders(ordersOk, ordersOk.get() + 3, clientFailure); // the group goes on without it
+            processes[group][follower] = launch(group, follower);
+            awaitOrders(ordersOk, ordersOk.get() + 3, clientFailure);
+            stop.set(true);
+            for (Thread th : clients) th.join();
+            awaitQuiet(client);
+        }
+        assertThat(ordersOk.get()).as("orders that succeeded").isPositive();
+        assertThat(tokenHolderKills).as("kills of a leader whose group held the token").isPositive();
+        for (Process[] g : processes) for (Process p : g) p.destroy(); // SIGTERM: clean shutdown
+        for (Process[] g : processes) for (Process p : g) p.waitFor(30, TimeUnit.SECONDS);
+
+        Set<String> acrossGroups = new HashSet<>();
+        long orders = -1;
+        for (int g = 0; g < GROUPS; g++) {
+            List<Connection> conns = new ArrayList<>();
+            try {
+                for (int r = 0; r < REPLICAS; r++)
+                    conns.add(DriverManager.getConnection("jdbc:sqlite:" + database(g, r)));
+                for (String table : tables(conns.get(0))) {
+                    if (table.equalsIgnoreCase("gyro_replica")) continue; // each replica's own stamp
+                    Set<String> copies = new HashSet<>();
+                    for (int r = 0; r < REPLICAS; r++) {
+                        ReplicaCheck.TableDigest d = ReplicaCheck.digest(conns.get(r), table, r);
+                        copies.add(d.rows() + "/" + d.sha256());
+                    }
+                    assertThat(copies).as("group " + g + ": copies of " + table + " on its replicas").hasSize(1);
+                }
+                for (String table : new OnlineStore().replicatedTables())
+                    acrossGroups.add(table + "=" + ReplicaCheck.digest(conns.get(0), table, 0).sha256());
+                long here = KillAndRestartTest.scalar(conns.get(0), "SELECT COUNT(*) FROM ORDERS");
+                if (orders < 0) orders = here;
+                assertThat(here).as("orders in group " + g).isEqualTo(orders);
+                for (int r = 0; r < REPLICAS; r++)
+                    assertThat(KillAndRestartTest.scalar(conns.get(r), "SELECT last_gsn FROM gyro_state"))
+                            .as("last applied gsn of replica " + r + " of group " + g + ": each order applied once")
+                            .isEqualTo(orders);
+            } finally {
+                for (Connection c : conns) c.close();
+            }
+        }
+        assertThat(acrossGroups).as("replicated tables, one digest each across the groups")
+                .hasSize(new OnlineStore().replicatedTables().size());
+        assertThat(orders).as("orders: those acknowledged, at most those whose outcome was unknown besides")
+                .isBetween(ordersOk.get(), ordersOk.get() + uncertain.get());
+        List<Connection> one = new ArrayList<>();
+        try {
+            for (int g = 0; g < GROUPS; g++) one.add(DriverManager.getConnection("jdbc:sqlite:" + database(g, 0)));
+            long[] initial = OnlineStore.initialStock(OnlineStore.ITEMS_PER_SCALE, OnlineStore.MIN_STOCK, SEED);
+            assertThat(StoreAudit.audit(one, dev.gyro.protocol.PartitionMap.uniform(GROUPS), initial, -1)).isEmpty();
+        } finally {
+            for (Connection c : one) c.close();
+        }
+    }
+
+    /** Until {@code n} orders succeeded; fails at once when a client thread failed; the deadline only ends a hang. */
+    static void awaitOrders(AtomicLong ordersOk, long n, java.util.concurrent.atomic.AtomicReference<Throwable> failure)
+            throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(3);
+        while (ordersOk.get() < n) {
+            if (failure.get() != null) throw new AssertionError("a client failed", failure.get());
+            if (System.nanoTime() > deadline)
+                throw new AssertionError("waited 3 minutes for " + n + " orders; " + ordersOk.get() + " succeeded");
+            Thread.sleep(5);
+        }
+    }
+
+    private static boolean holdsToken(GyroClient client, int group) {
+        try {
+            String role = new com.fasterxml.jackson.databind.ObjectMapper().readTree(client.status(group)).get("role")
+                    .asText();
+            return role.equals("APPLYING") || role.equals("PRIMARY") || role.equals("PARKED");
+        } catch (Exception e) {
+            return false;
+        }
+    }
+
+    void awaitQuiet(GyroClient client) throws Exception {
+        com.fasterxml.jackson.databind.ObjectMapper json = new com.fasterxml.jackson.databind.ObjectMapper();
+        long deadline = System.currentTimeMillis() + 180_000;
+        String last = "";
+        while (System.currentTimeMillis() < deadline) {
+            try {
+                Set<Long> gsns = new HashSet<>();
+                int parked = 0;
+                long queued = 0;
+                StringBuilder all = new StringBuilder();
+                for (int i = 0; i < GROUPS; i++) {
+                    var s = json.readTree(client.status(i));
+                    gsns.add(s.get("lastGsn").asLong());
+                    queued += s.get("queuedGlobals").asLong();
+                    if (s.get("role").asText().equals("PARKED")) parked++;
+                    all.append(s).append('\n');
+                }
+                last = all.toString();
+                if (gsns.size() == 1 && parked == 1 && queued == 0) return;
+            } catch (RuntimeException e) {
+                last = e.toString();
+            }
+            Thread.sleep(50);
+        }
+        throw new AssertionError("ring did not become quiet; last status:\n" + last);
+    }
+
+    static List<String> tables(Connection c) throws Exception {
+        Set<String> out = new TreeSet<>();
+        DatabaseMetaData md = c.getMetaData();
+        try (ResultSet rs = md.getTables(null, null, "%", new String[] {"TABLE"})) {
+            while (rs.next()) out.add(rs.getString("TABLE_NAME"));
+        }
+        return new ArrayList<>(out);
+    }
+}
