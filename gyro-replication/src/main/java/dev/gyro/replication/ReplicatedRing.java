@@ -163,10 +163,10 @@ public final class ReplicatedRing implements AutoCloseable {
     }
 
     /**
-     * Rebuilds replica {@code r} of {@code position} as if its machine was replaced (docs/decisions.md, decision 24):
-     * kills it, deletes its database and its log, copies the database of the replica that leads its group
-     * ({@link Snapshot}, SQLite) and starts it on the copy with an empty log; it applies the log after the copy's
-     * index, which its group's leader sends it.
+     * Rebuilds replica {@code r} of {@code position} whose database was lost (docs/decisions.md, decision 24): kills it,
+     * deletes its database, copies the database of the replica that leads its group ({@link Snapshot}, SQLite) and
+     * starts it on the copy with its own group log (its term, its vote, its entries: what Raft needs a member to keep);
+     * it applies the entries after the copy's index, which its log or its leader gives it.
      *
      * @return the log index the copy held
      */
@@ -180,17 +180,9 @@ public final class ReplicatedRing implements AutoCloseable {
         Path db = Path.of(databases.get(position).get(r));
         for (String suffix : new String[] {"", "-wal", "-shm", "-journal"})
             java.nio.file.Files.deleteIfExists(Path.of(db + suffix));
-        deleteTree(logRoot.resolve("group-" + position).resolve("replica-" + r));
         long index = Snapshot.copy(leader.group().database(), specs.get(position), leader.group().replica(), db, r);
         restart(position, r);
         return index;
-    }
-
-    private static void deleteTree(Path root) throws IOException {
-        if (!java.nio.file.Files.exists(root)) return;
-        try (var paths = java.nio.file.Files.walk(root)) {
-            for (Path p : paths.sorted(java.util.Comparator.reverseOrder()).toList()) java.nio.file.Files.delete(p);
-        }
     }
 
     /**

@@ -186,7 +186,8 @@ class ReplicatedRingTest {
                 long copied = ring.replace(0, follower);
                 assertThat(copied).as("the log index the snapshot held").isPositive();
                 w.progress(5);
-                assertThat(ring.awaitReplicasCaughtUp(WAIT)).as("the rebuilt replica caught up").isTrue();
+                assertThat(ring.awaitReplicasCaughtUp(WAIT)).as("the rebuilt replica caught up: " + positions(ring, 0))
+                        .isTrue();
             }
 
             // group 1 loses two of its three replicas: its requests are answered UNAVAILABLE in bounded time
@@ -213,6 +214,27 @@ class ReplicatedRingTest {
             assertThat(ring.awaitReplicasCaughtUp(WAIT)).isTrue();
         }
         check(databases, w);
+    }
+
+    /** Where each replica of {@code position} stands in its log, for a failure's message. */
+    static String positions(ReplicatedRing ring, int position) {
+        StringBuilder s = new StringBuilder();
+        for (int r = 0; r < ring.replicas(position); r++) {
+            InstanceReplica x = ring.replica(position, r);
+            if (x == null) {
+                s.append("replica ").append(r).append(" down; ");
+                continue;
+            }
+            try {
+                s.append("replica ").append(r).append(x.group().isLeader() ? " (leader)" : "").append(": stored ")
+                        .append(x.group().storedIndex()).append(", applied ").append(x.group().appliedIndex())
+                        .append(", log ").append(x.group().lastLogIndex()).append(", last request ")
+                        .append(x.group().lastRequestIndex()).append("; ");
+            } catch (Exception e) {
+                s.append(e).append("; ");
+            }
+        }
+        return s.toString();
     }
 
     /** A cart id that ring position {@code position} owns. */
