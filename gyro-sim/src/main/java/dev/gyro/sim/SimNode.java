@@ -159,7 +159,7 @@ final class SimNode {
     List<String> stop(BooleanSupplier commits, Simulator.FailoverMode mode, boolean runsOn) {
         incarnation++;
         List<String> settled = new ArrayList<>();
-        DurableState before = db.durableState();
+        DurableState before = mode == Simulator.FailoverMode.RECOVERS_BEFORE_LOG ? db.durableState() : null;
         boolean committed = true;
         for (Entry e : inLog) {
             committed = committed && commits.getAsBoolean(); // the log is a sequence: nothing after a lost entry

@@ -19,10 +19,12 @@ import java.util.Map;
  * @param steps            the steps of the instance the run was asked to list ({@link Simulator.Options#stepsOf()}):
  *                         where each left it, step k at index k - 1
  * @param injection        the failover injected at a chosen step, or null
+ * @param replayArgs       the command line that replays the run, or null for a test's deliberately broken runtime
  */
 public record SimResult(SimSettings settings, String failure, Map<HistoryChecker.Fate, Integer> fates, long gsns,
                         long messages, long crashes, long events, long simulatedMillis, List<String> trace,
-                        List<Failover> failovers, List<SimNode.Step> steps, Simulator.Injection injection) {
+                        List<Failover> failovers, List<SimNode.Step> steps, Simulator.Injection injection,
+                        String replayArgs) {
 
     /**
      * One failover (docs/decisions.md, decision 24): of instance {@code node}'s group, right after its step
@@ -47,14 +49,10 @@ public record SimResult(SimSettings settings, String failure, Map<HistoryChecker
 
     /** How to replay this run with its full event trace (from the repository root). */
     public String replayCommand() {
-        if (injection == null) return replayCommand(settings.seed());
-        return "mvn -q -B -f gyro-sim/pom.xml compile exec:java -Dexec.args=\"--seed " + settings.seed()
-                + " --failover-at " + injection.describe() + " --trace\"";
-    }
-
-    /** How to replay a seed with its full event trace (from the repository root). */
-    static String replayCommand(long seed) {
-        return "mvn -q -B -f gyro-sim/pom.xml compile exec:java -Dexec.args=\"--seed " + seed + " --trace\""
-                + "   (or: mvn -B -f gyro-sim/pom.xml test -Dtest=SimulatorSeedsTest -Dgyro.sim.seed=" + seed + ")";
+        if (replayArgs == null) return "rerun the test: its runtime is deliberately broken (seed " + settings.seed() + ")";
+        return "mvn -q -B -f gyro-sim/pom.xml compile exec:java -Dexec.args=\"" + replayArgs + " --trace\""
+                + "   (or: mvn -B -f gyro-sim/pom.xml test -Dtest=SimulatorSeedsTest -Dgyro.sim.seed=" + settings.seed()
+                + (injection != null ? " -Dgyro.sim.failoverAt=" + injection.describe()
+                : replayArgs.contains("--groups") ? " -Dgyro.sim.groups=true" : "") + ")";
     }
 }

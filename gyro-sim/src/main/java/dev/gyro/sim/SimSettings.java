@@ -60,6 +60,11 @@ public record SimSettings(long seed, int instances, int keys, long minDelayMilli
      */
     private static final long GROUPS_STREAM = 0x9E3779B97F4A7C15L;
 
+    /** The settings seed {@code seed} runs with (as {@link Simulator#run(long)} draws them). */
+    static SimSettings of(long seed) {
+        return draw(seed, new Random(seed));
+    }
+
     /** Draws the settings of a run; consumes the first numbers of the run's random source. */
     static SimSettings draw(long seed, Random random) {
         int instances = pick(random, 1, 2, 3, 3, 3, 4, 5);

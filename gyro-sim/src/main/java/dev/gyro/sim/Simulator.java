@@ -32,11 +32,12 @@ import java.util.function.Supplier;
  * transaction commits through the group's log, and failovers ({@link #failover}) change the group's leader at random
  * moments, so at any step of a round. {@link FailoverSweep} injects one failover at every step of a round instead.
  *
- * <p>Usage: {@code Simulator [--seed N [--trace] [--failover-at I:K[:commit|:drop|:seed[:twice]]] [--sweep I]]
- * [--from S] [--count C]}: one seed (with its event trace), or the seeds S .. S+C-1 (default 1 .. 1000). With
- * {@code --failover-at}, the seed runs on replicated groups with exactly one failover, right after the K-th step of
- * instance I (entries in the log committed, dropped, or as the seed draws; {@code twice}: and its new leader's too);
- * {@code --sweep I} runs the sweep of a round of instance I ({@link FailoverSweep}). Exits with 1 if any run failed.
+ * <p>Usage: {@code Simulator [--seed N [--trace] [--groups] [--failover-at I:K[:commit|:drop|:seed[:twice]]]
+ * [--sweep I]] [--from S] [--count C]}: one seed (with its event trace), or the seeds S .. S+C-1 (default 1 .. 1000).
+ * {@code --groups} runs the seed on replicated groups without random failovers; {@code --failover-at} does too, with
+ * exactly one failover, right after the K-th step of instance I (the entries then in the log committed, dropped, or as
+ * the seed draws; {@code twice}: and its new leader's too, right after it starts); {@code --sweep I} runs the sweep of
+ * a round of instance I ({@link FailoverSweep}). Exits with 1 if any run failed.
  */
 public final class Simulator {
 
@@ -76,6 +77,17 @@ public final class Simulator {
             this(node, step, commits, false);
         }
 
+        /** {@code I:K[:commit|:drop|:seed[:twice]]}, as {@link #describe} writes it. */
+        static Injection parse(String spec) {
+            String[] at = spec.split(":");
+            return new Injection(Integer.parseInt(at[0]), Long.parseLong(at[1]), at.length < 3 ? null : switch (at[2]) {
+                case "commit" -> Boolean.TRUE;
+                case "drop" -> Boolean.FALSE;
+                case "seed" -> null;
+                default -> throw new IllegalArgumentException("commit, drop or seed, not " + at[2] + " in " + spec);
+            }, at.length > 3 && at[3].equals("twice"));
+        }
+
         String describe() {
             return node + ":" + step + (commits == null ? ":seed" : commits ? ":commit" : ":drop") + (twice ? ":twice" : "");
         }
@@ -106,10 +118,17 @@ public final class Simulator {
         Options with(FailoverMode broken) {
             return new Options(traced, databases, sweep, inject, broken, stepsOf);
         }
+
+        /** The command line that replays the run ({@link #main}), or null for a test's deliberately broken runtime. */
+        String replayArgs(long seed, boolean correctDatabase) {
+            if (mode != FailoverMode.CORRECT || !correctDatabase) return null;
+            return "--seed " + seed + (inject != null ? " --failover-at " + inject.describe() : sweep ? " --groups" : "");
+        }
     }
 
     private final SimSettings settings;
     private final Options options;
+    private final boolean correctDatabase;
     private final Random random;
     private final EventQueue events = new EventQueue();
 
@@ -138,11 +157,15 @@ public final class Simulator {
         this.checker = new HistoryChecker(settings.instances());
         this.nodes = new SimNode[settings.instances()];
         this.isolatedUntil = new long[settings.instances()];
+        boolean correct = true;
         for (int i = 0; i < nodes.length; i++) {
             ConveyorBeltConfig config = new ConveyorBeltConfig(i, nodes.length, settings.queueBound(),
                     settings.tokenResendMillis(), settings.wantResendMillis(), settings.parallelGlobals());
-            nodes[i] = new SimNode(i, this, config, databases.create(i, DurableState.initial(i), checker));
+            SimDatabase db = databases.create(i, DurableState.initial(i), checker);
+            correct &= db.getClass() == SimDatabase.class;
+            nodes[i] = new SimNode(i, this, config, db);
         }
+        this.correctDatabase = correct;
     }
 
     /** Runs one seed with the correct simulated DBMS. */
@@ -170,7 +193,8 @@ public final class Simulator {
         }
         return new SimResult(sim.settings, failure, sim.checker.fates(), sim.checker.canonicalLength(), sim.messages,
                 sim.crashes, sim.steps, sim.now(), sim.trace == null ? List.of() : List.copyOf(sim.trace),
-                List.copyOf(sim.failovers), List.copyOf(sim.stepLog), options.inject());
+                List.copyOf(sim.failovers), List.copyOf(sim.stepLog), options.inject(),
+                options.replayArgs(seed, sim.correctDatabase));
     }
 
     // ---------------------------------------------------------------- the two phases
@@ -311,7 +335,7 @@ public final class Simulator {
      * queue and every action not yet performed are gone, and the clients of its queued requests get no reply. Each
      * transaction whose entry was in the group's log, its outcome UNKNOWN to the old leader, turns out committed or
      * not ({@code commits}, or the seed). Messages the old leader sent stay in the network. Unless the seed has no
-     * deposed leaders, the old leader's belt runs on for a while without knowing (no leader lease, decision 22): it
+     * deposed leaders, the old leader's belt runs on for a while without knowing (no leader lease, decisions 22, 24): it
      * still takes messages and sends, but its transactions never commit. After an election the new leader's instance
      * starts and recovers the belt from its database, which holds exactly what the group committed.
      */
@@ -471,6 +495,7 @@ public final class Simulator {
         boolean traced = false;
         Injection inject = null;
         Integer sweep = null;
+        boolean groups = false;
         long from = 1, count = 1000;
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
@@ -478,20 +503,12 @@ public final class Simulator {
                 case "--trace" -> traced = true;
                 case "--from" -> from = Long.parseLong(args[++i]);
                 case "--count" -> count = Long.parseLong(args[++i]);
-                case "--failover-at" -> {
-                    String[] at = args[++i].split(":");
-                    inject = new Injection(Integer.parseInt(at[0]), Long.parseLong(at[1]),
-                            at.length < 3 ? null : switch (at[2]) {
-                                case "commit" -> Boolean.TRUE;
-                                case "drop" -> Boolean.FALSE;
-                                case "seed" -> null;
-                                default -> throw new IllegalArgumentException("commit, drop or seed, not " + at[2]);
-                            }, at.length > 3 && at[3].equals("twice"));
-                }
+                case "--failover-at" -> inject = Injection.parse(args[++i]);
                 case "--sweep" -> sweep = Integer.parseInt(args[++i]);
+                case "--groups" -> groups = true;
                 default -> {
-                    System.err.println("usage: Simulator [--seed N [--trace] [--failover-at I:K[:commit|:drop|:seed[:twice]]]"
-                            + " [--sweep I]] [--from S] [--count C]");
+                    System.err.println("usage: Simulator [--seed N [--trace] [--groups] [--failover-at I:K[:commit|:drop|:seed"
+                            + "[:twice]]] [--sweep I]] [--from S] [--count C]");
                     System.exit(2);
                 }
             }
@@ -502,7 +519,7 @@ public final class Simulator {
             System.exit(report.failures().isEmpty() ? 0 : 1);
         }
         if (seed != null) {
-            SimResult r = run(seed, inject == null ? Options.of(traced, SimDatabase::new)
+            SimResult r = run(seed, inject == null && !groups ? Options.of(traced, SimDatabase::new)
                     : Options.sweep(traced, inject, -1));
             System.out.println(r.settings().describe());
             r.trace().forEach(System.out::println);

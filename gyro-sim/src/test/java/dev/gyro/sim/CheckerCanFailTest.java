@@ -124,7 +124,7 @@ class CheckerCanFailTest {
         assertThat(entriesCommitted).isPositive();
         int replicated = 0, caught = 0;
         for (long seed = 1; seed <= 200; seed++) {
-            if (!Simulator.run(seed).settings().replicated()) continue;
+            if (!SimSettings.of(seed).replicated()) continue;
             replicated++;
             SimResult r = Simulator.run(seed, Simulator.Options.of(false, SimDatabase::new).with(broken));
             if (!r.ok()) {

@@ -29,7 +29,7 @@ class FailoverTest {
         List<String> failures = new ArrayList<>();
         int runs = 0;
         for (long seed : SWEPT) {
-            int instances = Simulator.run(seed, Simulator.Options.sweep(false, null, -1)).settings().instances();
+            int instances = SimSettings.of(seed).instances();
             for (int node = 0; node < instances; node++) {
                 FailoverSweep.Report report = FailoverSweep.sweep(seed, node);
                 assertThat(report.to() - report.from()).as("seed %d instance %d: a round of several steps", seed, node)

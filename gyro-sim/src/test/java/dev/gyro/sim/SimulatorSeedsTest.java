@@ -14,11 +14,21 @@ import org.junit.jupiter.api.Test;
  * quarter of them run on replicated groups whose leaders fail over at random steps (docs/decisions.md, decision 24).
  * The seeds are fixed, so CI is reproducible; widen the search with
  * {@code -Dgyro.sim.from=S -Dgyro.sim.seeds=C}; replay one seed, with its full event trace in
- * {@code target/surefire-reports}, with {@code -Dgyro.sim.seed=N}.
+ * {@code target/surefire-reports}, with {@code -Dgyro.sim.seed=N}; one run of a failover sweep with
+ * {@code -Dgyro.sim.seed=N -Dgyro.sim.failoverAt=I:K[:commit|:drop|:seed[:twice]]}, or the seed on replicated groups
+ * without random failovers with {@code -Dgyro.sim.groups=true} (as {@code Simulator --failover-at}, {@code --groups}).
  */
 class SimulatorSeedsTest {
 
     private static final int MAX_FAILURES = 10;
+
+    private static Simulator.Options options(boolean replay) {
+        String failoverAt = System.getProperty("gyro.sim.failoverAt");
+        if (replay && failoverAt != null)
+            return Simulator.Options.sweep(true, Simulator.Injection.parse(failoverAt), -1);
+        if (replay && Boolean.getBoolean("gyro.sim.groups")) return Simulator.Options.sweep(true, null, -1);
+        return Simulator.Options.of(replay, SimDatabase::new);
+    }
 
     @Test
     void everySeedIsSafeAndConverges() throws Exception {
@@ -32,7 +42,7 @@ class SimulatorSeedsTest {
         try {
             for (long seed = from; seed < from + count; seed++) {
                 long s = seed;
-                runs.add(pool.submit(() -> Simulator.run(s, replay != null, SimDatabase::new)));
+                runs.add(pool.submit(() -> Simulator.run(s, options(replay != null))));
             }
             List<SimResult> failed = new ArrayList<>();
             long gsns = 0, crashes = 0, failovers = 0, replicated = 0;
