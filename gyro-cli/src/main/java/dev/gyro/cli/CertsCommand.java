@@ -26,7 +26,8 @@ final class CertsCommand implements Callable<Integer> {
     Path dir;
 
     @Option(names = "--ring", required = true, split = ",", paramLabel = "HOST:PORT",
-            description = "every instance's address, in ring order (the hosts go into the certificates)")
+            description = "every instance's address, in ring order (the hosts go into the certificates); a replicated"
+                    + " group's replicas joined by '+' (A+B+C)")
     List<String> ring;
 
     @Option(names = "--cluster-id", paramLabel = "ID", description = "the cluster's id (default: a new random one)")
@@ -40,13 +41,16 @@ final class CertsCommand implements Callable<Integer> {
             return 2;
         }
         List<String> hosts = new ArrayList<>();
-        for (String a : ring) {
-            int colon = a.lastIndexOf(':');
-            if (colon < 1) {
-                System.err.println("gyro certs: '" + a + "' is not host:port");
-                return 2;
+        for (String entry : ring) {
+            // an instance that is a replicated group lists its replicas (A+B+C): each one's host goes in
+            for (String a : dev.gyro.wire.Transport.replicaAddresses(entry)) {
+                int colon = a.lastIndexOf(':');
+                if (colon < 1) {
+                    System.err.println("gyro certs: '" + a + "' is not host:port");
+                    return 2;
+                }
+                hosts.add(a.substring(0, colon).replace("[", "").replace("]", ""));
             }
-            hosts.add(a.substring(0, colon).replace("[", "").replace("]", ""));
         }
         String id = clusterId != null ? clusterId : UUID.randomUUID().toString();
         Certificates.createCluster(d, id, ring.size(), hosts);

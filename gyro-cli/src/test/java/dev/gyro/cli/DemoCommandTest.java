@@ -36,6 +36,45 @@ class DemoCommandTest {
                 .containsPattern("local\\s+\\d+").containsPattern("global\\s+\\d+");
     }
 
+    /**
+     * Three groups of three replicas with leaders killed during the run: a line 'failovers: N' with N at least 2, every
+     * group's replicas equal, the invariants, and the last line 'demo: OK'.
+     */
+    @Test
+    void replicatedDemoWithChaosSurvivesItsFailovers() {
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        PrintStream saved = System.out;
+        int exit;
+        try {
+            System.setOut(new PrintStream(bytes, true, StandardCharsets.UTF_8));
+            exit = Gyro.commandLine().execute("demo", "--replicas", "3", "--chaos", "--clients", "4", "--duration",
+                    "12", "--dir", dir.resolve("data").toString());
+        } finally {
+            System.setOut(saved);
+        }
+        String out = bytes.toString(StandardCharsets.UTF_8);
+        String[] lines = out.strip().split("\n");
+        assertThat(lines[lines.length - 1]).as(out).startsWith("demo: OK");
+        assertThat(exit).isZero();
+        assertThat(out).containsPattern("failovers: [2-9]").contains("group 0: 7 tables on 3 replicas: equal")
+                .contains("all hold on every group");
+    }
+
+    @Test
+    void chaosNeedsGroupsThatSurviveALoss() {
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        PrintStream saved = System.out;
+        int exit;
+        try {
+            System.setOut(new PrintStream(bytes, true, StandardCharsets.UTF_8));
+            exit = Gyro.commandLine().execute("demo", "--chaos", "--dir", dir.toString());
+        } finally {
+            System.setOut(saved);
+        }
+        assertThat(exit).isNotZero();
+        assertThat(bytes.toString(StandardCharsets.UTF_8).strip()).startsWith("demo: FAILED").contains("--replicas 3");
+    }
+
     @Test
     void badOptionsFailWithAReason() {
         ByteArrayOutputStream bytes = new ByteArrayOutputStream();

@@ -72,7 +72,10 @@ class ReplicaKillTest {
 
     Process launch(int group, int replica) throws Exception {
         String cp = System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
-        Path log = dir.resolve("group-" + group + "-replica-" + replica + ".log");
+        // kept after the run (the temporary folder is not): what a replica said is what a failure needs
+        Path logFolder = Path.of("target", "replica-kill-logs");
+        Files.createDirectories(logFolder);
+        Path log = logFolder.resolve("group-" + group + "-replica-" + replica + ".log");
         ProcessBuilder pb = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                 "-cp", cp, "-Dorg.slf4j.simpleLogger.log.org.apache.ratis=error", Gyro.class.getName(), "instance",
                 "--id", Integer.toString(group), "--replica", Integer.toString(replica), "--ring", String.join(",", ring),
@@ -131,6 +134,9 @@ class ReplicaKillTest {
 
     @Test
     void killedLeadersAndFollowersLoseNothingAcknowledgedAndApplyNothingTwice() throws Exception {
+        try (var old = Files.list(Files.createDirectories(Path.of("target", "replica-kill-logs")))) {
+            for (Path f : old.toList()) Files.delete(f);
+        }
         List<Integer> ports = FreePorts.take(2 * GROUPS * REPLICAS);
         for (int g = 0, k = 0; g < GROUPS; g++) {
             List<String> gs = new ArrayList<>(), ls = new ArrayList<>();
@@ -175,15 +181,29 @@ class ReplicaKillTest {
                 th.start();
             }
             SplittableRandom chaos = new SplittableRandom(SEED);
-            for (int kill = 0; kill < KILLS; kill++) {
-                int group = kill % GROUPS; // the leader of each group in turn
-                awaitOrders(ordersOk, ordersOk.get() + 2 + chaos.nextInt(4), clientFailure);
-                int victim = leader(group, transport);
-                for (Process[] g : processes)
-                    for (Process p : g) assertThat(p.isAlive()).as("every replica runs before kill " + kill).isTrue();
-                if (holdsToken(client, group)) tokenHolderKills++;
-                processes[group][victim].destroyForcibly().waitFor(10, TimeUnit.SECONDS); // SIGKILL
-                processes[group][victim] = launch(group, victim); // catches up from its group's log
+            // A killed replica is started again in the background while the other group's leader is killed; its own
+            // group's next kill waits for it, so a group never loses two replicas at once.
+            java.util.concurrent.ExecutorService relaunch = java.util.concurrent.Executors.newFixedThreadPool(GROUPS);
+            List<java.util.concurrent.Future<?>> back = new ArrayList<>();
+            for (int g = 0; g < GROUPS; g++) back.add(java.util.concurrent.CompletableFuture.completedFuture(null));
+            try {
+                for (int kill = 0; kill < KILLS; kill++) {
+                    int group = kill % GROUPS; // the leader of each group in turn
+                    back.get(group).get(3, TimeUnit.MINUTES);
+                    awaitOrders(ordersOk, ordersOk.get() + 2 + chaos.nextInt(4), clientFailure);
+                    int victim = leader(group, transport);
+                    for (Process p : processes[group])
+                        assertThat(p.isAlive()).as("every replica of group " + group + " runs before kill " + kill).isTrue();
+                    if (holdsToken(client, group)) tokenHolderKills++;
+                    processes[group][victim].destroyForcibly().waitFor(10, TimeUnit.SECONDS); // SIGKILL
+                    back.set(group, relaunch.submit(() -> { // it catches up from its group's log
+                        processes[group][victim] = launch(group, victim);
+                        return null;
+                    }));
+                }
+                for (var f : back) f.get(3, TimeUnit.MINUTES);
+            } finally {
+                relaunch.shutdownNow();
             }
             // a follower too
             int group = chaos.nextInt(GROUPS);
@@ -195,6 +215,7 @@ class ReplicaKillTest {
             stop.set(true);
             for (Thread th : clients) th.join();
             awaitQuiet(client);
+            awaitReplicasCaughtUp();
         }
         assertThat(ordersOk.get()).as("orders that succeeded").isPositive();
         assertThat(tokenHolderKills).as("kills of a leader whose group held the token").isPositive();
@@ -254,6 +275,35 @@ class ReplicaKillTest {
                 throw new AssertionError("waited 3 minutes for " + n + " orders; " + ordersOk.get() + " succeeded");
             Thread.sleep(5);
         }
+    }
+
+    /**
+     * Until every replica of each group has applied its group's log as far as the others (read from each replica's
+     * database, where the applied log index is recorded with the rows): a restarted follower may still be catching up
+     * when the ring is quiet.
+     */
+    void awaitReplicasCaughtUp() throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(2);
+        String last = "";
+        while (System.nanoTime() < deadline) {
+            boolean all = true;
+            StringBuilder seen = new StringBuilder();
+            for (int g = 0; g < GROUPS; g++) {
+                Set<Long> indexes = new HashSet<>();
+                for (int r = 0; r < REPLICAS; r++) {
+                    try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + database(g, r))) {
+                        long i = KillAndRestartTest.scalar(c, "SELECT applied_index FROM gyro_replica");
+                        indexes.add(i);
+                        seen.append("group ").append(g).append(" replica ").append(r).append(": ").append(i).append("; ");
+                    }
+                }
+                if (indexes.size() != 1) all = false;
+            }
+            last = seen.toString();
+            if (all) return;
+            Thread.sleep(50);
+        }
+        throw new AssertionError("replicas did not catch up with their groups' logs: " + last);
     }
 
     private static boolean holdsToken(GyroClient client, int group) {
