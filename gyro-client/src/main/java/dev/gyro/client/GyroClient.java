@@ -15,6 +15,8 @@ import org.slf4j.LoggerFactory;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
@@ -47,9 +49,28 @@ public final class GyroClient implements AutoCloseable {
         this.transport = transport;
         for (String address : routing.addresses()) channels.add(transport.channel(address));
         this.replicated = new boolean[routing.addresses().size()];
-        for (int i = 0; i < replicated.length; i++)
+        boolean any = false;
+        for (int i = 0; i < replicated.length; i++) {
             replicated[i] = Transport.replicaAddresses(routing.addresses().get(i)).size() > 1;
+            any |= replicated[i];
+        }
+        this.reconnect = any ? Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, "gyro-client-reconnect");
+            t.setDaemon(true);
+            return t;
+        }) : null;
+        // A group's channel that found no replica listening (mid-failover) would wait out gRPC's reconnect backoff (1 s
+        // and growing) after the new leader listens; calls waiting for it (wait-for-ready) should not.
+        if (reconnect != null) reconnect.scheduleWithFixedDelay(() -> {
+            for (int i = 0; i < replicated.length; i++)
+                if (replicated[i] && channels.get(i).getState(false) == io.grpc.ConnectivityState.TRANSIENT_FAILURE)
+                    channels.get(i).resetConnectBackoff();
+        }, RECONNECT_MILLIS, RECONNECT_MILLIS, TimeUnit.MILLISECONDS);
     }
+
+    /** How often a replicated group's channel that found no leader tries its replicas again. */
+    static final long RECONNECT_MILLIS = 50;
+    private final ScheduledExecutorService reconnect;
 
     /**
      * Connects through any of {@code addresses} (host:port), fetches the routing table, then talks to every
@@ -244,6 +265,7 @@ public final class GyroClient implements AutoCloseable {
 
     @Override
     public void close() {
+        if (reconnect != null) reconnect.shutdownNow();
         for (ManagedChannel ch : channels) ch.shutdownNow();
         for (ManagedChannel ch : channels) {
             try {
