@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.gyro.client.GyroClient;
 import dev.gyro.wire.Reply;
 import dev.gyro.cluster.Backend;
+import dev.gyro.cluster.LocalCluster;
 import dev.gyro.servers.DatabaseServer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
@@ -151,6 +152,50 @@ class ClusterCommandTest {
         assertThat(pids).noneMatch(DatabaseServer::processAlive);
         assertThat(dir).as("data removed, and the folder start made").doesNotExist();
         assertThat(gyro("cluster", "status", "--dir", dir.toString()).exit()).isNotZero();
+    }
+
+    /**
+     * {@code cluster start --replicas 3}: two instances, each a group of three replicas on SQLite files, with mutual
+     * TLS; requests and calls through the groups, a replica replaced from a copy of its leader's database with one
+     * command, and stop tearing everything down.
+     */
+    @Test
+    void aReplicatedClusterServesAndReplacesAReplicaWithOneCommand() throws Exception {
+        Path dir = base.resolve("replicated");
+        clusters.add(dir);
+        Run start = gyro("cluster", "start", "--backend", "sqlite", "--instances", "2", "--replicas", "3", "--dir",
+                dir.toString(), "--detach");
+        assertThat(start.exit()).as(start.out()).isZero();
+        assertThat(start.out()).contains("gyro cluster: ready").contains("each a group of 3 replicas")
+                .contains("gyro cluster replace --dir");
+        JsonNode info = new ObjectMapper().readTree(dir.resolve("cluster.json").toFile());
+        assertThat(info.get("replicas").asInt()).isEqualTo(3);
+        assertThat(info.get("instances").get(0).get("replicas")).hasSize(3);
+        assertThat(addresses(info)).allMatch(a -> a.split("\\+").length == 3);
+
+        long before = stock("jdbc:sqlite:" + LocalCluster.databaseFile(dir, 0), 5);
+        orderThrough(addresses(info), ClusterCommand.clientTransport(dir), 11);
+        assertThat(gyro("call", "--cluster", dir.toString(), "getCart", "11").out()).startsWith("OK");
+
+        // replace a replica of group 1 that does not lead it (the leader is refused, with the reason)
+        Run replaced = null;
+        int replica = -1;
+        for (int r = 0; r < 3 && (replaced == null || replaced.exit() != 0); r++) {
+            replaced = gyro("cluster", "replace", "--dir", dir.toString(), "--group", "1", "--replica",
+                    Integer.toString(r));
+            replica = r;
+            if (replaced.exit() != 0) assertThat(replaced.out()).contains("replacing");
+        }
+        assertThat(replaced.exit()).as(replaced.out()).isZero();
+        assertThat(replaced.out()).contains("rebuilt from a copy of its leader's database");
+        List<String> urls = new ArrayList<>();
+        for (int i = 0; i < 6; i++) urls.add("jdbc:sqlite:" + LocalCluster.databaseFile(dir, i));
+        awaitStock(urls, before - 2); // every replica of both groups, the rebuilt one (3 + replica) included
+        assertThat(replica).isBetween(0, 2);
+
+        Run stop = gyro("cluster", "stop", "--dir", dir.toString());
+        assertThat(stop.exit()).as(stop.out()).isZero();
+        assertThat(dir).as("data removed, and the folder start made").doesNotExist();
     }
 
     @Test
