@@ -48,7 +48,12 @@ public final class Scenarios {
      * @param thinkMs the workloads' mean think time (closed loop), null for the definition's (0)
      * @param load    replaces the scenario's load sweep (e.g. an open loop at given rates), or null
      */
-    public record Options(boolean quick, Backend backend, boolean plain, Long thinkMs, Scenario.Load load) {
+    /** @param replicas with 2 or more, scale-lan also measures Gyro on groups of that many replicas ({@code gyro-rR}) */
+    public record Options(boolean quick, Backend backend, boolean plain, Long thinkMs, Scenario.Load load, int replicas) {
+        public Options(boolean quick, Backend backend, boolean plain, Long thinkMs, Scenario.Load load) {
+            this(quick, backend, plain, thinkMs, load, 1);
+        }
+
         public static Options of(boolean quick) {
             return new Options(quick, null, false, null, null);
         }
@@ -121,6 +126,14 @@ public final class Scenarios {
      * centralized database at one instance is each application's reference. Peak throughput under 2000 ms mean
      * latency, and latency at light load.
      */
+    /** gyro, then Gyro on replicated groups when asked for ({@code --replicas}), then 2pc and the peer. */
+    static List<String> scaleLanSystems(Options o) {
+        List<String> systems = new ArrayList<>(List.of("gyro"));
+        if (o.replicas() > 1) systems.add(ReplicatedGyroSystem.PREFIX + o.replicas());
+        systems.addAll(List.of("2pc", "peer"));
+        return systems;
+    }
+
     static Scenario scaleLan(Options o) {
         boolean q = o.quick();
         Backend backend = backend(o, Backend.POSTGRES);
@@ -166,7 +179,7 @@ public final class Scenarios {
         Scenario.Load load = Scenario.Load.closed(q ? List.of(2, 16) : List.of(2, 8, 32, 128));
         return new Scenario(SCALE_LAN, "Gyro vs two-phase commit vs ShardingSphere-JDBC, TPC-W and RUBiS, 1 to "
                 + instances.get(instances.size() - 1) + " instances on a LAN", "Section VII-C, Figure 5", settings,
-                List.of("gyro", "2pc", "peer"), load, Duration.ofSeconds(q ? 1 : 3), Duration.ofSeconds(q ? 2 : 15),
+                scaleLanSystems(o), load, Duration.ofSeconds(q ? 1 : 3), Duration.ofSeconds(q ? 2 : 15),
                 Scenario.Bound.LAN, 42, q, new Scenario.Figure("instances", "database instances", "requests"), paper, notes);
     }
 

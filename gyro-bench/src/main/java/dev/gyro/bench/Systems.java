@@ -54,6 +54,8 @@ public final class Systems {
             case "centralized" -> centralized();
             case "centralized-jdbc" -> centralizedJdbc();
             default -> {
+                if (name.matches(java.util.regex.Pattern.quote(ReplicatedGyroSystem.PREFIX) + "[2-9]"))
+                    yield new ReplicatedGyroSystem(Integer.parseInt(name.substring(ReplicatedGyroSystem.PREFIX.length())));
                 for (SystemUnderTest s : java.util.ServiceLoader.load(SystemUnderTest.class))
                     if (s.name().equals(name)) yield s;
                 throw new IllegalArgumentException("unknown system '" + name + "' (known: "

@@ -86,6 +86,10 @@ final class BenchCommand implements Callable<Integer> {
             + "instances (default 0.2, a LAN)")
     Double hopMs;
 
+    @Option(names = "--replicas", defaultValue = "1", description = "scale-lan: also measure Gyro with every instance a"
+            + " replicated group of this many replicas (system gyro-rR); 1, the default, measures only the single instances")
+    int replicas;
+
     @Override
     public Integer call() throws Exception {
         if (scenario.equals(ScaleSimScenario.NAME)) return scaleSim();
@@ -103,7 +107,10 @@ final class BenchCommand implements Callable<Integer> {
             Backend db = backend == null ? null : Backend.parse(backend);
             Scenario.Load load = rates == null || rates.isEmpty() ? null
                     : Scenario.Load.open(rates, sessions, WorkloadRunner.Arrivals.parse(arrivals));
-            Scenarios.Options options = new Scenarios.Options(quick, db, plain, thinkMs, load);
+            if (replicas != 1 && !scenario.equals(Scenarios.SCALE_LAN))
+                throw new IllegalArgumentException("--replicas goes with scale-lan");
+            if (replicas < 1 || replicas > 9) throw new IllegalArgumentException("--replicas is 1 to 9");
+            Scenarios.Options options = new Scenarios.Options(quick, db, plain, thinkMs, load, replicas);
             if (scenario.equals(Scenarios.APP)) {
                 if (app == null) throw new IllegalArgumentException("the app scenario needs --app NAME (and --app-jar"
                         + " PATH for an application of your own)");
@@ -122,7 +129,7 @@ final class BenchCommand implements Callable<Integer> {
         if (dir == null) return 2;
         String command = "./gyro bench " + scenario + (app != null ? " --app " + app : "")
                 + String.join("", apps.jars.stream().map(j -> " --app-jar " + j).toList()) + (quick ? " --quick" : "") + (plain ? " --plain" : "")
-                + (backend != null ? " --backend " + backend : "") + (thinkMs != null ? " --think-ms " + thinkMs : "")
+                + (backend != null ? " --backend " + backend : "") + (replicas > 1 ? " --replicas " + replicas : "") + (thinkMs != null ? " --think-ms " + thinkMs : "")
                 + (rates != null && !rates.isEmpty() ? " --rates " + String.join(",", rates.stream()
                 .map(r -> String.format(Locale.ROOT, "%.0f", r)).toList()) + " --sessions " + sessions + " --arrivals "
                 + arrivals : "") + (out != null ? " --out " + out : "");

@@ -93,7 +93,7 @@ final class ReplicatedDemo {
                     if (killsHoldingToken < 1) failures.add("no leader was killed while its group held the token");
                 }
                 restartAll();
-                if (!awaitQuiet(Duration.ofSeconds(60))) failures.add("the ring did not become quiet within 60 s");
+                if (!ring.awaitQuiet(Duration.ofSeconds(60))) failures.add("the ring did not become quiet within 60 s");
                 if (!ring.awaitReplicasCaughtUp(Duration.ofSeconds(60)))
                     failures.add("the replicas did not catch up with their groups' logs within 60 s");
                 if (demo.failed.get() > 0)
@@ -181,29 +181,6 @@ final class ReplicatedDemo {
     private void restartAll() throws Exception {
         restartKilled(true);
         if (!ring.awaitLeaders(Duration.ofSeconds(60))) chaosFailures.add("a group has no leader 60 s after the run");
-    }
-
-    /** Every position's instance at the same last gsn and one of them holding the token parked. */
-    private boolean awaitQuiet(Duration within) throws InterruptedException {
-        long deadline = System.nanoTime() + within.toNanos();
-        while (System.nanoTime() < deadline) {
-            long gsn = -1;
-            boolean quiet = true;
-            int parked = 0;
-            for (int p = 0; p < ring.size(); p++) {
-                GyroInstance g = ring.instance(p);
-                if (g == null) {
-                    quiet = false;
-                    break;
-                }
-                if (gsn < 0) gsn = g.appliedGsn();
-                if (g.appliedGsn() != gsn) quiet = false;
-                if (g.role().equals("PARKED")) parked++;
-            }
-            if (quiet && parked == 1) return true;
-            Thread.sleep(20);
-        }
-        return false;
     }
 
     /**

@@ -158,6 +158,11 @@ class KillAndRestartTest {
     }
 
     void awaitQuiet(GyroClient client) throws Exception {
+        awaitQuiet(client, 3);
+    }
+
+    /** Until the ring of {@code instances} is quiet: one gsn everywhere, the token parked, no global waiting. */
+    static void awaitQuiet(GyroClient client, int instances) throws Exception {
         ObjectMapper json = new ObjectMapper();
         long deadline = System.currentTimeMillis() + 180_000;
         String last = "";
@@ -167,7 +172,7 @@ class KillAndRestartTest {
                 int parked = 0;
                 long queued = 0;
                 StringBuilder all = new StringBuilder();
-                for (int i = 0; i < 3; i++) {
+                for (int i = 0; i < instances; i++) {
                     JsonNode s = json.readTree(client.status(i));
                     gsns.add(s.get("lastGsn").asLong());
                     queued += s.get("queuedGlobals").asLong();

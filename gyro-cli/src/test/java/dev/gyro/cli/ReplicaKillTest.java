@@ -214,7 +214,7 @@ class ReplicaKillTest {
             awaitOrders(ordersOk, ordersOk.get() + 3, clientFailure);
             stop.set(true);
             for (Thread th : clients) th.join();
-            awaitQuiet(client);
+            KillAndRestartTest.awaitQuiet(client, GROUPS);
             awaitReplicasCaughtUp();
         }
         assertThat(ordersOk.get()).as("orders that succeeded").isPositive();
@@ -314,33 +314,6 @@ class ReplicaKillTest {
         } catch (Exception e) {
             return false;
         }
-    }
-
-    void awaitQuiet(GyroClient client) throws Exception {
-        com.fasterxml.jackson.databind.ObjectMapper json = new com.fasterxml.jackson.databind.ObjectMapper();
-        long deadline = System.currentTimeMillis() + 180_000;
-        String last = "";
-        while (System.currentTimeMillis() < deadline) {
-            try {
-                Set<Long> gsns = new HashSet<>();
-                int parked = 0;
-                long queued = 0;
-                StringBuilder all = new StringBuilder();
-                for (int i = 0; i < GROUPS; i++) {
-                    var s = json.readTree(client.status(i));
-                    gsns.add(s.get("lastGsn").asLong());
-                    queued += s.get("queuedGlobals").asLong();
-                    if (s.get("role").asText().equals("PARKED")) parked++;
-                    all.append(s).append('\n');
-                }
-                last = all.toString();
-                if (gsns.size() == 1 && parked == 1 && queued == 0) return;
-            } catch (RuntimeException e) {
-                last = e.toString();
-            }
-            Thread.sleep(50);
-        }
-        throw new AssertionError("ring did not become quiet; last status:\n" + last);
     }
 
     static List<String> tables(Connection c) throws Exception {

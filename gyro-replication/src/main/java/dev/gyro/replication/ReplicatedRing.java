@@ -128,6 +128,32 @@ public final class ReplicatedRing implements AutoCloseable {
         return l == null ? null : l.instance();
     }
 
+    /**
+     * Waits until the ring is quiet: every position's instance has applied the same last gsn and one of them holds the
+     * token parked (then every global update has reached every position's leader); false at the deadline.
+     */
+    public boolean awaitQuiet(java.time.Duration within) throws InterruptedException {
+        long deadline = System.nanoTime() + within.toNanos();
+        while (System.nanoTime() < deadline) {
+            long gsn = -1;
+            boolean same = true;
+            int parked = 0;
+            for (int p = 0; p < size(); p++) {
+                GyroInstance g = instance(p);
+                if (g == null) {
+                    same = false;
+                    break;
+                }
+                if (gsn < 0) gsn = g.appliedGsn();
+                if (g.appliedGsn() != gsn) same = false;
+                if (g.role().equals("PARKED")) parked++;
+            }
+            if (same && parked == 1) return true;
+            Thread.sleep(20); // the instances' state changes without an event to wait on here
+        }
+        return false;
+    }
+
     /** Waits until every position has a leader running its instance; false at the deadline. */
     public boolean awaitLeaders(java.time.Duration within) throws InterruptedException {
         long deadline = System.nanoTime() + within.toNanos();

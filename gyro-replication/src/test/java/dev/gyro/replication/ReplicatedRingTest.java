@@ -165,7 +165,7 @@ class ReplicatedRingTest {
                 }
                 w.progress(3);
             }
-            awaitQuiet(ring);
+            assertThat(ring.awaitQuiet(WAIT)).as("the ring became quiet").isTrue();
             assertThat(ring.awaitReplicasCaughtUp(WAIT)).isTrue();
         }
         check(databases, w);
@@ -210,7 +210,7 @@ class ReplicatedRingTest {
             Reply back = client.call("createCart", cart + 2 * 7919); // a new cart of group 1 once it has a majority
             for (int i = 0; i < 10 && !back.ok(); i++) back = client.call("createCart", cart + 2 * 7919 * (i + 2));
             assertThat(back.ok()).as("group 1 serves again: " + back).isTrue();
-            awaitQuiet(ring);
+            assertThat(ring.awaitQuiet(WAIT)).as("the ring became quiet").isTrue();
             assertThat(ring.awaitReplicasCaughtUp(WAIT)).isTrue();
         }
         check(databases, w);
@@ -242,18 +242,6 @@ class ReplicatedRingTest {
         PartitionMap map = ring.instance(position).routing().map();
         for (long cart = 900_000_000L; ; cart++)
             if (map.instanceOf(new dev.gyro.protocol.Value.Int(cart)) == position) return cart;
-    }
-
-    static void awaitQuiet(ReplicatedRing ring) throws InterruptedException {
-        long deadline = System.nanoTime() + WAIT.toNanos();
-        while (System.nanoTime() < deadline) {
-            var a = ring.instance(0);
-            var b = ring.instance(1);
-            if (a != null && b != null && a.appliedGsn() == b.appliedGsn()
-                    && (a.role().equals("PARKED") ^ b.role().equals("PARKED"))) return;
-            Thread.sleep(20);
-        }
-        throw new AssertionError("the ring did not become quiet");
     }
 
     /** Every replica of a group equal in every table; replicated tables equal across groups; each order applied once. */
