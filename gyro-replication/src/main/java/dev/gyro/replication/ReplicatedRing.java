@@ -201,7 +201,7 @@ public final class ReplicatedRing implements AutoCloseable {
         if (leader == null) throw new IllegalStateException(specs.get(position).name() + " has no leader to copy from");
         if (leader.group().replica() == r)
             throw new IllegalArgumentException("replica " + r + " leads " + specs.get(position).name()
-                    + ": replace a follower (kill the leader first, another one takes over)");
+                    + ": a replica is rebuilt from a copy of its leader's database, so only a follower can be replaced");
         kill(position, r);
         Path db = Path.of(databases.get(position).get(r));
         for (String suffix : new String[] {"", "-wal", "-shm", "-journal"})

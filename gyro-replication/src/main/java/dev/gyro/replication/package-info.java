@@ -2,12 +2,17 @@
  * A ring position as a replicated group (the paper's Section III: each Gyro instance made fault tolerant by state
  * machine replication, each replica with its own DBMS replica; docs/decisions.md, decisions 12 and 22). Apache Ratis
  * provides the group's log, election and membership; this package decides what the log carries and how a replica's
- * database follows it. Nothing of the ring uses it yet.
+ * database follows it, and runs the ring on groups (decision 24): {@link dev.gyro.replication.InstanceReplica} runs its
+ * position's instance while it leads, on a view of its database whose writes commit through the group
+ * ({@link dev.gyro.replication.GroupReplica} is the runtime's {@code Replication}).
  *
  * <h2>Who does what, on which thread</h2>
  * <ul>
  *   <li>{@link dev.gyro.replication.ReplicatedGroup}: the R replicas of one position in one JVM; finds the leader,
  *       submits a request to it, stops and restarts replicas. Thread-safe.</li>
+ *   <li>{@link dev.gyro.replication.InstanceReplica}: a replica and, while it leads, its position's instance; its
+ *       watcher thread starts and stops the instance on the group's events.
+ *       {@link dev.gyro.replication.ReplicatedRing}: N positions of R replicas in one JVM (demo, tests, benchmarks).</li>
  *   <li>{@link dev.gyro.replication.GroupReplica}: one replica. {@code submit} runs on the caller's thread, one request
  *       at a time per replica (its writer lock), and only as the established leader with its database caught up with
  *       its log. The request's DBMS transaction stays open until the entry is applied here.</li>
