@@ -418,7 +418,7 @@ public final class GroupReplica implements Replication, AutoCloseable {
         while (true) {
             if (!isLeader())
                 throw unavailable(GroupUnavailableException.Outcome.NOT_APPLIED, "replica " + replica
-                        + " is not its leader" + leaderHint());
+                        + (closed ? " is stopped" : " is not its leader" + leaderHint()));
             long last = lastRequestIndexOrMax();
             // A leader killed or deposed meanwhile never applies its last entry: stop waiting at once and let the caller
             // find the new leader, rather than at the deadline.

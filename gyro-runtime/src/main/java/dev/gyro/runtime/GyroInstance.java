@@ -376,8 +376,12 @@ public final class GyroInstance implements AutoCloseable {
     /** Fail-stop: log why, stop serving, then let the process decide (docs/decisions.md, decision 11). */
     private void failStop(Throwable cause) {
         String reason = cause.getMessage() == null ? cause.toString() : cause.getMessage();
-        log.error("instance {} stops: {}. Its database keeps what committed; restart it to recover from there.",
-                self, reason, cause);
+        if (replicated != null) // routine in a group: its replica stopped leading, or a write's fate is the log's to say
+            log.warn("instance {} stops at this replica: {}. The replica that leads its group next starts it again from"
+                    + " its database.", self, reason);
+        else
+            log.error("instance {} stops: {}. Its database keeps what committed; restart it to recover from there.",
+                    self, reason, cause);
         stats.stopped(reason);
         // Not on the belt loop's thread, which closing waits for.
         Thread stopper = new Thread(() -> {
