@@ -15,7 +15,6 @@ import io.grpc.CallOptions;
 import io.grpc.ManagedChannel;
 import io.grpc.stub.ClientCalls;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.io.BufferedReader;
@@ -39,9 +38,10 @@ import java.util.concurrent.atomic.AtomicLong;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * A ring of two instances, each a replicated group of three replicas, every replica its own process on its own SQLite
- * file, talking mutual TLS (docs/decisions.md, decision 24). Under a concurrent workload the leader of each group in
- * turn is killed with SIGKILL, 30 times, each kill once the ring has made progress since the last one (an event, not a
+ * A ring of two instances, each a replicated group of three replicas, every replica its own process on its own database
+ * (a SQLite file; a shorter run with databases on a PostgreSQL and on a MariaDB server), talking mutual TLS
+ * (docs/decisions.md, decision 24). Under a concurrent workload the leader of each group in turn is killed with
+ * SIGKILL, 30 times on SQLite (6 on each server), each kill once the ring has made progress since the last one (an event, not a
  * time), and restarted; then a follower is killed and restarted. Afterwards: nothing acknowledged lost, nothing
  * applied twice (every replica's last gsn equals the orders in its database, which lie between the orders clients saw
  * succeed and those plus the ones answered with an unknown outcome), every replica of a group equal in every table,
@@ -52,7 +52,11 @@ class ReplicaKillTest {
     static final long SEED = 7;
     static final int GROUPS = 2;
     static final int REPLICAS = 3;
-    static final int KILLS = 30;
+    /** Leader kills on SQLite; a shorter run on each database server. */
+    static final int KILLS = 30, SERVER_KILLS = 6;
+    /** Per group and replica: its database (a SQLite file or a JDBC URL on a throwaway server). */
+    final String[][] databases = new String[GROUPS][REPLICAS];
+    String backend = "sqlite";
 
     @TempDir
     Path dir;
@@ -66,21 +70,46 @@ class ReplicaKillTest {
         for (Process[] g : processes) for (Process p : g) if (p != null) p.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
     }
 
-    Path database(int group, int replica) {
-        return dir.resolve("group-" + group + "-replica-" + replica + ".db");
+    /** The JDBC URL of a replica's database. */
+    String database(int group, int replica) {
+        String t = databases[group][replica];
+        return dev.gyro.runtime.db.Dialect.forTarget(t).jdbcUrl(t);
+    }
+
+    /** Each replica's database: SQLite files here, or fresh databases on a throwaway server (skipped when missing). */
+    void databases(String backend) {
+        this.backend = backend;
+        for (int g = 0; g < GROUPS; g++)
+            for (int r = 0; r < REPLICAS; r++) {
+                if (backend.equals("sqlite")) {
+                    databases[g][r] = dir.resolve("group-" + g + "-replica-" + r + ".db").toString();
+                    continue;
+                }
+                dev.gyro.servers.ServerKind kind = dev.gyro.servers.ServerKind.parse(backend);
+                String missing = kind.unavailableReason();
+                if (missing != null) {
+                    if ("true".equalsIgnoreCase(System.getenv("CI")))
+                        org.junit.jupiter.api.Assertions.fail("CI=true and " + backend + " cannot be tested: " + missing);
+                    org.junit.jupiter.api.Assumptions.abort("skipped: " + missing);
+                }
+                databases[g][r] = dev.gyro.servers.ThrowawayServers.freshDatabase(kind, 0);
+            }
     }
 
     Process launch(int group, int replica) throws Exception {
         String cp = System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
         // kept after the run (the temporary folder is not): what a replica said is what a failure needs
-        Path logFolder = Path.of("target", "replica-kill-logs");
+        Path logFolder = Path.of("target", "replica-kill-logs", backend);
         Files.createDirectories(logFolder);
         Path log = logFolder.resolve("group-" + group + "-replica-" + replica + ".log");
         ProcessBuilder pb = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                 "-cp", cp, "-Dorg.slf4j.simpleLogger.log.org.apache.ratis=error", Gyro.class.getName(), "instance",
                 "--id", Integer.toString(group), "--replica", Integer.toString(replica), "--ring", String.join(",", ring),
-                "--group-log", logs.get(group), "--db", database(group, replica).toString(), "--load", "1",
+                "--group-log", logs.get(group), "--load", "1",
                 "--seed", Long.toString(SEED), "--tls-dir", dir.resolve("tls").toString(), "--http", "none");
+        if (backend.equals("sqlite")) pb.command().addAll(List.of("--db", databases[group][replica]));
+        else pb.command().addAll(List.of("--jdbc-url", databases[group][replica], "--log-dir",
+                dir.resolve("group-" + group + "-replica-" + replica + ".group-log").toString()));
         pb.redirectErrorStream(true);
         Process p = pb.start();
         BufferedReader out = new BufferedReader(new InputStreamReader(p.getInputStream()));
@@ -132,9 +161,12 @@ class ReplicaKillTest {
         throw new AssertionError("group " + group + " has had no leader for 2 minutes");
     }
 
-    @Test
-    void killedLeadersAndFollowersLoseNothingAcknowledgedAndApplyNothingTwice() throws Exception {
-        try (var old = Files.list(Files.createDirectories(Path.of("target", "replica-kill-logs")))) {
+    @org.junit.jupiter.params.ParameterizedTest(name = "{0}")
+    @org.junit.jupiter.params.provider.ValueSource(strings = {"sqlite", "postgres", "mariadb"})
+    void killedLeadersAndFollowersLoseNothingAcknowledgedAndApplyNothingTwice(String backend) throws Exception {
+        databases(backend);
+        int kills = backend.equals("sqlite") ? KILLS : SERVER_KILLS;
+        try (var old = Files.list(Files.createDirectories(Path.of("target", "replica-kill-logs", backend)))) {
             for (Path f : old.toList()) Files.delete(f);
         }
         List<Integer> ports = FreePorts.take(2 * GROUPS * REPLICAS);
@@ -187,7 +219,7 @@ class ReplicaKillTest {
             List<java.util.concurrent.Future<?>> back = new ArrayList<>();
             for (int g = 0; g < GROUPS; g++) back.add(java.util.concurrent.CompletableFuture.completedFuture(null));
             try {
-                for (int kill = 0; kill < KILLS; kill++) {
+                for (int kill = 0; kill < kills; kill++) {
                     int group = kill % GROUPS; // the leader of each group in turn
                     back.get(group).get(3, TimeUnit.MINUTES);
                     awaitOrders(ordersOk, ordersOk.get() + 2 + chaos.nextInt(4), clientFailure);
@@ -228,7 +260,7 @@ class ReplicaKillTest {
             List<Connection> conns = new ArrayList<>();
             try {
                 for (int r = 0; r < REPLICAS; r++)
-                    conns.add(DriverManager.getConnection("jdbc:sqlite:" + database(g, r)));
+                    conns.add(DriverManager.getConnection(database(g, r)));
                 for (String table : tables(conns.get(0))) {
                     if (table.equalsIgnoreCase("gyro_replica")) continue; // each replica's own stamp
                     Set<String> copies = new HashSet<>();
@@ -257,7 +289,7 @@ class ReplicaKillTest {
                 .isBetween(ordersOk.get(), ordersOk.get() + uncertain.get());
         List<Connection> one = new ArrayList<>();
         try {
-            for (int g = 0; g < GROUPS; g++) one.add(DriverManager.getConnection("jdbc:sqlite:" + database(g, 0)));
+            for (int g = 0; g < GROUPS; g++) one.add(DriverManager.getConnection(database(g, 0)));
             long[] initial = OnlineStore.initialStock(OnlineStore.ITEMS_PER_SCALE, OnlineStore.MIN_STOCK, SEED);
             assertThat(StoreAudit.audit(one, dev.gyro.protocol.PartitionMap.uniform(GROUPS), initial, -1)).isEmpty();
         } finally {
@@ -291,7 +323,7 @@ class ReplicaKillTest {
             for (int g = 0; g < GROUPS; g++) {
                 Set<Long> indexes = new HashSet<>();
                 for (int r = 0; r < REPLICAS; r++) {
-                    try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + database(g, r))) {
+                    try (Connection c = DriverManager.getConnection(database(g, r))) {
                         long i = KillAndRestartTest.scalar(c, "SELECT applied_index FROM gyro_replica");
                         indexes.add(i);
                         seen.append("group ").append(g).append(" replica ").append(r).append(": ").append(i).append("; ");
@@ -319,7 +351,7 @@ class ReplicaKillTest {
     static List<String> tables(Connection c) throws Exception {
         Set<String> out = new TreeSet<>();
         DatabaseMetaData md = c.getMetaData();
-        try (ResultSet rs = md.getTables(null, null, "%", new String[] {"TABLE"})) {
+        try (ResultSet rs = md.getTables(c.getCatalog(), null, "%", new String[] {"TABLE"})) {
             while (rs.next()) out.add(rs.getString("TABLE_NAME"));
         }
         return new ArrayList<>(out);
