@@ -23,6 +23,21 @@ public final class ReplicaCheck {
     public record TableDigest(String table, int instance, long rows, String sha256) {}
 
     /** Digest of one table's full contents, ordered by every column (so the order of inserts does not matter). */
+    /**
+     * The tables of {@code c}'s database (its own catalog only, SQLite's internal ones left out), sorted: what two
+     * replicas of one group are compared on, table by table.
+     */
+    public static List<String> tables(Connection c) throws SQLException {
+        java.util.Set<String> out = new java.util.TreeSet<>();
+        try (ResultSet rs = c.getMetaData().getTables(c.getCatalog(), null, "%", new String[] {"TABLE"})) {
+            while (rs.next()) {
+                String name = rs.getString("TABLE_NAME");
+                if (!name.toLowerCase(java.util.Locale.ROOT).startsWith("sqlite_")) out.add(name);
+            }
+        }
+        return new ArrayList<>(out);
+    }
+
     public static TableDigest digest(Connection c, String table, int instance) throws SQLException {
         MessageDigest md;
         try {

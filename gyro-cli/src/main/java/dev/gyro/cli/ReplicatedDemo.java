@@ -13,7 +13,6 @@ import dev.gyro.runtime.InstanceConfig;
 
 import java.io.PrintStream;
 import java.sql.Connection;
-import java.sql.DatabaseMetaData;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
@@ -21,10 +20,8 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
-import java.util.Locale;
 import java.util.Set;
 import java.util.SplittableRandom;
-import java.util.TreeSet;
 
 /**
  * {@code gyro demo --replicas R}: the online store over N instances, each a replicated group of R replicas with its own
@@ -199,7 +196,7 @@ final class ReplicatedDemo {
                 for (int i = 0; i < r; i++) conns.add(dbs.connect(p * r + i));
                 boolean groupEqual = true;
                 int tables = 0;
-                for (String table : tables(conns.get(0))) {
+                for (String table : ReplicaCheck.tables(conns.get(0))) {
                     if (table.equalsIgnoreCase("gyro_replica")) continue;
                     tables++;
                     String first = null;
@@ -226,18 +223,6 @@ final class ReplicatedDemo {
         out.printf("  replicated tables (written by global requests) across groups: %s%n", across ? "equal" : "DIFFER");
         if (!across) failures.add("replicated tables differ between groups");
         return failures;
-    }
-
-    private static List<String> tables(Connection c) throws SQLException {
-        Set<String> out = new TreeSet<>();
-        DatabaseMetaData md = c.getMetaData();
-        try (ResultSet rs = md.getTables(c.getCatalog(), null, "%", new String[] {"TABLE"})) {
-            while (rs.next()) {
-                String name = rs.getString("TABLE_NAME");
-                if (!name.toLowerCase(Locale.ROOT).startsWith("sqlite_")) out.add(name);
-            }
-        }
-        return new ArrayList<>(out);
     }
 
     /** The store's invariants on one replica of each group; every order a client saw succeed is in the database. */

@@ -22,7 +22,6 @@ import java.io.InputStreamReader;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
-import java.sql.DatabaseMetaData;
 import java.sql.DriverManager;
 import java.sql.ResultSet;
 import java.util.ArrayList;
@@ -30,7 +29,6 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.SplittableRandom;
-import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
@@ -261,7 +259,7 @@ class ReplicaKillTest {
             try {
                 for (int r = 0; r < REPLICAS; r++)
                     conns.add(DriverManager.getConnection(database(g, r)));
-                for (String table : tables(conns.get(0))) {
+                for (String table : ReplicaCheck.tables(conns.get(0))) {
                     if (table.equalsIgnoreCase("gyro_replica")) continue; // each replica's own stamp
                     Set<String> copies = new HashSet<>();
                     for (int r = 0; r < REPLICAS; r++) {
@@ -348,12 +346,4 @@ class ReplicaKillTest {
         }
     }
 
-    static List<String> tables(Connection c) throws Exception {
-        Set<String> out = new TreeSet<>();
-        DatabaseMetaData md = c.getMetaData();
-        try (ResultSet rs = md.getTables(c.getCatalog(), null, "%", new String[] {"TABLE"})) {
-            while (rs.next()) out.add(rs.getString("TABLE_NAME"));
-        }
-        return new ArrayList<>(out);
-    }
 }

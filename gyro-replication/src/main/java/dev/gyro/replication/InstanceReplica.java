@@ -9,7 +9,6 @@ import org.slf4j.LoggerFactory;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.sql.SQLException;
-import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * One replica of a Gyro instance (the paper's Section III: "each Gyro instance replica is associated with a replica of
@@ -35,7 +34,6 @@ public final class InstanceReplica implements AutoCloseable {
     private final Database view;
     private final GroupSignal signal;
     private final Thread watcher;
-    private final AtomicLong starts = new AtomicLong();
     private volatile GyroInstance instance; // started and serving
     private volatile GyroInstance starting; // being started: close() stops it too
     private volatile boolean instanceFailed;
@@ -92,11 +90,6 @@ public final class InstanceReplica implements AutoCloseable {
         return g == null || g.stopped() ? null : g;
     }
 
-    /** How many times this replica has started the position's instance (each leadership, each restart after a stop). */
-    public long instanceStarts() {
-        return starts.get();
-    }
-
     private void watch() {
         int failures = 0;
         while (!closed) {
@@ -121,7 +114,6 @@ public final class InstanceReplica implements AutoCloseable {
                         g.start();
                         instance = g;
                         starting = null;
-                        starts.incrementAndGet();
                         failures = 0;
                         log.info("instance {} runs at replica {} of its group (leader), on {}", config.self(),
                                 replica.replica(), config.address());
