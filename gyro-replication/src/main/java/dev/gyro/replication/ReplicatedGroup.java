@@ -79,14 +79,17 @@ public final class ReplicatedGroup implements AutoCloseable {
      */
     public GroupReplica awaitLeader(Duration within) throws GroupUnavailableException, InterruptedException {
         long deadline = System.nanoTime() + within.toNanos();
-        if (!signal.await(() -> leader() != null, deadline)) {
+        // The leader seen by the wait is the one answered: asking again could find none, as leadership may move
+        // (a leader that lost its majority steps down) between two looks.
+        GroupReplica[] seen = new GroupReplica[1];
+        if (!signal.await(() -> (seen[0] = leader()) != null, deadline)) {
             int up = 0;
             for (GroupReplica r : running()) if (r != null) up++;
             throw new GroupUnavailableException(spec.name(), up, spec.size(),
                     GroupUnavailableException.Outcome.NOT_APPLIED,
                     "no leader elected within " + GroupReplica.millis(within));
         }
-        return leader();
+        return seen[0];
     }
 
     /**

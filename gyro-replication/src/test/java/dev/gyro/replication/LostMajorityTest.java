@@ -26,7 +26,7 @@ class LostMajorityTest {
         try (ReplicatedGroup group = ReplicatedGroup.start(spec, Groups.databases(dir, 3), dir.resolve("logs"))) {
             group.awaitLeader(Groups.WAIT);
             group.submit(Groups.order(1));
-            GroupReplica leader = group.leader();
+            GroupReplica leader = group.awaitLeader(Groups.WAIT);
             for (int i = 0; i < 3; i++) if (i != leader.replica()) group.stop(i);
 
             long start = System.nanoTime();
