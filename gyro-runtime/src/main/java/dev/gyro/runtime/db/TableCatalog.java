@@ -109,7 +109,12 @@ public final class TableCatalog {
                 break;
             }
         }
-        return new TableInfo(name, columns, keys, otherUnique, autoIncrement);
+        boolean foreignKeys;
+        try (ResultSet in = md.getImportedKeys(catalog, schema, name);
+             ResultSet out = md.getExportedKeys(catalog, schema, name)) {
+            foreignKeys = in.next() || out.next();
+        }
+        return new TableInfo(name, columns, keys, otherUnique, autoIncrement, foreignKeys);
     }
 
     /** The table's name as the DBMS spells it: exact match first, then any-case (SQLite and MariaDB fold freely). */

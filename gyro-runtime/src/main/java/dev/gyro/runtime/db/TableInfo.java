@@ -15,9 +15,11 @@ import java.util.Locale;
  *                          there is none (REPLACE may then silently delete rows the capture cannot see)
  * @param autoIncrementColumns the columns whose values the DBMS generates when an insert leaves them out
  *                          (AUTOINCREMENT, AUTO_INCREMENT, serial and identity columns), as the driver reports them
+ * @param foreignKeys       whether a foreign key refers to this table or from it (a write here may then be refused,
+ *                          or cascade, depending on writes to other tables)
  */
 public record TableInfo(String name, List<String> columns, List<String> keyColumns, String otherUniqueIndex,
-                        List<String> autoIncrementColumns) {
+                        List<String> autoIncrementColumns, boolean foreignKeys) {
 
     public TableInfo {
         columns = List.copyOf(columns);
@@ -26,7 +28,7 @@ public record TableInfo(String name, List<String> columns, List<String> keyColum
     }
 
     public TableInfo(String name, List<String> columns, List<String> keyColumns, String otherUniqueIndex) {
-        this(name, columns, keyColumns, otherUniqueIndex, List.of());
+        this(name, columns, keyColumns, otherUniqueIndex, List.of(), false);
     }
 
     public boolean hasPrimaryKey() {

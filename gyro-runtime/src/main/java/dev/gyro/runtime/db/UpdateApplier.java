@@ -7,10 +7,15 @@ import dev.gyro.protocol.Value;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
+import java.sql.Savepoint;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Locale;
+import java.util.Map;
 import java.util.Set;
+import java.util.function.Function;
 
 /**
  * Applies state updates (row images, docs/decisions.md, decision 4) to an instance's database: each
@@ -24,9 +29,9 @@ import java.util.Set;
  * ({@link Dialect#beforeApply}) because row images come in the origin's write order, which need not satisfy
  * them row by row.
  *
- * <p>Consecutive changes of the same shape (table, kind, columns) run as one JDBC batch. A token's updates are applied
- * as one run of changes ({@link #applyAll}): the dialect's set-up and catch-up statements run once per token, not once
- * per update, and a run of one shape may span two updates. Order is kept exactly, so the result is the same.
+ * <p>Changes of the same shape (table, kind, columns) run as one JDBC batch, grouped across a token's updates
+ * ({@link #applyAll}, {@link #groupedRuns}): the dialect's set-up and catch-up statements run once per token, not once
+ * per update. Every row's changes keep their order, so the result is the one the origin's order gives.
  */
 public final class UpdateApplier {
 
@@ -77,19 +82,120 @@ public final class UpdateApplier {
             return;
         }
         dialect.beforeApply(connection);
-        Set<String> upserted = new LinkedHashSet<>();
-        int i = 0;
-        while (i < changes.size()) {
-            RowChange first = changes.get(i);
-            int end = i + 1;
-            while (end < changes.size() && sameShape(first, changes.get(end))) end++;
-            applyRun(connection, dialect, changes.subList(i, end));
-            if (first.kind() == RowChange.Kind.UPSERT) upserted.add(first.table());
-            i = end;
+        List<List<RowChange>> runs = consecutiveRuns(changes);
+        List<List<RowChange>> grouped = GROUPED ? groupedRuns(changes, orderKeeper(connection)) : runs;
+        if (grouped.size() < runs.size()) {
+            // Grouped by shape, a change may run before one of another row that the origin wrote first: a foreign
+            // key or a unique index other than the key can then refuse it although the origin's order would not.
+            // That order is the fallback, from a savepoint, so the result is always the one the origin's order gives.
+            Savepoint before = connection.setSavepoint();
+            try {
+                applyRuns(connection, dialect, grouped);
+                connection.releaseSavepoint(before);
+                afterApply(connection, dialect, changes);
+                return;
+            } catch (SQLException refused) {
+                try {
+                    connection.rollback(before);
+                } catch (SQLException e) { // the connection itself failed: the caller rolls back everything
+                    refused.addSuppressed(e);
+                    throw refused;
+                }
+            }
         }
+        applyRuns(connection, dialect, runs);
+        afterApply(connection, dialect, changes);
+    }
+
+    /**
+     * Whether a token's changes are grouped by shape before they are applied ({@link #groupedRuns}); on by default,
+     * {@code -Dgyro.groupedApply=false} applies runs of consecutive changes only (to measure one against the other).
+     */
+    private static final boolean GROUPED = !"false".equals(System.getProperty("gyro.groupedApply"));
+
+    private static void applyRuns(Connection connection, Dialect dialect, List<List<RowChange>> runs)
+            throws SQLException {
+        for (List<RowChange> run : runs) applyRun(connection, dialect, run);
+    }
+
+    private static void afterApply(Connection connection, Dialect dialect, List<RowChange> changes)
+            throws SQLException {
+        Set<String> upserted = new LinkedHashSet<>();
+        for (RowChange c : changes) if (c.kind() == RowChange.Kind.UPSERT) upserted.add(c.table());
         if (!upserted.isEmpty())
             dialect.afterApply(connection, upserted, TableCatalog.forUrl(connection.getMetaData().getURL()));
     }
+
+    /** Runs of consecutive changes of one shape, in the origin's order. */
+    static List<List<RowChange>> consecutiveRuns(List<RowChange> changes) {
+        List<List<RowChange>> runs = new ArrayList<>();
+        List<RowChange> run = null;
+        for (RowChange c : changes) {
+            if (run == null || !sameShape(run.get(0), c)) runs.add(run = new ArrayList<>());
+            run.add(c);
+        }
+        return runs;
+    }
+
+    /**
+     * The changes as few runs of one shape as keep the origin's order wherever it can matter: a change joins the last
+     * run of its shape unless a later run already holds a change it must follow, so a token's updates (TPC-C's new
+     * orders alternate stock rows and order lines) cost one batch per table and kind rather than one statement per
+     * row. What a change must follow is given by {@code mustFollow}: the changes of the same row for a plain table,
+     * for then changes of different rows commute ({@link #rowsOf}); more where constraints tie rows together. Where
+     * the grouped order is refused all the same, {@link #apply} falls back to the origin's.
+     */
+    static List<List<RowChange>> groupedRuns(List<RowChange> changes, Function<RowChange, Object> mustFollow) {
+        List<List<RowChange>> runs = new ArrayList<>();
+        Map<List<Object>, Integer> lastRunOfShape = new HashMap<>();
+        Map<Object, Integer> lastRunOf = new HashMap<>();
+        for (RowChange c : changes) {
+            List<Object> shape = List.of(c.kind(), c.table(), c.columns(), c.keyColumns());
+            Object tie = mustFollow.apply(c);
+            Integer r = lastRunOfShape.get(shape);
+            Integer touched = lastRunOf.get(tie);
+            if (r == null || (touched != null && touched > r)) {
+                r = runs.size();
+                runs.add(new ArrayList<>());
+                lastRunOfShape.put(shape, r);
+            }
+            runs.get(r).add(c);
+            lastRunOf.put(tie, r);
+        }
+        return runs;
+    }
+
+    /** Ties each change to its row only: for tables without constraints between rows. */
+    static Object rowsOf(RowChange c) {
+        return List.of(c.table().toLowerCase(Locale.ROOT), c.keyValues());
+    }
+
+    /**
+     * What a change must follow on {@code connection}'s database ({@link #groupedRuns}): its row's earlier changes on a
+     * plain table; every earlier change of its table where a UNIQUE index other than the key ties rows together (on
+     * MariaDB an upsert resolves a clash on such an index by overwriting the other row, without an error to fall back
+     * on); every earlier change of any table in a foreign key, where a delete may cascade to rows of another table.
+     * A table the catalog cannot read keeps its order, and its apply names the problem.
+     */
+    private static Function<RowChange, Object> orderKeeper(Connection connection) throws SQLException {
+        TableCatalog catalog = TableCatalog.forUrl(connection.getMetaData().getURL());
+        Map<String, Object> byTable = new HashMap<>();
+        return c -> {
+            Object tie = byTable.computeIfAbsent(c.table(), t -> {
+                try {
+                    TableInfo info = catalog.table(connection, null, t);
+                    if (info.foreignKeys()) return FOREIGN_KEYS;
+                    if (info.otherUniqueIndex() != null) return List.of("table", t.toLowerCase(Locale.ROOT));
+                    return ROW;
+                } catch (SQLException e) {
+                    return List.of("table", t.toLowerCase(Locale.ROOT));
+                }
+            });
+            return tie == ROW ? rowsOf(c) : tie;
+        };
+    }
+
+    private static final Object ROW = new Object(), FOREIGN_KEYS = new Object();
 
     private static boolean sameShape(RowChange a, RowChange b) {
         return a.kind() == b.kind() && a.table().equals(b.table()) && a.columns().equals(b.columns())
