@@ -72,6 +72,16 @@ abstract class BackendCaptureContract {
         return CapturingConnectionTest.capture(origin, work);
     }
 
+    /** The rows {@code statements} write on the origin, in one captured transaction. */
+    List<RowChange> captureStatements(String... statements) throws SQLException {
+        return capture(c -> {
+            try (Statement st = c.createStatement()) {
+                for (String sql : statements) st.executeUpdate(sql);
+            }
+            return null;
+        });
+    }
+
     static List<Value> vals(Object... os) {
         List<Value> out = new ArrayList<>();
         for (Object o : os) out.add(Value.of(o));
@@ -205,17 +215,13 @@ abstract class BackendCaptureContract {
 
     @Test
     void appliedElsewhereTheRowsAreTheSameAndApplyingTwiceChangesNothing() throws SQLException {
-        List<RowChange> changes = capture(c -> {
-            try (Statement st = c.createStatement()) {
-                st.executeUpdate("INSERT INTO items (name, stock, price) VALUES ('lamp', 3, 9.5)");
-                st.executeUpdate("UPDATE items SET stock = stock - 1 WHERE id IN (1, 2)");
-                st.executeUpdate("DELETE FROM items WHERE id = 3");
-                st.executeUpdate("UPDATE users SET name = 'Anne' WHERE email = 'a@x'");
-                st.executeUpdate("INSERT INTO carts (cart_id, item_id, qty) VALUES (1, 4, 2)");
-                st.executeUpdate("INSERT INTO flags (on_, at) VALUES (TRUE, '2026-01-02 03:04:05.678')");
-            }
-            return null;
-        });
+        List<RowChange> changes = captureStatements(
+                "INSERT INTO items (name, stock, price) VALUES ('lamp', 3, 9.5)",
+                "UPDATE items SET stock = stock - 1 WHERE id IN (1, 2)",
+                "DELETE FROM items WHERE id = 3",
+                "UPDATE users SET name = 'Anne' WHERE email = 'a@x'",
+                "INSERT INTO carts (cart_id, item_id, qty) VALUES (1, 4, 2)",
+                "INSERT INTO flags (on_, at) VALUES (TRUE, '2026-01-02 03:04:05.678')");
         for (int round = 0; round < 2; round++)
             replica.inTransaction(false, c -> {
                 UpdateApplier.apply(c, replica.dialect(), changes);
@@ -233,14 +239,9 @@ abstract class BackendCaptureContract {
      */
     @Test
     void aTableWithAnotherUniqueIndexIsAppliedInTheOriginsOrder() throws SQLException {
-        List<RowChange> changes = capture(c -> {
-            try (Statement st = c.createStatement()) {
-                st.executeUpdate("UPDATE users SET name = 'Anne' WHERE email = 'a@x'");
-                st.executeUpdate("DELETE FROM users WHERE email = 'b@x'");
-                st.executeUpdate("INSERT INTO users (email, name, login) VALUES ('d@x', 'Dan', 'bob')");
-            }
-            return null;
-        });
+        List<RowChange> changes = captureStatements("UPDATE users SET name = 'Anne' WHERE email = 'a@x'",
+                "DELETE FROM users WHERE email = 'b@x'",
+                "INSERT INTO users (email, name, login) VALUES ('d@x', 'Dan', 'bob')");
         assertThat(UpdateApplier.groupedRuns(changes, UpdateApplier::rowsOf)).as("grouped by row alone").hasSize(2);
         replica.inTransaction(false, c -> {
             UpdateApplier.apply(c, replica.dialect(), changes);
