@@ -83,6 +83,41 @@ public record Scenario(String name, String title, String paperRef, List<Setting>
                 bound, seed, quick, figure, paper, notes);
     }
 
+    /**
+     * Part of this scenario: its settings at {@code instances} (all when null), measuring only {@code only} of its
+     * systems (all when null), to rerun one point or one comparison without the whole sweep.
+     *
+     * @throws IllegalArgumentException naming what the scenario has, when a system is not one of its own or nothing
+     *                                  would be left to run
+     */
+    public Scenario part(java.util.Collection<Integer> instances, java.util.Collection<String> only) {
+        if (only != null)
+            for (String sys : only)
+                if (!allSystems().contains(sys))
+                    throw new IllegalArgumentException("scenario " + name + " measures no system " + sys + "; it has "
+                            + String.join(", ", allSystems()));
+        List<String> kept = only == null ? systems : systems.stream().filter(only::contains).toList();
+        List<Setting> left = new ArrayList<>();
+        for (Setting s : settings) {
+            if (instances != null && !instances.contains(s.instances())) continue;
+            if (s.systems().isEmpty()) {
+                if (!kept.isEmpty()) left.add(s);
+            } else {
+                List<String> own = only == null ? s.systems() : s.systems().stream().filter(only::contains).toList();
+                if (!own.isEmpty()) left.add(s.withSystems(own));
+            }
+        }
+        if (left.isEmpty())
+            throw new IllegalArgumentException("scenario " + name + " has no point with " + (instances == null ? ""
+                    : "instances " + instances + " ") + (only == null ? "" : "systems " + only + " ") + "(it runs "
+                    + String.join(", ", allSystems()) + " at instances " + String.join(", ", settings.stream()
+                    .map(s -> Integer.toString(s.instances())).distinct().toList()) + ")");
+        // A scenario names at least one system: where only settings' own remain, the first of them stands for it.
+        if (kept.isEmpty()) kept = left.get(0).systems();
+        return new Scenario(name, title, paperRef, left, kept, load, warmup, duration, bound, seed, quick, figure,
+                paper, notes);
+    }
+
     public Scenario withLoad(Load other) {
         return new Scenario(name, title, paperRef, settings, systems, other, warmup, duration, bound, seed, quick,
                 figure, paper, notes);
@@ -140,6 +175,10 @@ public record Scenario(String name, String title, String paperRef, List<Setting>
 
         public Setting withOptions(WorkloadOptions o) {
             return new Setting(id, group, parameters, app, scale, o, instances, backend, capacity, mode, wan, systems);
+        }
+
+        public Setting withSystems(List<String> only) {
+            return new Setting(id, group, parameters, app, scale, options, instances, backend, capacity, mode, wan, only);
         }
     }
 

@@ -86,12 +86,30 @@ final class BenchCommand implements Callable<Integer> {
             + "instances (default 0.2, a LAN)")
     Double hopMs;
 
+    @Option(names = "--instances", paramLabel = "N1,N2,..", split = ",", description = "only the points at these "
+            + "instance counts (or sites) of the scenario, e.g. --instances 8 for the last point of tpcc")
+    List<Integer> instances;
+
+    @Option(names = "--systems", paramLabel = "S1,S2,..", split = ",", description = "only these of the scenario's "
+            + "systems, e.g. --systems gyro,2pc")
+    List<String> systems;
+
+    @Option(names = "--clients", paramLabel = "C1,C2,..", split = ",", description = "closed loop: these client "
+            + "counts instead of the scenario's sweep, e.g. --clients 32")
+    List<Integer> clients;
+
     @Option(names = "--replicas", defaultValue = "1", description = "scale-lan: also measure Gyro with every instance a"
             + " replicated group of this many replicas (system gyro-rR); 1, the default, measures only the single instances")
     int replicas;
 
     @Override
     public Integer call() throws Exception {
+        if ((instances != null || systems != null || clients != null)
+                && (scenario.equals(ScaleSimScenario.NAME) || scenario.equals(ReplicasBenchmark.NAME))) {
+            System.out.println("bench: FAILED: --instances, --systems and --clients go with the scenarios that run"
+                    + " real instances; " + scenario + " has its own settings");
+            return 2;
+        }
         if (scenario.equals(ScaleSimScenario.NAME)) return scaleSim();
         if (scenario.equals(ReplicasBenchmark.NAME)) {
             Path dir = claimOut();
@@ -105,7 +123,12 @@ final class BenchCommand implements Callable<Integer> {
         Scenario s;
         try {
             Backend db = backend == null ? null : Backend.parse(backend);
-            Scenario.Load load = rates == null || rates.isEmpty() ? null
+            if (clients != null && rates != null) throw new IllegalArgumentException("--clients (closed loop) and "
+                    + "--rates (open loop) do not go together");
+            if (clients != null) for (int c : clients)
+                if (c < 1) throw new IllegalArgumentException("--clients counts are at least 1, was " + c);
+            Scenario.Load load = clients != null ? Scenario.Load.closed(clients)
+                    : rates == null || rates.isEmpty() ? null
                     : Scenario.Load.open(rates, sessions, WorkloadRunner.Arrivals.parse(arrivals));
             if (replicas != 1 && !scenario.equals(Scenarios.SCALE_LAN))
                 throw new IllegalArgumentException("--replicas goes with scale-lan");
@@ -121,6 +144,7 @@ final class BenchCommand implements Callable<Integer> {
                             + " runs its own applications");
                 s = Scenarios.define(scenario, options);
             }
+            if (instances != null || systems != null) s = s.part(instances, systems);
         } catch (IllegalArgumentException e) {
             System.out.println("bench: FAILED: " + e.getMessage());
             return 2;
@@ -129,6 +153,9 @@ final class BenchCommand implements Callable<Integer> {
         if (dir == null) return 2;
         String command = "./gyro bench " + scenario + (app != null ? " --app " + app : "")
                 + String.join("", apps.jars.stream().map(j -> " --app-jar " + j).toList()) + (quick ? " --quick" : "") + (plain ? " --plain" : "")
+                + (instances != null ? " --instances " + String.join(",", instances.stream().map(String::valueOf).toList()) : "")
+                + (systems != null ? " --systems " + String.join(",", systems) : "")
+                + (clients != null ? " --clients " + String.join(",", clients.stream().map(String::valueOf).toList()) : "")
                 + (backend != null ? " --backend " + backend : "") + (replicas > 1 ? " --replicas " + replicas : "") + (thinkMs != null ? " --think-ms " + thinkMs : "")
                 + (rates != null && !rates.isEmpty() ? " --rates " + String.join(",", rates.stream()
                 .map(r -> String.format(Locale.ROOT, "%.0f", r)).toList()) + " --sessions " + sessions + " --arrivals "

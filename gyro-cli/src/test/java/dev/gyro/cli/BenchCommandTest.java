@@ -82,6 +82,47 @@ class BenchCommandTest {
     }
 
     @Test
+    void aPartOfAScenarioIsCheckedBeforeAnythingRuns() {
+        Run instances = bench("tpcc", "--quick", "--instances", "5");
+        assertThat(instances.exit()).isEqualTo(2);
+        assertThat(instances.out()).startsWith("bench: FAILED: scenario tpcc has no point with instances [5]")
+                .contains("at instances 3");
+        Run systems = bench("tpcc", "--quick", "--systems", "gyro,oracle");
+        assertThat(systems.exit()).isEqualTo(2);
+        assertThat(systems.out()).startsWith("bench: FAILED: scenario tpcc measures no system oracle")
+                .contains("gyro, 2pc, centralized");
+        Run both = bench("tpcc", "--quick", "--clients", "4", "--rates", "10");
+        assertThat(both.exit()).isEqualTo(2);
+        assertThat(both.out()).startsWith("bench: FAILED: --clients (closed loop) and --rates (open loop)");
+        Run none = bench("tpcc", "--quick", "--clients", "0");
+        assertThat(none.exit()).isEqualTo(2);
+        assertThat(none.out()).startsWith("bench: FAILED: --clients counts are at least 1");
+        Run sim = bench("scale-sim", "--quick", "--instances", "8");
+        assertThat(sim.exit()).isEqualTo(2);
+        assertThat(sim.out()).startsWith("bench: FAILED: --instances, --systems and --clients go with");
+    }
+
+    /** One comparison out of a scenario, as a user reruns a point: gyro against 2pc at one client count. */
+    @Test
+    void aPartOfAScenarioRunsOnlyItsPoints() throws Exception {
+        ClusterCommandTest.require(Backend.POSTGRES);
+        Path out = Files.createTempDirectory("bench-tpcc-part");
+        Run r = bench("tpcc", "--quick", "--instances", "3", "--systems", "gyro,2pc", "--clients", "2", "--out",
+                out.toString());
+        assertThat(r.exit()).as(r.out()).isZero();
+        assertThat(r.out()).contains("2/2", "bench: OK (tpcc, 2 points run");
+        JsonNode root = new ObjectMapper().readTree(out.resolve("results.json").toFile());
+        assertThat(root.get("command").asText()).contains("--instances 3 --systems gyro,2pc --clients 2");
+        Set<String> systems = new HashSet<>();
+        for (JsonNode p : root.get("points")) {
+            systems.add(p.get("system").asText());
+            assertThat(p.get("parameters").get("clients").asInt()).isEqualTo(2);
+            assertThat(p.get("valid").asBoolean()).isTrue();
+        }
+        assertThat(systems).containsExactlyInAnyOrder("gyro", "2pc");
+    }
+
+    @Test
     void aWorkloadOptionTheApplicationLacksFailsBeforeAnythingRuns(@TempDir Path dir) {
         // local-ratio's micro-benchmark takes a think time; a negative one is refused by the workload itself
         Run r = bench("local-ratio", "--quick", "--think-ms", "-5", "--out", dir.toString());
