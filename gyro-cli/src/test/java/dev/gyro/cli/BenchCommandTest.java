@@ -83,23 +83,22 @@ class BenchCommandTest {
 
     @Test
     void aPartOfAScenarioIsCheckedBeforeAnythingRuns() {
-        Run instances = bench("tpcc", "--quick", "--instances", "5");
-        assertThat(instances.exit()).isEqualTo(2);
-        assertThat(instances.out()).startsWith("bench: FAILED: scenario tpcc has no point with instances [5]")
-                .contains("at instances 3");
-        Run systems = bench("tpcc", "--quick", "--systems", "gyro,oracle");
-        assertThat(systems.exit()).isEqualTo(2);
-        assertThat(systems.out()).startsWith("bench: FAILED: scenario tpcc measures no system oracle")
-                .contains("gyro, 2pc, centralized");
-        Run both = bench("tpcc", "--quick", "--clients", "4", "--rates", "10");
-        assertThat(both.exit()).isEqualTo(2);
-        assertThat(both.out()).startsWith("bench: FAILED: --clients (closed loop) and --rates (open loop)");
-        Run none = bench("tpcc", "--quick", "--clients", "0");
-        assertThat(none.exit()).isEqualTo(2);
-        assertThat(none.out()).startsWith("bench: FAILED: --clients counts are at least 1");
-        Run sim = bench("scale-sim", "--quick", "--instances", "8");
-        assertThat(sim.exit()).isEqualTo(2);
-        assertThat(sim.out()).startsWith("bench: FAILED: --instances, --systems and --clients go with");
+        assertThat(refused("tpcc", "--quick", "--instances", "5"))
+                .startsWith("bench: FAILED: scenario tpcc has no point with instances [5]").contains("at instances 3");
+        assertThat(refused("tpcc", "--quick", "--systems", "gyro,oracle"))
+                .startsWith("bench: FAILED: scenario tpcc measures no system oracle").contains("gyro, 2pc, centralized");
+        assertThat(refused("tpcc", "--quick", "--clients", "4", "--rates", "10"))
+                .startsWith("bench: FAILED: --clients (closed loop) and --rates (open loop)");
+        assertThat(refused("tpcc", "--quick", "--clients", "0")).startsWith("bench: FAILED: --clients counts are at least 1");
+        assertThat(refused("scale-sim", "--quick", "--instances", "8"))
+                .startsWith("bench: FAILED: --instances, --systems and --clients go with");
+    }
+
+    /** What {@code gyro bench args} printed, having exited with 2 (refused before anything ran). */
+    static String refused(String... args) {
+        Run r = bench(args);
+        assertThat(r.exit()).as(r.out()).isEqualTo(2);
+        return r.out();
     }
 
     /** One comparison out of a scenario, as a user reruns a point: gyro against 2pc at one client count. */
