@@ -222,7 +222,9 @@ class ReplicaKillTest {
                     int victim = leader(group, transport);
                     for (Process p : processes[group])
                         assertThat(p.isAlive()).as("every replica of group " + group + " runs before kill " + kill).isTrue();
-                    if (holdsToken(client, group)) tokenHolderKills++;
+                    // The first kill of each group waits for its group to hold the token: with 6 kills on a server,
+                    // chance alone may never kill a token holder.
+                    if (kill < GROUPS ? awaitToken(client, group) : holdsToken(client, group)) tokenHolderKills++;
                     processes[group][victim].destroyForcibly().waitFor(10, TimeUnit.SECONDS); // SIGKILL
                     back.set(group, relaunch.submit(() -> { // it catches up from its group's log
                         processes[group][victim] = launch(group, victim);
@@ -356,6 +358,16 @@ class ReplicaKillTest {
         if (!Files.exists(log)) return "(nothing)";
         List<String> lines = Files.readAllLines(log);
         return String.join("\n", lines.subList(Math.max(0, lines.size() - 15), lines.size()));
+    }
+
+    /** Until {@code group} holds the token, as its status says (the ring is busy, so it comes round), at most 2 min. */
+    private static boolean awaitToken(GyroClient client, int group) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(2);
+        while (!holdsToken(client, group)) {
+            if (System.nanoTime() > deadline) throw new AssertionError("group " + group + " never held the token");
+            Thread.sleep(5); // between two looks at the status: the token moves without an event to wait on here
+        }
+        return true;
     }
 
     private static boolean holdsToken(GyroClient client, int group) {
