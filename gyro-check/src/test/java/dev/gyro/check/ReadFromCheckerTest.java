@@ -39,6 +39,23 @@ class ReadFromCheckerTest {
         assertThat(ReadFromChecker.check(List.of(samePartition, global, later, otherRow, reader))).isEmpty();
     }
 
+    /**
+     * A key reused (RUBiS: a retracted bid's key taken by the next bid): a global request that wrote the row anew after
+     * the local writer, and before the reader was done, stands between them; without it the read is reported.
+     */
+    @Test
+    void aRowAGlobalRequestWroteAnewInBetweenIsNotReadFromTheEarlierLocalWriter() {
+        Access local = access("storeBid", 1, false, 0, 10, Set.of(), Set.of(ITEM_7));
+        Access global = access("storeBid", 3, true, 12, 18, Set.of(), Set.of(ITEM_7));
+        Access reader = access("aboutMe", 2, false, 15, 30, Set.of(ITEM_7), Set.of());
+        assertThat(ReadFromChecker.check(List.of(local, global, reader))).isEmpty();
+        Access lateGlobal = access("storeBid", 3, true, 12, 40, Set.of(), Set.of(ITEM_7));
+        assertThat(ReadFromChecker.check(List.of(local, lateGlobal, reader))).as("done after the reader").hasSize(1);
+        Access earlyGlobal = access("storeBid", 3, true, 5, 18, Set.of(), Set.of(ITEM_7));
+        assertThat(ReadFromChecker.check(List.of(local, earlyGlobal, reader))).as("begun before the local writer was done")
+                .hasSize(1);
+    }
+
     @Test
     void readsAndWritesOfDifferentColumnsOfARowDoNotConflict() {
         List<Value> key = List.of(new Value.Int(7));
