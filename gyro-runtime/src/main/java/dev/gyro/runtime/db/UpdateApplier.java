@@ -82,8 +82,9 @@ public final class UpdateApplier {
             return;
         }
         dialect.beforeApply(connection);
+        TableCatalog catalog = TableCatalog.forUrl(connection.getMetaData().getURL());
         List<List<RowChange>> runs = consecutiveRuns(changes);
-        List<List<RowChange>> grouped = GROUPED ? groupedRuns(changes, orderKeeper(connection)) : runs;
+        List<List<RowChange>> grouped = GROUPED ? groupedRuns(changes, orderKeeper(connection, catalog)) : runs;
         if (grouped.size() < runs.size()) {
             // Grouped by shape, a change may run before one of another row that the origin wrote first: a foreign
             // key or a unique index other than the key can then refuse it although the origin's order would not.
@@ -92,7 +93,7 @@ public final class UpdateApplier {
             try {
                 applyRuns(connection, dialect, grouped);
                 connection.releaseSavepoint(before);
-                afterApply(connection, dialect, changes);
+                afterApply(connection, dialect, catalog, changes);
                 return;
             } catch (SQLException refused) {
                 try {
@@ -104,7 +105,7 @@ public final class UpdateApplier {
             }
         }
         applyRuns(connection, dialect, runs);
-        afterApply(connection, dialect, changes);
+        afterApply(connection, dialect, catalog, changes);
     }
 
     /**
@@ -118,12 +119,11 @@ public final class UpdateApplier {
         for (List<RowChange> run : runs) applyRun(connection, dialect, run);
     }
 
-    private static void afterApply(Connection connection, Dialect dialect, List<RowChange> changes)
-            throws SQLException {
+    private static void afterApply(Connection connection, Dialect dialect, TableCatalog catalog,
+                                   List<RowChange> changes) throws SQLException {
         Set<String> upserted = new LinkedHashSet<>();
         for (RowChange c : changes) if (c.kind() == RowChange.Kind.UPSERT) upserted.add(c.table());
-        if (!upserted.isEmpty())
-            dialect.afterApply(connection, upserted, TableCatalog.forUrl(connection.getMetaData().getURL()));
+        if (!upserted.isEmpty()) dialect.afterApply(connection, upserted, catalog);
     }
 
     /** Runs of consecutive changes of one shape, in the origin's order. */
@@ -131,7 +131,7 @@ public final class UpdateApplier {
         List<List<RowChange>> runs = new ArrayList<>();
         List<RowChange> run = null;
         for (RowChange c : changes) {
-            if (run == null || !sameShape(run.get(0), c)) runs.add(run = new ArrayList<>());
+            if (run == null || !shape(run.get(0)).equals(shape(c))) runs.add(run = new ArrayList<>());
             run.add(c);
         }
         return runs;
@@ -150,7 +150,7 @@ public final class UpdateApplier {
         Map<List<Object>, Integer> lastRunOfShape = new HashMap<>();
         Map<Object, Integer> lastRunOf = new HashMap<>();
         for (RowChange c : changes) {
-            List<Object> shape = List.of(c.kind(), c.table(), c.columns(), c.keyColumns());
+            List<Object> shape = shape(c);
             Object tie = mustFollow.apply(c);
             Integer r = lastRunOfShape.get(shape);
             Integer touched = lastRunOf.get(tie);
@@ -177,18 +177,16 @@ public final class UpdateApplier {
      * on); every earlier change of any table in a foreign key, where a delete may cascade to rows of another table.
      * A table the catalog cannot read keeps its order, and its apply names the problem.
      */
-    private static Function<RowChange, Object> orderKeeper(Connection connection) throws SQLException {
-        TableCatalog catalog = TableCatalog.forUrl(connection.getMetaData().getURL());
+    private static Function<RowChange, Object> orderKeeper(Connection connection, TableCatalog catalog) {
         Map<String, Object> byTable = new HashMap<>();
         return c -> {
             Object tie = byTable.computeIfAbsent(c.table(), t -> {
                 try {
                     TableInfo info = catalog.table(connection, null, t);
                     if (info.foreignKeys()) return FOREIGN_KEYS;
-                    if (info.otherUniqueIndex() != null) return List.of("table", t.toLowerCase(Locale.ROOT));
-                    return ROW;
+                    return info.otherUniqueIndex() != null ? wholeTable(t) : ROW;
                 } catch (SQLException e) {
-                    return List.of("table", t.toLowerCase(Locale.ROOT));
+                    return wholeTable(t);
                 }
             });
             return tie == ROW ? rowsOf(c) : tie;
@@ -197,9 +195,14 @@ public final class UpdateApplier {
 
     private static final Object ROW = new Object(), FOREIGN_KEYS = new Object();
 
-    private static boolean sameShape(RowChange a, RowChange b) {
-        return a.kind() == b.kind() && a.table().equals(b.table()) && a.columns().equals(b.columns())
-                && a.keyColumns().equals(b.keyColumns());
+    /** Ties every change of table {@code t} to the table's earlier changes. */
+    private static Object wholeTable(String t) {
+        return List.of("table", t.toLowerCase(Locale.ROOT));
+    }
+
+    /** What changes one JDBC batch can carry share: kind, table, columns and key columns (one statement's text). */
+    private static List<Object> shape(RowChange c) {
+        return List.of(c.kind(), c.table(), c.columns(), c.keyColumns());
     }
 
     private static void applyRun(Connection connection, Dialect dialect, List<RowChange> run) throws SQLException {
