@@ -32,11 +32,14 @@ import java.util.Map;
  * @param notRun        why the point was not run, or null when it was
  * @param phases        where its global requests' time went at their owners, and the token's figures; null for a
  *                      system without a token
+ * @param serversBusy   the share of the emulated servers' slot time in use over the measured period (0 to 1), summed
+ *                      over every database instance: how near the system ran to what the servers can serve at all;
+ *                      null without capacity emulation
  */
 public record Measured(String system, String scenario, String setting, Map<String, Object> parameters, String mode,
                        double seconds, long requests, double throughput, Latency all, Map<String, Latency> byClass,
                        Map<String, Transaction> byTransaction, Series timeline, OpenLoop openLoop, boolean valid,
-                       List<String> problems, String notRun, PhaseBreakdown phases) {
+                       List<String> problems, String notRun, PhaseBreakdown phases, Double serversBusy) {
 
     /** Mean and percentiles in milliseconds. */
     public record Latency(long count, double meanMs, double p50Ms, double p95Ms, double p99Ms, double maxMs) {
@@ -120,20 +123,27 @@ public record Measured(String system, String scenario, String setting, Map<Strin
         }
         return new Measured(system, scenario, setting, Collections.unmodifiableMap(new LinkedHashMap<>(parameters)),
                 mode, r.seconds(), requests, throughput, Latency.of(total), byClass, byTransaction, series, open,
-                problems.isEmpty(), List.copyOf(problems), null, null);
+                problems.isEmpty(), List.copyOf(problems), null, null, null);
     }
 
     /** This point with its global phases. */
     public Measured withPhases(PhaseBreakdown p) {
         return new Measured(system, scenario, setting, parameters, mode, seconds, requests, throughput, all, byClass,
-                byTransaction, timeline, openLoop, valid, problems, notRun, p);
+                byTransaction, timeline, openLoop, valid, problems, notRun, p, serversBusy);
+    }
+
+    /** This point with the share of its emulated servers' capacity it used (null: not emulated). */
+    public Measured withServersBusy(Double share) {
+        return new Measured(system, scenario, setting, parameters, mode, seconds, requests, throughput, all, byClass,
+                byTransaction, timeline, openLoop, valid, problems, notRun, phases, share);
     }
 
     /** A point that was not run, and why (one line). */
     public static Measured notRun(String system, String scenario, String setting, Map<String, Object> parameters,
                                   String mode, String reason) {
         return new Measured(system, scenario, setting, Collections.unmodifiableMap(new LinkedHashMap<>(parameters)),
-                mode, 0, 0, 0, Latency.NONE, Map.of(), Map.of(), Series.NONE, null, false, List.of(), reason, null);
+                mode, 0, 0, 0, Latency.NONE, Map.of(), Map.of(), Series.NONE, null, false, List.of(), reason, null,
+                null);
     }
 
     /** A point that was deployed but produced nothing to believe (the run or the clean-up failed). */
@@ -141,7 +151,7 @@ public record Measured(String system, String scenario, String setting, Map<Strin
                                   String mode, String problem) {
         return new Measured(system, scenario, setting, Collections.unmodifiableMap(new LinkedHashMap<>(parameters)),
                 mode, 0, 0, 0, Latency.NONE, Map.of(), Map.of(), Series.NONE, null, false, List.of(problem), null,
-                null);
+                null, null);
     }
 
     private static List<Double> boxed(double[] xs) {

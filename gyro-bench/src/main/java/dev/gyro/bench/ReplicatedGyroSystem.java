@@ -92,10 +92,8 @@ record ReplicatedGyroSystem(int replicas) implements SystemUnderTest {
                     return problems;
                 }
 
-                public List<Long> served() {
-                    List<Long> out = new ArrayList<>();
-                    for (Capacity c : servers) out.add(c.served());
-                    return out;
+                public List<Capacity> servers() {
+                    return List.copyOf(servers);
                 }
 
                 public void close() {

@@ -146,6 +146,7 @@ public final class ScenarioRunner {
             // The window's bounds on this JVM's clock, where the instances stamp their requests' arrivals: the
             // runner's own clock starts a few microseconds later, and a call arrives a hop after it is sent.
             long window = System.nanoTime() + scenario.warmup().toNanos();
+            ServersBusy busy = ServersBusy.over(d.servers(), window, scenario.duration().toNanos());
             try {
                 r = WorkloadRunner.run(workload, d.target(), new WorkloadRunner.Settings(
                         scenario.load().sessions(level), scenario.duration(), scenario.seed(), scenario.warmup(),
@@ -163,7 +164,7 @@ public final class ScenarioRunner {
                 problems.add(r.stuckSessions() + " client session(s) still waiting for a reply 30 s after the end: "
                         + "the system is stuck or its calls outlast the window by over 30 s (not checked)");
                 return Measured.of(name, scenario.name(), setting.id(), params, mode, r, problems)
-                        .withPhases(phases(d, window, scenario));
+                        .withPhases(phases(d, window, scenario)).withServersBusy(busy.share());
             }
             // Correctness goes with speed: a point whose replicas or audit fail is not a result.
             long t1 = System.nanoTime();
@@ -174,7 +175,7 @@ public final class ScenarioRunner {
                 problems.add("the checks could not run: " + oneLine(e));
             }
             return Measured.of(name, scenario.name(), setting.id(), params, mode, r, problems)
-                    .withPhases(phases(d, window, scenario));
+                    .withPhases(phases(d, window, scenario)).withServersBusy(busy.share());
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("interrupted while measuring " + name + " at " + setting.id(), e);

@@ -102,8 +102,13 @@ public interface SystemUnderTest {
             return null;
         }
 
+        /** Every database instance's emulated server, in instance order ({@code Capacity.PLAIN}: none emulated). */
+        List<Capacity> servers();
+
         /** Transactions every database instance's emulated server served, in instance order. */
-        List<Long> served();
+        default List<Long> served() {
+            return servers().stream().map(Capacity::served).toList();
+        }
 
         @Override
         void close() throws Exception;

@@ -157,9 +157,9 @@ public final class Systems {
                         return problems;
                     }
 
-                    public List<Long> served() {
-                        List<Long> out = new ArrayList<>();
-                        for (int i = 0; i < cluster.size(); i++) out.add(cluster.capacity(i).served());
+                    public List<Capacity> servers() {
+                        List<Capacity> out = new ArrayList<>();
+                        for (int i = 0; i < cluster.size(); i++) out.add(cluster.capacity(i));
                         return out;
                     }
 
@@ -233,8 +233,8 @@ public final class Systems {
                         }
                     }
 
-                    public List<Long> served() {
-                        return List.of(target.capacity.served());
+                    public List<Capacity> servers() {
+                        return List.of(target.capacity);
                     }
 
                     public void close() {

@@ -3,6 +3,7 @@ package dev.gyro.emulation;
 import dev.gyro.runtime.hook.TransactionGate;
 
 import java.util.ArrayDeque;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.Condition;
@@ -24,7 +25,9 @@ import java.util.concurrent.locks.ReentrantLock;
  * token holder runs) goes before every waiting {@link #enter()}: the paper's Gyro "holds local operations only for a
  * short period of time when a server has the token and executes global operations" (Section VII-C). Served in plain
  * arrival order, a global request waited behind every queued local one while the token, and with it every other
- * instance's global requests, waited for it: at 128 TPC-W clients on 2 instances, a p99 of 5.8 s.
+ * instance's global requests, waited for it: at 128 TPC-W clients on 2 instances, a p99 of 5.8 s. And while a
+ * {@link #holdLocals()} is open no {@link #enter()} is let in at all (the runtime holds them from the token's arrival
+ * until its global requests are in).
  *
  * <p>{@link #PLAIN} emulates nothing: the machine's own capacity, shared by every instance.
  */
@@ -39,6 +42,7 @@ public final class Capacity implements TransactionGate {
     private final AtomicInteger inService = new AtomicInteger();
     private final AtomicInteger mostInService = new AtomicInteger();
     private final AtomicLong served = new AtomicLong();
+    private final AtomicLong busyNanos = new AtomicLong();
 
     private Capacity(int concurrency, long serviceMillis) {
         this.concurrency = concurrency;
@@ -87,6 +91,15 @@ public final class Capacity implements TransactionGate {
         return served.get();
     }
 
+    /**
+     * Slot time used so far: the nanoseconds from each slot's taking to its freeing (service time and transaction),
+     * summed over closed slots. Over a window, its growth divided by {@code concurrency} times the window is the share
+     * of the emulated server's capacity in use: how close a system runs to what the servers can serve at all.
+     */
+    public long busyNanos() {
+        return busyNanos.get();
+    }
+
     /** The most transactions that were in service at once. */
     public int mostInService() {
         return mostInService.get();
@@ -118,6 +131,7 @@ public final class Capacity implements TransactionGate {
         int now = inService.incrementAndGet();
         mostInService.accumulateAndGet(now, Math::max);
         served.incrementAndGet();
+        long taken = System.nanoTime();
         Slot slot = new Slot() {
             private boolean closed;
 
@@ -125,6 +139,7 @@ public final class Capacity implements TransactionGate {
             public void close() {
                 if (closed) return;
                 closed = true;
+                busyNanos.addAndGet(System.nanoTime() - taken);
                 inService.decrementAndGet();
                 slots.release();
             }
@@ -136,6 +151,20 @@ public final class Capacity implements TransactionGate {
             throw e;
         }
         return slot;
+    }
+
+    /**
+     * Keeps every {@link #enter()} waiting until the hold is closed, while {@link #enterAhead()} goes on: the token
+     * holder's global requests find the slots that free up meanwhile. In plain mode holds nothing.
+     */
+    @Override
+    public Hold holdLocals() {
+        if (slots == null) return Hold.NOTHING;
+        slots.hold(+1);
+        AtomicBoolean open = new AtomicBoolean(true);
+        return () -> {
+            if (open.compareAndSet(true, false)) slots.hold(-1);
+        };
     }
 
     @Override
@@ -152,6 +181,7 @@ public final class Capacity implements TransactionGate {
         private final Condition changed = lock.newCondition();
         private final ArrayDeque<Object> ahead = new ArrayDeque<>(), behind = new ArrayDeque<>();
         private int free;
+        private int holds; // open holdLocals(): the lane behind waits while any is open
 
         Slots(int concurrency) {
             this.free = concurrency;
@@ -164,7 +194,8 @@ public final class Capacity implements TransactionGate {
                 ArrayDeque<Object> lane = first ? ahead : behind;
                 lane.addLast(me);
                 try {
-                    while (free == 0 || lane.peekFirst() != me || (!first && !ahead.isEmpty())) changed.await();
+                    while (free == 0 || lane.peekFirst() != me || (!first && (!ahead.isEmpty() || holds > 0)))
+                        changed.await();
                 } catch (InterruptedException e) {
                     lane.remove(me);
                     changed.signalAll(); // the next in line may be free to go now
@@ -173,6 +204,16 @@ public final class Capacity implements TransactionGate {
                 lane.removeFirst();
                 free--;
                 changed.signalAll(); // with another slot free, the next in line may go too
+            } finally {
+                lock.unlock();
+            }
+        }
+
+        void hold(int change) {
+            lock.lock();
+            try {
+                holds += change;
+                if (holds == 0) changed.signalAll();
             } finally {
                 lock.unlock();
             }

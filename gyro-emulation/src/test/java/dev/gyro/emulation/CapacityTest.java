@@ -46,6 +46,8 @@ class CapacityTest {
         assertThat(capacity.mostInService()).isEqualTo(2); // 6 threads: both slots were busy at some point
         // every transaction spent at least the service time in its slot before it could run
         assertThat(waitedNanos).hasSize(60).allSatisfy(n -> assertThat(n).isGreaterThanOrEqualTo(5_000_000L));
+        // and the slot time it counts holds at least every service time
+        assertThat(capacity.busyNanos()).isGreaterThanOrEqualTo(60 * 5_000_000L);
     }
 
     @Test
@@ -121,5 +123,37 @@ class CapacityTest {
         try (dev.gyro.runtime.hook.TransactionGate.Slot again = capacity.enter()) {
             assertThat(capacity.served()).as("every slot came back").isEqualTo(3);
         }
+    }
+
+    @Test
+    void aHoldKeepsLocalsOutOfFreeSlotsWhileGlobalsGoInAndLetsThemInWhenClosed() throws Exception {
+        Capacity capacity = Capacity.of(1, 0);
+        List<String> order = Collections.synchronizedList(new ArrayList<>());
+        dev.gyro.runtime.hook.TransactionGate.Hold hold = capacity.holdLocals();
+        // the slot is free, yet the local waits: without the hold it would have gone in at once
+        Thread local = waiter(capacity, "local", false, order);
+        assertThat(order).isEmpty();
+        try (dev.gyro.runtime.hook.TransactionGate.Slot global = capacity.enterAhead()) {
+            order.add("global");
+        }
+        assertThat(local.isAlive()).as("the slot the global freed stays free while the hold is open").isTrue();
+        hold.close();
+        hold.close(); // a second close does nothing (the count of holds would go below zero)
+        local.join(10_000);
+        assertThat(order).containsExactly("global", "local");
+        try (dev.gyro.runtime.hook.TransactionGate.Hold none = Capacity.PLAIN.holdLocals();
+             dev.gyro.runtime.hook.TransactionGate.Slot plain = Capacity.PLAIN.enter()) {
+            assertThat(Capacity.PLAIN.served()).as("plain mode holds and counts nothing").isZero();
+        }
+        Thread next = new Thread(() -> {
+            try (dev.gyro.runtime.hook.TransactionGate.Slot slot = capacity.enter()) {
+                order.add("next");
+            } catch (InterruptedException e) {
+                order.add("next interrupted");
+            }
+        });
+        next.start();
+        next.join(10_000);
+        assertThat(order).as("no hold is left open").endsWith("next");
     }
 }

@@ -74,7 +74,7 @@ public final class ShardingSphereSystem implements SystemUnderTest {
     }
 
     private record PeerDeployment(ShardedDatabases dbs, PeerDataSource ds, PeerTarget peerTarget,
-                                  Map<String, Capacity> servers) implements Deployment {
+                                  Map<String, Capacity> byName) implements Deployment {
         public Target target() {
             return peerTarget;
         }
@@ -88,10 +88,8 @@ public final class ShardingSphereSystem implements SystemUnderTest {
             return dbs.check();
         }
 
-        public List<Long> served() {
-            List<Long> out = new ArrayList<>();
-            for (Capacity c : servers.values()) out.add(c.served());
-            return out;
+        public List<Capacity> servers() {
+            return List.copyOf(byName.values());
         }
 
         public void close() {

@@ -102,6 +102,7 @@ final class BeltActions implements BeltLoop.Actions {
     /** Algorithm 1, lines 8-12, atomically with recording the token and the last applied gsn. */
     private void applyUpdates(Action.ApplyUpdates apply) throws SQLException {
         globals.clock().tokenArrived();
+        globals.tokenArrived();
         durably("apply the updates of hop " + apply.token().hop(), c -> {
             UpdateApplier.applyAll(c, db.dialect(), apply.updates());
             MetadataStore.recordReceived(c, apply.token(), apply.lastGsn());
@@ -120,6 +121,7 @@ final class BeltActions implements BeltLoop.Actions {
         durably("record the token of hop " + pass.token().hop() + " as passed",
                 c -> MetadataStore.recordPassed(c, pass.token()));
         stats.tokenPasses.increment();
+        globals.releaseLocals(); // the round had none to run after all
         globals.clock().tokenPassed(pass.token().updates().size());
         token.sent(pass.to(), pass.token().hop());
         peers.send(pass.to(), new Message.TokenPass(self, pass.token()));

@@ -33,7 +33,9 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
 import java.util.function.Function;
 
@@ -84,6 +86,10 @@ final class GlobalExecutor implements AutoCloseable {
     private final Map<Long, Pending> pending = new ConcurrentHashMap<>();
     private final Map<Long, CompletableFuture<Long>> grants = new ConcurrentHashMap<>();
     private final PhaseClock clock;
+    /** {@code -Dgyro.holdLocals=false} lets local requests in while the token's updates are applied (to compare). */
+    private static final boolean HOLD_LOCALS = !"false".equals(System.getProperty("gyro.holdLocals"));
+
+    private final AtomicReference<TransactionGate.Hold> held = new AtomicReference<>();
     private volatile BeltLoop loop;
     private volatile RequestObserver observer = RequestObserver.NONE;
     private volatile boolean closed;
@@ -147,11 +153,28 @@ final class GlobalExecutor implements AutoCloseable {
         });
     }
 
+    /**
+     * The token arrived and its updates are about to be applied: if global requests wait here, local requests are
+     * held back from now until the round's first requests are in their slots ({@link TransactionGate#holdLocals()}),
+     * so that the transactions in service finish while the updates are applied. Called on the belt loop.
+     */
+    void tokenArrived() {
+        if (!HOLD_LOCALS || pending.isEmpty()) return;
+        TransactionGate.Hold before = held.getAndSet(gate.holdLocals());
+        if (before != null) before.close();
+    }
+
+    /** Lets local requests in again, if {@link #tokenArrived()} held them. Safe from any thread, any number of times. */
+    void releaseLocals() {
+        TransactionGate.Hold h = held.getAndSet(null);
+        if (h != null) h.close();
+    }
+
     /** {@link Action.ExecuteGlobal}: one request, whose gsn the belt fixed. Does not wait for it. */
     void execute(Action.ExecuteGlobal one) {
         long gsn = one.gsn();
         executing(one.requestId());
-        start(List.of(one.requestId()), (id, timeline) -> gsn);
+        start(List.of(one.requestId()), (id, timeline) -> gsn, new AtomicInteger(1));
     }
 
     /** {@link Action.ExecuteGlobals}: the whole round at once; each request asks for its gsn when ready. */
@@ -160,7 +183,9 @@ final class GlobalExecutor implements AutoCloseable {
             grants.put(id, new CompletableFuture<>());
             executing(id);
         }
-        for (List<Long> chain : conflictClasses(round.requestIds())) start(chain, this::awaitGrant);
+        Collection<List<Long>> chains = conflictClasses(round.requestIds());
+        AtomicInteger firstWave = new AtomicInteger(chains.size()); // the requests that start at once
+        for (List<Long> chain : chains) start(chain, this::awaitGrant, firstWave);
     }
 
     /**
@@ -199,13 +224,21 @@ final class GlobalExecutor implements AutoCloseable {
         long gsnFor(long requestId, PhaseClock.Timeline timeline) throws InterruptedException;
     }
 
-    /** Runs {@code ids} one after another on one global thread. */
-    private void start(List<Long> ids, GsnSource gsns) {
+    /**
+     * Runs {@code ids} one after another on one global thread; the first of them, once in its slot (or failed),
+     * counts {@code firstWave} down, and the last of the wave lets local requests in again.
+     */
+    private void start(List<Long> ids, GsnSource gsns, AtomicInteger firstWave) {
         try {
             threads.execute(() -> {
+                boolean first = true;
                 for (long id : ids) {
+                    Runnable entered = !first ? () -> {} : () -> {
+                        if (firstWave.decrementAndGet() == 0) releaseLocals();
+                    };
+                    first = false;
                     try {
-                        run(id, gsns);
+                        run(id, gsns, entered);
                     } catch (RuntimeException | Error e) { // the belt waits for this request's report: fail-stop
                         loop.submit(belt -> {
                             throw new IllegalStateException("global request " + id + " could not be executed: " + e, e);
@@ -232,15 +265,16 @@ final class GlobalExecutor implements AutoCloseable {
         }
     }
 
-    private void run(long id, GsnSource gsns) {
+    private void run(long id, GsnSource gsns, Runnable entered) {
         Pending p = pending.remove(id);
         if (p == null) { // cannot happen: a request is registered before the belt hears of it
+            entered.run();
             report(id, null);
             return;
         }
         stats.globalStarted();
         Outcome outcome;
-        try (TransactionGate.Slot slot = gate.enterAhead()) { // held for every attempt
+        try (TransactionGate.Slot slot = enterAhead(entered)) { // held for every attempt
             p.timeline().inSlot = System.nanoTime();
             outcome = attempts(id, p, gsns);
             p.timeline().committed = System.nanoTime();
@@ -269,6 +303,14 @@ final class GlobalExecutor implements AutoCloseable {
         }
         p.reply().accept(reply);
         clock.answered(p.timeline());
+    }
+
+    private TransactionGate.Slot enterAhead(Runnable entered) throws InterruptedException {
+        try {
+            return gate.enterAhead();
+        } finally {
+            entered.run();
+        }
     }
 
     /** Runs the request, again while it loses races; commits its writes under the gsn {@code gsns} gives it. */
@@ -393,6 +435,7 @@ final class GlobalExecutor implements AutoCloseable {
     @Override
     public void close() {
         closed = true;
+        releaseLocals();
         threads.shutdownNow();
         for (CompletableFuture<Long> f : grants.values()) f.cancel(false);
         for (Pending p : pending.values()) p.reply().accept(replies.shuttingDown());

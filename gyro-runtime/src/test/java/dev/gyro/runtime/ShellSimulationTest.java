@@ -56,6 +56,40 @@ class ShellSimulationTest {
             java.nio.file.Files.createDirectories(runDir);
             new Run(seed, runDir).check();
         }
+        assertThat(holdsOpened).as("the token arrived where global requests waited, and local requests were held")
+                .isPositive();
+    }
+
+    long holdsOpened;
+
+    /**
+     * Lets every transaction through, and counts the holds on local requests the shell opens and closes (the real
+     * gate, gyro-emulation's Capacity, is tested on its own): every hold must be closed again, or the instance's
+     * local requests would wait forever.
+     */
+    final class Holds implements TransactionGate {
+        int open;
+
+        @Override
+        public Slot enter() {
+            return Slot.NOTHING;
+        }
+
+        @Override
+        public Slot enterAhead() {
+            return Slot.NOTHING;
+        }
+
+        @Override
+        public Hold holdLocals() {
+            open++;
+            holdsOpened++;
+            boolean[] closed = {false};
+            return () -> {
+                if (!closed[0]) open--;
+                closed[0] = true;
+            };
+        }
     }
 
     /** A global request that reads a counter and writes it, leaving a history row: {@code bump(key, counter)}. */
@@ -136,6 +170,7 @@ class ShellSimulationTest {
         final BeltLoop loop;
         final GlobalExecutor globals;
         final ConveyorBelt belt;
+        final Holds gate = new Holds();
         boolean closed;
 
         Node(Run run, int id) throws SQLException {
@@ -153,7 +188,7 @@ class ShellSimulationTest {
             InstanceStats stats = new InstanceStats();
             SessionGate session = new SessionGate(state.lastGsn(), timers);
             Replies replies = new Replies(id, stats);
-            globals = new GlobalExecutor(id, db, catalog, TransactionGate.NONE, replies, stats, session,
+            globals = new GlobalExecutor(id, db, catalog, gate, replies, stats, session,
                     run.requestIds, r -> List.of(), globalLane, null, new PhaseClock(null));
             belt = new ConveyorBelt(new ConveyorBeltConfig(id, INSTANCES, 1_000, 50, 20), state, run.now);
             loop = new BeltLoop(belt, loopLane, t -> run.failures.add(id + ": " + t), b -> {});
@@ -203,6 +238,9 @@ class ShellSimulationTest {
                 assertThat(quiet()).as("seed " + seed + ": the ring falls quiet and every request is answered: "
                         + describe()).isTrue();
                 verify();
+                for (Node n : nodes)
+                    assertThat(n.gate.open).as("seed " + seed + ": holds on local requests left open at instance "
+                            + n.id).isZero();
             } finally {
                 for (Node n : nodes) if (!n.closed) n.crash();
             }

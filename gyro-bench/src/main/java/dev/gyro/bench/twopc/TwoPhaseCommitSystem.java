@@ -13,6 +13,7 @@ import dev.gyro.bench.Target;
 import dev.gyro.bench.sharded.ShardedDatabases;
 import dev.gyro.protocol.Value;
 import dev.gyro.cluster.Backend;
+import dev.gyro.emulation.Capacity;
 import dev.gyro.runtime.db.Dialect;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -88,9 +89,9 @@ public final class TwoPhaseCommitSystem implements SystemUnderTest {
                     return problems;
                 }
 
-                public List<Long> served() {
-                    List<Long> out = new ArrayList<>();
-                    for (XaShard s : shards) out.add(s.capacity.served());
+                public List<Capacity> servers() {
+                    List<Capacity> out = new ArrayList<>();
+                    for (XaShard s : shards) out.add(s.capacity);
                     return out;
                 }
 

@@ -25,6 +25,14 @@ public interface TransactionGate {
         }
     };
 
+    /** An open hold on local requests; closing it lets them in again. Closing it twice does nothing. */
+    interface Hold extends AutoCloseable {
+        Hold NOTHING = () -> {};
+
+        @Override
+        void close();
+    }
+
     /** A held slot; closing it frees the slot. */
     interface Slot extends AutoCloseable {
         Slot NOTHING = () -> {};
@@ -48,4 +56,16 @@ public interface TransactionGate {
      * @throws InterruptedException when interrupted while waiting (no slot is held then)
      */
     Slot enterAhead() throws InterruptedException;
+
+    /**
+     * Holds local requests back until the returned hold is closed: none is let in, so the slots that free up wait
+     * for the global requests the token holder is about to run. The runtime opens a hold when the token arrives at
+     * an instance with global requests waiting, before it applies the token's updates, and closes it once the
+     * round's global requests are in (paper Section VII-C: Gyro holds local operations while the token holder
+     * executes global ones; holding them from the token's arrival lets the transactions in service finish while the
+     * updates are applied, instead of after). Never blocks. The default holds nothing.
+     */
+    default Hold holdLocals() {
+        return Hold.NOTHING;
+    }
 }
