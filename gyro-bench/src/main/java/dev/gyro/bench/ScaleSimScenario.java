@@ -52,8 +52,14 @@ public final class ScaleSimScenario {
      * @param belts           independent Conveyor Belts over the same instances
      * @param parallelGlobals the holder runs a round's global requests side by side
      * @param describe        for people
+     * @param updatesAhead    each committed update is sent to every instance at once and applied ahead of the token
+     *                        (decision 25)
      */
-    public record Ring(String name, int belts, boolean parallelGlobals, String describe) {}
+    public record Ring(String name, int belts, boolean parallelGlobals, String describe, boolean updatesAhead) {
+        public Ring(String name, int belts, boolean parallelGlobals, String describe) {
+            this(name, belts, parallelGlobals, describe, false);
+        }
+    }
 
     public static final Ring ONE_AT_A_TIME = new Ring("ring", 1, false,
             "one ring, global requests one at a time (today's Gyro on PostgreSQL and SQLite)");
@@ -62,6 +68,11 @@ public final class ScaleSimScenario {
     public static final Ring BELTED = new Ring(BELTS + "-belts", BELTS, true,
             BELTS + " belts over the same instances, each its own token for a group of global transactions that "
                     + "never conflict with another group's, side by side (the fix, simulated only: decision 21)");
+    public static final Ring PARALLEL_AHEAD = new Ring("ring-ahead", 1, true,
+            "one ring, side by side, each committed update sent to every instance at once and applied there ahead of "
+                    + "the token (decision 25; today's Gyro on PostgreSQL and MariaDB)", true);
+    public static final Ring BELTED_AHEAD = new Ring(BELTS + "-belts-ahead", BELTS, true,
+            BELTS + " belts, side by side, updates sent ahead of their tokens (decisions 21 and 25)", true);
 
     /**
      * What to simulate.
@@ -98,13 +109,14 @@ public final class ScaleSimScenario {
      */
     public static Config full(long seed, PerfModel model) {
         return new Config(false, seed, model, List.of(1, 2, 4, 8, 16, 32, 64, 128), List.of(0.90, 0.95, 0.99),
-                List.of(1, 2, 4, 8, 16), List.of(ONE_AT_A_TIME, PARALLEL, BELTED), 20_000, 10_000);
+                List.of(1, 2, 4, 8, 16), List.of(ONE_AT_A_TIME, PARALLEL, PARALLEL_AHEAD, BELTED, BELTED_AHEAD), 20_000,
+                10_000);
     }
 
     /** The quick sweep: 1 to 64 instances by fours; 1, 4, 16 clients per instance; 10 s + 5 s, simulated. */
     public static Config quick(long seed, PerfModel model) {
         return new Config(true, seed, model, List.of(1, 4, 16, 64), List.of(0.90, 0.95, 0.99), List.of(1, 4, 16),
-                List.of(ONE_AT_A_TIME, PARALLEL, BELTED), 10_000, 5_000);
+                List.of(ONE_AT_A_TIME, PARALLEL, PARALLEL_AHEAD, BELTED, BELTED_AHEAD), 10_000, 5_000);
     }
 
     /**
@@ -197,7 +209,7 @@ public final class ScaleSimScenario {
                     for (int clients : c.clientsPerInstance()) {
                         rings.add(ring);
                         settings.add(new PerfSetting(n, ring.belts(), ring.parallelGlobals(), ratio, clients,
-                                c.warmupMs(), c.measureMs(), c.seed()));
+                                c.warmupMs(), c.measureMs(), c.seed(), ring.updatesAhead()));
                     }
         long started = System.nanoTime();
         ExecutorService pool = Executors.newFixedThreadPool(Math.max(1, threads));

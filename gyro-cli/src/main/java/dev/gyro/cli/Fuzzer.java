@@ -320,7 +320,7 @@ final class Fuzzer {
         else if (headers == 1) ring = text(r, 8);
         else if (headers == 2) from = Integer.toString(t.predecessor()); // not what its certificate says
         if (r.nextInt(40) == 0) return peerCall(ch, cluster, ring, from, Wire.POSITION, bytes(r, r.nextInt(8)));
-        byte[] body = switch (r.nextInt(8)) {
+        byte[] body = switch (r.nextInt(10)) {
             case 0 -> garbage(r);
             case 1 -> truncate(r, Codec.encodeMessage(tokenPass(r, self)));
             case 2 -> flip(r, Codec.encodeMessage(tokenPass(r, self)));
@@ -330,6 +330,12 @@ final class Fuzzer {
             // an acknowledgement of a hop the target never passed: a far one, or a negative one
             case 6 -> Codec.encodeMessage(new Message.TokenAck(self, r.nextBoolean() ? Long.MIN_VALUE + r.nextInt(1000)
                     : Long.MAX_VALUE - r.nextInt(1000)));
+            // an update sent ahead of the token that its sender did not make (another instance's, or no member's)
+            case 8 -> Codec.encodeMessage(new Message.UpdateAhead(self, new StateUpdate(r.nextInt(100) + 1,
+                    r.nextBoolean() && t.predecessor() != self ? t.predecessor() : t.addresses().size() + r.nextInt(3),
+                    List.of())));
+            case 9 -> truncate(r, Codec.encodeMessage(new Message.UpdateAhead(self, new StateUpdate(1, self,
+                    List.of()))));
             default -> flip(r, Codec.encodeMessage(new Message.TokenAck(self, r.nextLong())));
         };
         return peerCall(ch, cluster, ring, from, Wire.DELIVER, body);

@@ -8,7 +8,7 @@ import java.util.List;
  */
 public sealed interface Action
         permits Action.Send, Action.ApplyUpdates, Action.ExecuteGlobal, Action.ExecuteGlobals, Action.CommitGlobal,
-        Action.PassToken {
+        Action.PassToken, Action.ApplyAhead {
 
     /** Send {@code message} to instance {@code to}. Best effort: losing it is allowed, the protocol resends. */
     record Send(int to, Message message) implements Action {}
@@ -21,6 +21,18 @@ public sealed interface Action
      * fails it must not be reported; the instance crashes or retries the same action.
      */
     record ApplyUpdates(Token token, List<StateUpdate> updates, long lastGsn) implements Action {}
+
+    /**
+     * Updates that arrived ahead of the token ({@link Message.UpdateAhead}), the next gsns after the last applied
+     * one, in gsn order: apply them in one DBMS transaction that also records {@code lastGsn} as the last applied gsn
+     * (nothing else: the token's record stays as it is). Only ever asked while the instance does not hold the token.
+     * Performed in order with the other actions, like every action; no event reports it done.
+     */
+    record ApplyAhead(List<StateUpdate> updates, long lastGsn) implements Action {
+        public ApplyAhead {
+            updates = List.copyOf(updates);
+        }
+    }
 
     /**
      * Line 15 of Algorithm 1: execute queued global request {@code requestId} on the local DBMS, capturing its

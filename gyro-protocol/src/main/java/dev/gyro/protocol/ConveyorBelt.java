@@ -17,6 +17,10 @@ import java.util.List;
  *   <li>parks the token at its holder when a round leaves it empty and nobody waits, so an idle ring sends no
  *       messages; an instance with a waiting global request broadcasts {@link Message.Want}, and the holder
  *       resumes passing. A global request thus waits for at most the token's trip from the holder to it;</li>
+ *   <li>optionally sends each update its holder commits to every other instance at once, which applies it ahead of
+ *       the token once it has applied every gsn before it ({@link ConveyorBeltConfig#updatesAhead()}): applying a
+ *       prefix of the gsn order early is what an earlier arrival of the token would have done, and the token then
+ *       finds less to apply (docs/decisions.md, decision 25);</li>
  *   <li>survives lost and duplicated messages and restarts: a passed token is resent until acknowledged, the
  *       receiver acknowledges only after durably recording it (in the same DBMS transaction that applies its
  *       updates), and token hops identify duplicates; see {@link DurableState} for what survives a crash.</li>
@@ -61,6 +65,14 @@ public final class ConveyorBelt {
     private final java.util.LinkedHashSet<Long> executingInParallel = new java.util.LinkedHashSet<>();
     private final ArrayDeque<Long> readyToCommit = new ArrayDeque<>();
     private long committing = -1;
+
+    // Updates received ahead of the token, by gsn, beyond the last applied one; only while a follower. Bounded: one
+    // beyond the bound is dropped, since the token brings it anyway.
+    static final int MAX_AHEAD = 4096;
+    private final java.util.TreeMap<Long, StateUpdate> ahead = new java.util.TreeMap<>();
+    // And the ones applied ahead since the token was last here: the token must bring the very same (else an instance
+    // sent one it did not commit, and this database holds it: a divergence, so the instance stops). Bounded alike.
+    private final java.util.TreeMap<Long, StateUpdate> appliedAhead = new java.util.TreeMap<>();
 
     private boolean wanted;
     private long wantSentAt = Long.MIN_VALUE / 2;
@@ -146,6 +158,8 @@ public final class ConveyorBelt {
         } else if (message instanceof Message.Want) {
             wanted = true;
             if (role == Role.PARKED) startPrimaryRound();
+        } else if (message instanceof Message.UpdateAhead a) {
+            receiveAhead(a);
         }
     }
 
@@ -222,6 +236,32 @@ public final class ConveyorBelt {
                 "update " + update.gsn() + " from " + update.origin() + " does not follow gsn " + lastGsn);
         lastGsn = update.gsn();
         heldUpdates.add(update); // line 16: append <u, p> to T
+        if (config.updatesAhead())
+            for (int i = 0; i < config.ringSize(); i++)
+                if (i != self) emit(new Action.Send(i, new Message.UpdateAhead(self, update)));
+    }
+
+    /**
+     * An update sent ahead of the token. Only the token's holder makes gsns, and it sends only its own: while this
+     * instance holds the token, or for a gsn it has applied, there is nothing to do. Otherwise the update waits until
+     * every gsn before it is here, and then the run of consecutive gsns is applied at once (decision 25).
+     */
+    private void receiveAhead(Message.UpdateAhead a) {
+        StateUpdate u = a.update();
+        if (u.origin() != a.from())
+            throw new IllegalArgumentException("update of gsn " + u.gsn() + " made by instance " + u.origin()
+                    + " sent ahead by instance " + a.from() + " at instance " + self
+                    + ": an instance sends only its own updates ahead");
+        if (!config.updatesAhead() || role != Role.FOLLOWER || u.gsn() <= lastGsn) return;
+        if (ahead.size() >= MAX_AHEAD && !ahead.containsKey(u.gsn())) return;
+        ahead.put(u.gsn(), u);
+        List<StateUpdate> run = new ArrayList<>();
+        for (StateUpdate next; (next = ahead.remove(lastGsn + 1)) != null; ) {
+            run.add(next);
+            lastGsn = next.gsn();
+            if (appliedAhead.size() < MAX_AHEAD) appliedAhead.put(next.gsn(), next);
+        }
+        if (!run.isEmpty()) emit(new Action.ApplyAhead(run, lastGsn));
     }
 
     /** Time passes. Drives resends; call it every few milliseconds. */
@@ -289,10 +329,16 @@ public final class ConveyorBelt {
                     + " from instance " + u.origin() + ", which is no member of the ring");
             if (u.origin() == self) continue; // lines 9-10: own updates have been seen by all others
             kept.add(u);
-            if (u.gsn() > gsn) { // lines 11-12; at or below lastGsn: applied before a restart
+            if (u.gsn() > gsn) { // lines 11-12; at or below lastGsn: applied before a restart, or ahead of the token
                 check(u.gsn() == gsn + 1, "gap in gsns: token carries " + u.gsn() + " after " + gsn);
                 toApply.add(u);
                 gsn = u.gsn();
+            } else {
+                StateUpdate early = appliedAhead.get(u.gsn());
+                if (early != null && !early.equals(u)) check(false, "token of hop " + token.hop() + " carries gsn " + u.gsn()
+                        + " from instance " + u.origin() + ", and this instance applied another update of that gsn"
+                        + " sent ahead of the token by instance " + early.origin() + ": its database holds a write the"
+                        + " ring did not make");
             }
         }
         // Every pass adds one to the hop and goes to the successor, so this instance holds exactly the hops
@@ -306,6 +352,8 @@ public final class ConveyorBelt {
                 + " (recreated, or restored from a backup?); start it on the database it last ran on"
                 : ": no hop this instance can hold"));
         role = Role.APPLYING;
+        ahead.clear(); // every gsn there is: at or below lastGsn, or in this token
+        appliedAhead.clear();
         heldHop = token.hop();
         ackTo = pass.from();
         heldUpdates.clear();

@@ -11,9 +11,12 @@ package dev.gyro.protocol;
  * @param parallelGlobals      run each round's snapshot of global requests concurrently
  *                             ({@link Action.ExecuteGlobals}) instead of one at a time ({@link Action.ExecuteGlobal}):
  *                             only for a DBMS with commit ordering (paper Appendix B; docs/decisions.md, decision 6)
+ * @param updatesAhead         the holder sends each update it commits to every other instance at once
+ *                             ({@link Message.UpdateAhead}), which applies it ahead of the token when it has applied
+ *                             every gsn before it ({@link Action.ApplyAhead}; docs/decisions.md, decision 25)
  */
 public record ConveyorBeltConfig(int self, int ringSize, int maxQueuedGlobals, long tokenResendMillis,
-                                 long wantResendMillis, boolean parallelGlobals) {
+                                 long wantResendMillis, boolean parallelGlobals, boolean updatesAhead) {
     public ConveyorBeltConfig {
         if (ringSize < 1) throw new IllegalArgumentException("ringSize must be at least 1, was " + ringSize);
         if (self < 0 || self >= ringSize)
@@ -26,7 +29,13 @@ public record ConveyorBeltConfig(int self, int ringSize, int maxQueuedGlobals, l
     /** Globals one at a time. */
     public ConveyorBeltConfig(int self, int ringSize, int maxQueuedGlobals, long tokenResendMillis,
                               long wantResendMillis) {
-        this(self, ringSize, maxQueuedGlobals, tokenResendMillis, wantResendMillis, false);
+        this(self, ringSize, maxQueuedGlobals, tokenResendMillis, wantResendMillis, false, false);
+    }
+
+    /** Updates only with the token. */
+    public ConveyorBeltConfig(int self, int ringSize, int maxQueuedGlobals, long tokenResendMillis,
+                              long wantResendMillis, boolean parallelGlobals) {
+        this(self, ringSize, maxQueuedGlobals, tokenResendMillis, wantResendMillis, parallelGlobals, false);
     }
 
     public static ConveyorBeltConfig of(int self, int ringSize) {
@@ -34,6 +43,12 @@ public record ConveyorBeltConfig(int self, int ringSize, int maxQueuedGlobals, l
     }
 
     public ConveyorBeltConfig withParallelGlobals(boolean parallel) {
-        return new ConveyorBeltConfig(self, ringSize, maxQueuedGlobals, tokenResendMillis, wantResendMillis, parallel);
+        return new ConveyorBeltConfig(self, ringSize, maxQueuedGlobals, tokenResendMillis, wantResendMillis, parallel,
+                updatesAhead);
+    }
+
+    public ConveyorBeltConfig withUpdatesAhead(boolean ahead) {
+        return new ConveyorBeltConfig(self, ringSize, maxQueuedGlobals, tokenResendMillis, wantResendMillis,
+                parallelGlobals, ahead);
     }
 }

@@ -1,7 +1,8 @@
 package dev.gyro.protocol;
 
 /** Messages between instances of one ring. Delivery may be delayed, duplicated, reordered or lost. */
-public sealed interface Message permits Message.TokenPass, Message.TokenAck, Message.Want {
+public sealed interface Message permits Message.TokenPass, Message.TokenAck, Message.Want,
+        Message.UpdateAhead {
 
     /** The sender. */
     int from();
@@ -17,4 +18,11 @@ public sealed interface Message permits Message.TokenPass, Message.TokenAck, Mes
      * resumes passing it; any other instance remembers to pass the token on when it next holds it.
      */
     record Want(int from) implements Message {}
+
+    /**
+     * A state update the sender, as the token's holder, just committed, sent to every other instance ahead of the
+     * token (docs/decisions.md, decision 25): one that has applied every gsn before it applies it at once, so the
+     * token finds less to apply. Best effort: the token still carries it, and a lost one costs nothing.
+     */
+    record UpdateAhead(int from, StateUpdate update) implements Message {}
 }

@@ -29,7 +29,8 @@ class CodecTest {
                 new Message.TokenAck(1, 0),
                 new Message.TokenAck(2, Long.MAX_VALUE),
                 new Message.TokenPass(0, new Token(0, List.of())),
-                new Message.TokenPass(4, sampleToken()));
+                new Message.TokenPass(4, sampleToken()),
+                new Message.UpdateAhead(2, sampleToken().updates().get(0)));
         for (Message m : messages) {
             assertThat(Codec.decodeMessage(Codec.encodeMessage(m))).isEqualTo(m);
         }

@@ -92,6 +92,7 @@ final class BeltActions implements BeltLoop.Actions {
             peers.send(send.to(), send.message());
         }
         else if (action instanceof Action.ApplyUpdates apply) applyUpdates(apply);
+        else if (action instanceof Action.ApplyAhead ahead) applyAhead(ahead);
         else if (action instanceof Action.ExecuteGlobal one) globals.execute(one);
         else if (action instanceof Action.ExecuteGlobals round) globals.execute(round);
         else if (action instanceof Action.CommitGlobal commit) globals.grant(commit);
@@ -114,6 +115,21 @@ final class BeltActions implements BeltLoop.Actions {
         long hop = apply.token().hop();
         token.received(hop, apply.updates().size());
         loop.submit(belt -> belt.onUpdatesApplied(hop));
+    }
+
+    /**
+     * Updates that came ahead of the token (docs/decisions.md, decision 25), atomically with the last applied gsn;
+     * local requests waiting for those gsns (the session guarantee) go on at once.
+     */
+    private void applyAhead(Action.ApplyAhead ahead) throws SQLException {
+        durably("apply the updates up to gsn " + ahead.lastGsn() + " ahead of the token", c -> {
+            UpdateApplier.applyAll(c, db.dialect(), ahead.updates());
+            MetadataStore.recordAppliedAhead(c, ahead.updates().get(0).gsn() - 1, ahead.lastGsn());
+        });
+        stats.updatesApplied.add(ahead.updates().size());
+        stats.updatesAhead.add(ahead.updates().size());
+        stats.appliedGsn(ahead.lastGsn());
+        session.advance(ahead.lastGsn());
     }
 
     /** Algorithm 1, line 19: recorded as passed first, so that a restart resends it instead of acting as primary. */

@@ -76,6 +76,12 @@ public final class GyroInstance implements AutoCloseable {
     private RequestRouter router;
     private InstanceServer server;
     private boolean parallelGlobals;
+
+    /**
+     * The holder sends each update it commits to every other instance at once (docs/decisions.md, decision 25);
+     * {@code -Dgyro.updatesAhead=false} leaves them to the token alone (to compare).
+     */
+    static final boolean UPDATES_AHEAD = !"false".equals(System.getProperty("gyro.updatesAhead"));
     private InstanceMetrics metrics;
     private RingWatch ring;
     private HttpEndpoint http;
@@ -169,7 +175,8 @@ public final class GyroInstance implements AutoCloseable {
             // A replicated group's leader starts on what its group's log committed (decision 24): the log, not a peer,
             // vouches for its database, and asking the peers would lengthen every failover by their answers' wait.
             if (replicated == null) agreeWithTheRing(state);
-            ConveyorBelt belt = new ConveyorBelt(config.beltConfig(links, parallelGlobals), state,
+            ConveyorBelt belt = new ConveyorBelt(config.beltConfig(links, parallelGlobals)
+                    .withUpdatesAhead(UPDATES_AHEAD), state,
                     config.hooks().clock().getAsLong());
             position = RingAgreement.Position.of(belt);
             loop = new BeltLoop(belt, Threads.single(self, "belt"), this::failStop, b -> {

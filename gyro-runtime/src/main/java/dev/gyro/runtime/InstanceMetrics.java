@@ -138,6 +138,9 @@ final class InstanceMetrics implements AutoCloseable {
         gauge("gyro.globals.executing", "global requests executing now", stats, s -> s.globalsRunning());
         FunctionCounter.builder("gyro.updates.applied", stats, s -> s.updatesApplied.sum())
                 .description("other instances' state updates applied here").register(registry);
+        FunctionCounter.builder("gyro.updates.ahead", stats, s -> s.updatesAhead.sum())
+                .description("of those, the ones applied ahead of the token, sent by their origin at commit")
+                .register(registry);
         FunctionCounter.builder("gyro.forwarded", stats, s -> s.forwarded.sum())
                 .description("requests forwarded to the instance that owns them").register(registry);
         new ClassLoaderMetrics().bindTo(registry);

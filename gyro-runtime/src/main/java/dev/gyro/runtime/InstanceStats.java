@@ -24,6 +24,8 @@ final class InstanceStats {
     /** Requests with an id answered from their recorded reply: a client's retry of one that had run (decision 24). */
     final LongAdder repeatedRequests = new LongAdder();
     final LongAdder updatesApplied = new LongAdder();
+    /** Of those, the ones applied ahead of the token (decision 25). */
+    final LongAdder updatesAhead = new LongAdder();
     final LongAdder tokenPasses = new LongAdder();
     private final AtomicInteger globalsRunning = new AtomicInteger();
     private final AtomicInteger mostGlobalsAtOnce = new AtomicInteger();
@@ -91,6 +93,7 @@ final class InstanceStats {
         s.put("failed", failed.sum());
         s.put("refused", refused.sum());
         s.put("updatesApplied", updatesApplied.sum());
+        s.put("updatesAhead", updatesAhead.sum());
         s.put("tokenPasses", tokenPasses.sum());
         s.put("parallelGlobals", parallelGlobals);
         s.put("mostGlobalsAtOnce", mostGlobalsAtOnce());

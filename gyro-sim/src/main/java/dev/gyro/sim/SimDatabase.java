@@ -79,6 +79,24 @@ class SimDatabase {
         outbox.clear();
     }
 
+    /**
+     * {@link Action.ApplyAhead}, one transaction: the updates, which follow the last applied gsn, and lastGsn; the
+     * token's record is left as it is.
+     */
+    void applyAhead(Action.ApplyAhead action) {
+        if (tokenStatus == DurableState.TokenStatus.HELD || action.updates().get(0).gsn() != lastGsn + 1)
+            throw new IllegalStateException("instance " + instance + " asked to apply gsns from "
+                    + action.updates().get(0).gsn() + " ahead of the token at last gsn " + lastGsn + ", token "
+                    + tokenStatus);
+        List<Long> keys = new ArrayList<>();
+        for (StateUpdate u : action.updates()) {
+            applyUpdate(u);
+            keys.addAll(GlobalRequest.keys(u.changes()));
+        }
+        committed(keys);
+        lastGsn = action.lastGsn();
+    }
+
     protected final void applyUpdate(StateUpdate u) {
         GlobalRequest.apply(u.changes(), rows);
         log.applied(instance, u);
@@ -111,6 +129,11 @@ class SimDatabase {
         for (List<Long> written : committedWrites.tailMap(seen, false).values())
             for (long k : keys) if (written.contains(k)) return true;
         return false;
+    }
+
+    /** For tests of the checkers only: a deliberately broken runtime that records gsns it did not apply. */
+    protected final void skipTo(long gsn) {
+        lastGsn = gsn;
     }
 
     /** For tests of the checkers only: a deliberately broken runtime that loses its newest outbox entry. */

@@ -57,9 +57,12 @@ final class SimNode {
         GLOBAL_COMMITTED("a global request committed, the belt not told: its client has no answer"),
         GLOBAL_REPORTED("a global request reported to the belt; the round goes on"),
         PASS_IN_LOG("the token recorded as passed: in the log, not known committed, so not sent"),
+        AHEAD_IN_LOG("updates sent ahead of the token applied: in the log, not known committed"),
+        AHEAD_APPLIED("updates sent ahead of the token applied and committed"),
         PASS_SENT("the token recorded as passed and sent; no acknowledgement yet"),
         ACKNOWLEDGED("the successor's acknowledgement of the token arrived"),
         WANT("a WANT arrived"),
+        UPDATE_AHEAD("an update sent ahead of the token arrived (decision 25)"),
         REQUEST("a client's global request was queued"),
         RESENT("a tick made the belt resend the token or a WANT"),
         PARKED("the token is parked here: no request, nobody waiting");
@@ -75,7 +78,8 @@ final class SimNode {
     enum Duty {
         APPLY(Step.APPLY_IN_LOG, Step.APPLY_COMMITTED),
         GLOBAL(Step.GLOBAL_IN_LOG, Step.GLOBAL_COMMITTED),
-        PASS(Step.PASS_IN_LOG, Step.PASS_SENT);
+        PASS(Step.PASS_IN_LOG, Step.PASS_SENT),
+        AHEAD(Step.AHEAD_IN_LOG, Step.AHEAD_APPLIED);
 
         final Step inLog, committed;
 
@@ -224,7 +228,8 @@ final class SimNode {
         step = message instanceof Message.TokenPass
                 ? (belt.role() == ConveyorBelt.Role.APPLYING && before != ConveyorBelt.Role.APPLYING
                         ? Step.TOKEN_RECEIVED : Step.TOKEN_DUPLICATE)
-                : message instanceof Message.TokenAck ? Step.ACKNOWLEDGED : Step.WANT;
+                : message instanceof Message.TokenAck ? Step.ACKNOWLEDGED
+                : message instanceof Message.UpdateAhead ? Step.UPDATE_AHEAD : Step.WANT;
         perform();
     }
 
@@ -247,6 +252,9 @@ final class SimNode {
 
     /** Where the step that just ended left this instance. */
     Step label() {
+        // The token's arrival marks where a round begins (FailoverSweep), even while an update that came ahead of it
+        // is still in the group's log (decision 25).
+        if (step == Step.TOKEN_RECEIVED) return step;
         if (!inLog.isEmpty()) return inLog.get(inLog.size() - 1).duty.inLog;
         if (belt != null && belt.role() == ConveyorBelt.Role.PARKED) return Step.PARKED;
         return step;
@@ -280,6 +288,9 @@ final class SimNode {
             } else if (action instanceof Action.ApplyUpdates apply) {
                 busy = true;
                 applyUpdates(apply);
+            } else if (action instanceof Action.ApplyAhead ahead) {
+                busy = true;
+                applyAhead(ahead);
             } else if (action instanceof Action.ExecuteGlobals round) {
                 busy = true;
                 executeRound(round);
@@ -340,6 +351,15 @@ final class SimNode {
                     d -> d.applyUpdates(apply), () -> report(Step.ROUND_STARTED,
                             () -> belt.onUpdatesApplied(apply.token().hop())));
         });
+    }
+
+    /** Updates that arrived ahead of the token, in one transaction; no event reports it (decision 25). */
+    private void applyAhead(Action.ApplyAhead ahead) {
+        inTransaction(() -> commit(Duty.AHEAD, "gsns up to " + ahead.lastGsn() + " applied ahead of the token",
+                d -> d.applyAhead(ahead), () -> {
+                    busy = false;
+                    perform();
+                }));
     }
 
     /** One DBMS transaction: the request fails, writes nothing, or commits its writes as gsn {@code exec.gsn()}. */

@@ -45,13 +45,16 @@ import java.util.SplittableRandom;
  *                              old leader) turns out committed in the group's log
  * @param maxDeposedMillis      replicated: longest time a deposed leader's instance runs on before it notices (it
  *                              can still send messages, but commit nothing); 0 for none
+ * @param updatesAhead          the holder sends each update it commits to every other instance at once, which
+ *                              applies it ahead of the token (docs/decisions.md, decision 25)
  */
 public record SimSettings(long seed, int instances, int keys, long minDelayMillis, long maxDelayMillis, double lossRate,
                           double duplicateRate, long meanPartitionMillis, long maxPartitionMillis, long meanCrashMillis, long maxDowntimeMillis, double failRate,
                           long meanRequestMillis, int queueBound, long tokenResendMillis, long wantResendMillis,
                           long maxDbMillis, double applyRetryRate, long safetyMillis, boolean parallelGlobals,
                           boolean snapshotIsolation, boolean replicated, long maxLogMillis, long meanFailoverMillis,
-                          long maxElectionMillis, double unknownCommitRate, long maxDeposedMillis) {
+                          long maxElectionMillis, double unknownCommitRate, long maxDeposedMillis,
+                          boolean updatesAhead) {
 
     /**
      * The replicated groups' knobs come from a second random stream of the same seed, so that they leave the run's
@@ -59,6 +62,9 @@ public record SimSettings(long seed, int instances, int keys, long minDelayMilli
      * existed.
      */
     private static final long GROUPS_STREAM = 0x9E3779B97F4A7C15L;
+
+    /** Updates sent ahead of the token: drawn from a third stream of the seed, for the same reason. */
+    private static final long AHEAD_STREAM = 0xC2B2AE3D27D4EB4FL;
 
     /** The settings seed {@code seed} runs with (as {@link Simulator#run(long)} draws them). */
     static SimSettings of(long seed) {
@@ -95,9 +101,10 @@ public record SimSettings(long seed, int instances, int keys, long minDelayMilli
         long election = pick(groups, 0L, 5L, 50L, 300L);
         double unknown = pick(groups, 0.1, 0.5, 0.9);
         long deposed = pick(groups, 0L, 0L, 20L, 200L);
+        boolean ahead = new SplittableRandom(seed ^ AHEAD_STREAM).nextBoolean();
         return new SimSettings(seed, instances, keys, minDelay, maxDelay, loss, dup, partition, partitionLength, crash,
                 downtime, fail, request, queue, tokenResend, wantResend, db, retry, safety, parallel, snapshots,
-                replicated, log, failover, election, unknown, deposed);
+                replicated, log, failover, election, unknown, deposed, ahead);
     }
 
     /**
@@ -109,7 +116,7 @@ public record SimSettings(long seed, int instances, int keys, long minDelayMilli
                 meanPartitionMillis, maxPartitionMillis, meanCrashMillis, maxDowntimeMillis, failRate, meanRequestMillis,
                 queueBound, tokenResendMillis, wantResendMillis, maxDbMillis, applyRetryRate, safetyMillis,
                 parallelGlobals, snapshotIsolation, true, maxLogMillis, 0, maxElectionMillis, unknownCommitRate,
-                maxDeposedMillis);
+                maxDeposedMillis, updatesAhead);
     }
 
     /** One line: the seed and every fault setting. */
@@ -132,7 +139,8 @@ public record SimSettings(long seed, int instances, int keys, long minDelayMilli
                 meanCrashMillis == 0 ? "never" : "every ~" + meanCrashMillis + "ms", maxDowntimeMillis,
                 failRate * 100, meanRequestMillis, queueBound, tokenResendMillis, wantResendMillis, maxDbMillis,
                 applyRetryRate * 100, safetyMillis, !parallelGlobals ? "one at a time"
-                        : snapshotIsolation ? "in parallel, commits ordered on snapshots" : "in parallel");
+                        : snapshotIsolation ? "in parallel, commits ordered on snapshots" : "in parallel")
+                + (updatesAhead ? ", updates sent ahead of the token" : "");
     }
 
     @SafeVarargs

@@ -160,7 +160,8 @@ public final class Simulator {
         boolean correct = true;
         for (int i = 0; i < nodes.length; i++) {
             ConveyorBeltConfig config = new ConveyorBeltConfig(i, nodes.length, settings.queueBound(),
-                    settings.tokenResendMillis(), settings.wantResendMillis(), settings.parallelGlobals());
+                    settings.tokenResendMillis(), settings.wantResendMillis(), settings.parallelGlobals(),
+                    settings.updatesAhead());
             SimDatabase db = databases.create(i, DurableState.initial(i), checker);
             correct &= db.getClass() == SimDatabase.class;
             nodes[i] = new SimNode(i, this, config, db);
@@ -468,6 +469,8 @@ public final class Simulator {
             return "execute-globals " + all.requestIds() + " in parallel";
         if (a instanceof Action.CommitGlobal c)
             return "commit-global r" + c.requestId() + " as gsn " + c.gsn();
+        if (a instanceof Action.ApplyAhead ahead)
+            return "apply-ahead " + gsns(ahead.updates()) + " last-gsn " + ahead.lastGsn();
         Action.ExecuteGlobal e = (Action.ExecuteGlobal) a;
         return "execute-global r" + e.requestId() + " as gsn " + e.gsn();
     }
@@ -475,6 +478,7 @@ public final class Simulator {
     static String describe(Message m) {
         if (m instanceof Message.TokenPass p) return "TokenPass(" + describe(p.token()) + ")";
         if (m instanceof Message.TokenAck a) return "TokenAck(hop " + a.hop() + ")";
+        if (m instanceof Message.UpdateAhead a) return "UpdateAhead(" + a.update().gsn() + "@" + a.update().origin() + ")";
         return "Want";
     }
 

@@ -16,7 +16,10 @@ import org.junit.jupiter.api.Test;
 /** A checker that cannot fail proves nothing: broken runtimes and broken histories must be caught. */
 class CheckerCanFailTest {
 
-    /** A runtime whose ApplyUpdates at instance 1 silently skips the first update of every batch. */
+    /**
+     * A runtime whose ApplyUpdates at instance 1 silently skips the first update of every batch, and so does its
+     * ApplyAhead (updates sent ahead of the token, decision 25).
+     */
     static final class SkippingDatabase extends SimDatabase {
         SkippingDatabase(int instance, DurableState initial, CommitLog log) {
             super(instance, initial, log);
@@ -30,6 +33,16 @@ class CheckerCanFailTest {
             }
             List<StateUpdate> rest = action.updates().subList(1, action.updates().size());
             super.applyUpdates(new Action.ApplyUpdates(action.token(), rest, action.lastGsn()));
+        }
+
+        @Override
+        void applyAhead(Action.ApplyAhead action) {
+            if (instance != 1) {
+                super.applyAhead(action);
+                return;
+            }
+            for (StateUpdate u : action.updates().subList(1, action.updates().size())) applyUpdate(u);
+            skipTo(action.lastGsn()); // as if the first had been applied too
         }
     }
 

@@ -28,6 +28,8 @@ import java.util.List;
  * rolls back. Which transaction each belongs in (the contract of {@link dev.gyro.protocol.Action}):
  * <ul>
  *   <li>{@link #recordReceived}: the transaction that applies the token's updates (Action.ApplyUpdates);</li>
+ *   <li>{@link #recordAppliedAhead}: the transaction that applies updates sent ahead of the token
+ *       (Action.ApplyAhead);</li>
  *   <li>{@link #recordGlobal}: the global request's own transaction, after its writes (Action.ExecuteGlobal; with
  *       Action.ExecuteGlobals under the runtime's commit lock, so gsns are recorded in commit order);</li>
  *   <li>{@link #recordPassed}: its own transaction, committed before the token is sent (Action.PassToken).</li>
@@ -207,6 +209,26 @@ public final class MetadataStore {
         }
         try (Statement st = c.createStatement()) {
             st.executeUpdate("DELETE FROM " + OUTBOX);
+        }
+    }
+
+    /**
+     * With Action.ApplyAhead (docs/decisions.md, decision 25): the updates after gsn {@code after} up to {@code lastGsn}
+     * are in this database, applied ahead of the token; the token's record stays as it is. Call in the transaction
+     * that applied them.
+     *
+     * @throws SQLException when the recorded last gsn is not {@code after} (a gap, or applied twice) or the token is
+     *                      held here (only the holder makes gsns: none can come ahead of it)
+     */
+    public static void recordAppliedAhead(Connection c, long after, long lastGsn) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement("UPDATE " + STATE
+                + " SET last_gsn = ? WHERE id = 1 AND last_gsn = ? AND token_status <> 'HELD'")) {
+            ps.setLong(1, lastGsn);
+            ps.setLong(2, after);
+            if (ps.executeUpdate() != 1)
+                throw new SQLException("cannot record gsns " + (after + 1) + " to " + lastGsn + " as applied ahead of"
+                        + " the token: " + describeState(c) + " (expected last gsn " + after + " and the token not"
+                        + " held)");
         }
     }
 

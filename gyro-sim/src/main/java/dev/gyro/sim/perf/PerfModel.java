@@ -74,12 +74,22 @@ public record PerfModel(int slots, double localMs, double globalMs, double apply
      * large round keeps all {@code slots} busy, {@code globalMs / slots} each.
      */
     public double tokenMsPerGlobal(int n, boolean parallelGlobals, double slotWaitMs) {
-        return (parallelGlobals ? globalMs / slots : globalMs + slotWaitMs) + (n - 1) * applyMsPerUpdate;
+        return tokenMsPerGlobal(n, parallelGlobals, slotWaitMs, false);
+    }
+
+    /**
+     * As {@link #tokenMsPerGlobal(int, boolean, double)}; with {@code updatesAhead} (docs/decisions.md, decision 25)
+     * every update reaches the other instances at its commit and is applied there between the token's visits, so
+     * the token no longer waits for the {@code n - 1} applies on its way (they still take the instances' slots).
+     */
+    public double tokenMsPerGlobal(int n, boolean parallelGlobals, double slotWaitMs, boolean updatesAhead) {
+        return (parallelGlobals ? globalMs / slots : globalMs + slotWaitMs)
+                + (updatesAhead ? 0 : (n - 1) * applyMsPerUpdate);
     }
 
     /** Most global requests/s that {@code belts} tokens can carry: each is busy {@link #tokenMsPerGlobal} per global. */
-    public double globalCeiling(int n, int belts, boolean parallelGlobals, double slotWaitMs) {
-        return belts * 1000.0 / tokenMsPerGlobal(n, parallelGlobals, slotWaitMs);
+    public double globalCeiling(int n, int belts, boolean parallelGlobals, double slotWaitMs, boolean updatesAhead) {
+        return belts * 1000.0 / tokenMsPerGlobal(n, parallelGlobals, slotWaitMs, updatesAhead);
     }
 
     /**
@@ -91,13 +101,19 @@ public record PerfModel(int slots, double localMs, double globalMs, double apply
      * that formula; its right side falls as {@code X} rises, so there is one, found by bisection.
      */
     public double expectedThroughput(int n, int belts, boolean parallelGlobals, double localRatio) {
+        return expectedThroughput(n, belts, parallelGlobals, localRatio, false);
+    }
+
+    /** As {@link #expectedThroughput(int, int, boolean, double)}, with or without updates sent ahead of the token. */
+    public double expectedThroughput(int n, int belts, boolean parallelGlobals, double localRatio,
+                                     boolean updatesAhead) {
         double capacity = capacity(n, localRatio);
         if (localRatio >= 1) return capacity;
         double low = 0, high = capacity;
         for (int i = 0; i < 60; i++) {
             double x = (low + high) / 2;
-            double bound = Math.min(capacity, globalCeiling(n, belts, parallelGlobals, slotWaitMs(x / capacity))
-                    / (1 - localRatio));
+            double bound = Math.min(capacity, globalCeiling(n, belts, parallelGlobals, slotWaitMs(x / capacity),
+                    updatesAhead) / (1 - localRatio));
             if (bound >= x) low = x;
             else high = x;
         }
@@ -112,8 +128,9 @@ public record PerfModel(int slots, double localMs, double globalMs, double apply
      * <pre>  R = n (hop + w) / (1 - x t)</pre>
      * which grows without bound as the belt nears its ceiling ({@code x t -> 1}); infinite beyond.
      */
-    public double expectedRotationMs(int n, boolean parallelGlobals, double globalsPerSecondPerBelt, double slotWaitMs) {
-        double busy = globalsPerSecondPerBelt * tokenMsPerGlobal(n, parallelGlobals, slotWaitMs) / 1000.0;
+    public double expectedRotationMs(int n, boolean parallelGlobals, double globalsPerSecondPerBelt, double slotWaitMs,
+                                     boolean updatesAhead) {
+        double busy = globalsPerSecondPerBelt * tokenMsPerGlobal(n, parallelGlobals, slotWaitMs, updatesAhead) / 1000.0;
         if (busy >= 1) return Double.POSITIVE_INFINITY;
         return n * (hopLatencyMs + slotWaitMs) / (1 - busy);
     }

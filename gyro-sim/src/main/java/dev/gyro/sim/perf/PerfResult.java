@@ -65,7 +65,7 @@ public record PerfResult(PerfModel model, PerfSetting setting, double throughput
     /** The expected peak throughput of this point's ring and mix ({@link PerfModel#expectedThroughput}). */
     public double expectedThroughput() {
         return model.expectedThroughput(setting.instances(), setting.belts(), setting.parallelGlobals(),
-                setting.localRatio());
+                setting.localRatio(), setting.updatesAhead());
     }
 
     /**
@@ -76,9 +76,11 @@ public record PerfResult(PerfModel model, PerfSetting setting, double throughput
     public double expectedRotationMs() {
         if (setting.instances() == 1) return Double.NaN;
         double perBelt = globalThroughput / setting.belts(), wait = model.slotWaitMs(slotUtilisation);
-        if (perBelt * model.tokenMsPerGlobal(setting.instances(), setting.parallelGlobals(), wait) / 1000 >= 0.9)
+        if (perBelt * model.tokenMsPerGlobal(setting.instances(), setting.parallelGlobals(), wait,
+                setting.updatesAhead()) / 1000 >= 0.9)
             return Double.POSITIVE_INFINITY;
-        return model.expectedRotationMs(setting.instances(), setting.parallelGlobals(), perBelt, wait);
+        return model.expectedRotationMs(setting.instances(), setting.parallelGlobals(), perBelt, wait,
+                setting.updatesAhead());
     }
 
     public String summary() {

@@ -20,7 +20,19 @@ import java.util.Locale;
  * @param seed               the run's one random source
  */
 public record PerfSetting(int instances, int belts, boolean parallelGlobals, double localRatio, int clientsPerInstance,
-                          long warmupMs, long measureMs, long seed) {
+                          long warmupMs, long measureMs, long seed, boolean updatesAhead) {
+
+    /** Updates only with the token. */
+    public PerfSetting(int instances, int belts, boolean parallelGlobals, double localRatio, int clientsPerInstance,
+                       long warmupMs, long measureMs, long seed) {
+        this(instances, belts, parallelGlobals, localRatio, clientsPerInstance, warmupMs, measureMs, seed, false);
+    }
+
+    /** The same setting with each committed update sent ahead of the token (docs/decisions.md, decision 25). */
+    public PerfSetting withUpdatesAhead(boolean ahead) {
+        return new PerfSetting(instances, belts, parallelGlobals, localRatio, clientsPerInstance, warmupMs, measureMs,
+                seed, ahead);
+    }
 
     public PerfSetting {
         if (instances < 1) throw new IllegalArgumentException("a ring needs at least one instance, was " + instances);
@@ -33,8 +45,8 @@ public record PerfSetting(int instances, int belts, boolean parallelGlobals, dou
 
     public String describe() {
         return String.format(Locale.ROOT, "%d instances, %d belt(s), globals %s, %.0f%% local, %d clients per "
-                        + "instance, %d ms warm-up + %d ms measured, seed %d", instances, belts,
+                        + "instance, %d ms warm-up + %d ms measured, seed %d%s", instances, belts,
                 parallelGlobals ? "in parallel" : "one at a time", localRatio * 100, clientsPerInstance, warmupMs,
-                measureMs, seed);
+                measureMs, seed, updatesAhead ? ", updates sent ahead of the token" : "");
     }
 }

@@ -247,7 +247,7 @@ public final class PerfSimulator {
             this.at = at;
             this.belt = belt;
             ConveyorBeltConfig config = ConveyorBeltConfig.of(at.id, setting.instances())
-                    .withParallelGlobals(setting.parallelGlobals());
+                    .withParallelGlobals(setting.parallelGlobals()).withUpdatesAhead(setting.updatesAhead());
             this.conveyor = new ConveyorBelt(config, DurableState.initial(at.id), 0);
         }
 
@@ -311,6 +311,14 @@ public final class PerfSimulator {
                     int updates = apply.updates().size();
                     if (updates == 0) events.after(0, () -> applied(hop)); // records the token only
                     else at.serve(true, micros(updates * model.applyMsPerUpdate()), () -> applied(hop));
+                } else if (action instanceof Action.ApplyAhead ahead) {
+                    // the same apply, off the token's path: the instance is not holding the token (decision 25)
+                    busy = true;
+                    at.serve(true, micros(ahead.updates().size() * model.applyMsPerUpdate()), () -> {
+                        busy = false;
+                        tick();
+                        perform();
+                    });
                 } else if (action instanceof Action.ExecuteGlobal one) {
                     busy = true;
                     at.serve(true, globalMicros, () -> executed(one.requestId(), one.gsn()));

@@ -47,7 +47,7 @@ class PerfSimulatorTest {
         // 1 / (20 ms + 2 * 0.5 ms) = 47.6/s one at a time, 1 / (10 ms + 2 * 0.5 ms) = 90.9/s two at a time
         for (boolean parallel : new boolean[] {false, true}) {
             PerfResult r = PerfSimulator.run(MODEL, new PerfSetting(3, 1, parallel, 0.0, 8, 2_000, 5_000, 3));
-            double ceiling = MODEL.globalCeiling(3, 1, parallel, 0);
+            double ceiling = MODEL.globalCeiling(3, 1, parallel, 0, false);
             assertThat(ceiling).isCloseTo(parallel ? 90.9 : 47.6, within(0.1));
             assertThat(r.globalThroughput()).as("parallel %s: %s", parallel, r.summary())
                     .isCloseTo(ceiling, within(0.05 * ceiling));
