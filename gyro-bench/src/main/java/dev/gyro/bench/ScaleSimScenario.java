@@ -244,7 +244,7 @@ public final class ScaleSimScenario {
                         if (best == null || p.result().throughput() > best.result().throughput()) best = p;
                     }
                     peaks.add(new Peak(ring, ratio, n, best, c.model().expectedThroughput(n, ring.belts(),
-                            ring.parallelGlobals(), ratio)));
+                            ring.parallelGlobals(), ratio, ring.updatesAhead())));
                 }
         return new Result(c, points, peaks);
     }
@@ -491,7 +491,8 @@ public final class ScaleSimScenario {
                         + "request also applied at the n - 1 other instances;\n")
                 .append("- a belt holds its token t = t_g + w (one at a time; w, the wait for a slot, since the one "
                         + "the last global freed went to a local request) or t_g / S (side by side), plus (n - 1) t_a, "
-                        + "for each global request it carries: its ceiling is G = B / t;\n")
+                        + "for each global request it carries, unless its updates are sent ahead of the token (the "
+                        + "applies still take the slots, but no longer hold the token): its ceiling is G = B / t;\n")
                 .append("- expected peak X = min(C, G / (1 - p)), with w = (X / C)^S t_l / (S + 1) (a fixed point);\n")
                 .append("- rotation R = n (d + w) / (1 - x t) at x globals/s per belt: the bare round trip n (d + w), "
                         + "stretched as the belt nears its ceiling.\n\n")
