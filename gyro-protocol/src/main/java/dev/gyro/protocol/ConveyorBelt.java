@@ -335,7 +335,7 @@ public final class ConveyorBelt {
                 gsn = u.gsn();
             } else {
                 StateUpdate early = appliedAhead.get(u.gsn());
-                if (early != null && !early.equals(u)) check(false, "token of hop " + token.hop() + " carries gsn " + u.gsn()
+                check(early == null || early.equals(u), () -> "token of hop " + token.hop() + " carries gsn " + u.gsn()
                         + " from instance " + u.origin() + ", and this instance applied another update of that gsn"
                         + " sent ahead of the token by instance " + early.origin() + ": its database holds a write the"
                         + " ring did not make");
@@ -441,5 +441,10 @@ public final class ConveyorBelt {
 
     private static void check(boolean condition, String message) {
         if (!condition) throw new IllegalStateException("Conveyor Belt invariant violated: " + message);
+    }
+
+    /** As {@link #check(boolean, String)}, for a message that can only be built when the check fails. */
+    private static void check(boolean condition, java.util.function.Supplier<String> message) {
+        if (!condition) check(false, message.get());
     }
 }

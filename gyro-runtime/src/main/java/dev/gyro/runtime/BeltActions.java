@@ -109,9 +109,7 @@ final class BeltActions implements BeltLoop.Actions {
             MetadataStore.recordReceived(c, apply.token(), apply.lastGsn());
         });
         globals.clock().updatesApplied(apply.updates().size());
-        stats.updatesApplied.add(apply.updates().size());
-        stats.appliedGsn(apply.lastGsn());
-        session.advance(apply.lastGsn());
+        applied(apply.updates().size(), apply.lastGsn());
         long hop = apply.token().hop();
         token.received(hop, apply.updates().size());
         loop.submit(belt -> belt.onUpdatesApplied(hop));
@@ -126,10 +124,15 @@ final class BeltActions implements BeltLoop.Actions {
             UpdateApplier.applyAll(c, db.dialect(), ahead.updates());
             MetadataStore.recordAppliedAhead(c, ahead.updates().get(0).gsn() - 1, ahead.lastGsn());
         });
-        stats.updatesApplied.add(ahead.updates().size());
         stats.updatesAhead.add(ahead.updates().size());
-        stats.appliedGsn(ahead.lastGsn());
-        session.advance(ahead.lastGsn());
+        applied(ahead.updates().size(), ahead.lastGsn());
+    }
+
+    /** Other instances' updates up to {@code lastGsn} are in the database: counted, and the session waiters go on. */
+    private void applied(int updates, long lastGsn) {
+        stats.updatesApplied.add(updates);
+        stats.appliedGsn(lastGsn);
+        session.advance(lastGsn);
     }
 
     /** Algorithm 1, line 19: recorded as passed first, so that a restart resends it instead of acting as primary. */

@@ -56,6 +56,9 @@ final class GlobalExecutor implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(GlobalExecutor.class);
 
     /** Pause between tries to learn from an unreachable database whether a transaction committed. */
+    /** {@code -Dgyro.holdLocals=false} lets local requests in while the token's updates are applied (to compare). */
+    private static final boolean HOLD_LOCALS = !"false".equals(System.getProperty("gyro.holdLocals"));
+
     private static final Backoff DATABASE_DOWN = Backoff.of(10, 1000);
 
     private record Pending(Request request, Arguments arguments, long arrivedAt, Consumer<Reply> reply,
@@ -86,9 +89,6 @@ final class GlobalExecutor implements AutoCloseable {
     private final Map<Long, Pending> pending = new ConcurrentHashMap<>();
     private final Map<Long, CompletableFuture<Long>> grants = new ConcurrentHashMap<>();
     private final PhaseClock clock;
-    /** {@code -Dgyro.holdLocals=false} lets local requests in while the token's updates are applied (to compare). */
-    private static final boolean HOLD_LOCALS = !"false".equals(System.getProperty("gyro.holdLocals"));
-
     private final AtomicReference<TransactionGate.Hold> held = new AtomicReference<>();
     private volatile BeltLoop loop;
     private volatile RequestObserver observer = RequestObserver.NONE;

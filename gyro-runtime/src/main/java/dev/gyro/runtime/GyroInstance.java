@@ -51,6 +51,12 @@ public final class GyroInstance implements AutoCloseable {
 
     private static final Logger log = LoggerFactory.getLogger(GyroInstance.class);
 
+    /**
+     * The holder sends each update it commits to every other instance at once (docs/decisions.md, decision 25);
+     * {@code -Dgyro.updatesAhead=false} leaves them to the token alone (to compare).
+     */
+    static final boolean UPDATES_AHEAD = !"false".equals(System.getProperty("gyro.updatesAhead"));
+
     private final InstanceConfig config;
     private final int self;
     private final TransactionCatalog catalog;
@@ -76,12 +82,6 @@ public final class GyroInstance implements AutoCloseable {
     private RequestRouter router;
     private InstanceServer server;
     private boolean parallelGlobals;
-
-    /**
-     * The holder sends each update it commits to every other instance at once (docs/decisions.md, decision 25);
-     * {@code -Dgyro.updatesAhead=false} leaves them to the token alone (to compare).
-     */
-    static final boolean UPDATES_AHEAD = !"false".equals(System.getProperty("gyro.updatesAhead"));
     private InstanceMetrics metrics;
     private RingWatch ring;
     private HttpEndpoint http;

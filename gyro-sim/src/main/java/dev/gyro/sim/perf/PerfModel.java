@@ -71,15 +71,8 @@ public record PerfModel(int slots, double localMs, double globalMs, double apply
      * 1, lines 8-18), and passed only then. Each update is applied at the {@code n - 1} other hops, one after another
      * on the token's way. One at a time, each execution first waits for a slot (the one the last execution freed has
      * gone to a queued local request meanwhile) and then takes {@code globalMs}; side by side (paper Appendix B), a
-     * large round keeps all {@code slots} busy, {@code globalMs / slots} each.
-     */
-    public double tokenMsPerGlobal(int n, boolean parallelGlobals, double slotWaitMs) {
-        return tokenMsPerGlobal(n, parallelGlobals, slotWaitMs, false);
-    }
-
-    /**
-     * As {@link #tokenMsPerGlobal(int, boolean, double)}; with {@code updatesAhead} (docs/decisions.md, decision 25)
-     * every update reaches the other instances at its commit and is applied there between the token's visits, so
+     * large round keeps all {@code slots} busy, {@code globalMs / slots} each. With {@code updatesAhead}
+     * (docs/decisions.md, decision 25) every update reaches the other instances at its commit and is applied there between the token's visits, so
      * the token no longer waits for the {@code n - 1} applies on its way (they still take the instances' slots).
      */
     public double tokenMsPerGlobal(int n, boolean parallelGlobals, double slotWaitMs, boolean updatesAhead) {
@@ -98,13 +91,9 @@ public record PerfModel(int slots, double localMs, double globalMs, double apply
      * is global, so the whole mix runs at most {@code G / (1 - p)}):
      * <pre>  X = min(C, G(w) / (1 - p)),  w = slotWaitMs(X / C)</pre>
      * The slot wait {@code w} depends on how busy the slots are ({@code X / C}), so {@code X} is the fixed point of
-     * that formula; its right side falls as {@code X} rises, so there is one, found by bisection.
+     * that formula; its right side falls as {@code X} rises, so there is one, found by bisection. With
+     * {@code updatesAhead}, as {@link #tokenMsPerGlobal} says.
      */
-    public double expectedThroughput(int n, int belts, boolean parallelGlobals, double localRatio) {
-        return expectedThroughput(n, belts, parallelGlobals, localRatio, false);
-    }
-
-    /** As {@link #expectedThroughput(int, int, boolean, double)}, with or without updates sent ahead of the token. */
     public double expectedThroughput(int n, int belts, boolean parallelGlobals, double localRatio,
                                      boolean updatesAhead) {
         double capacity = capacity(n, localRatio);
