@@ -136,7 +136,10 @@ public final class Systems {
                 cluster.withCapacity(capacity).startAll();
                 PhaseBreakdown.Log phases = new PhaseBreakdown.Log();
                 for (int i = 0; i < cluster.size(); i++) cluster.instance(i).observePhases(phases);
-                GyroTarget target = new GyroTarget(cluster.addresses(), cluster.wan());
+                // The application calls its instance in-process, as the paper deploys Gyro and as every baseline
+                // here runs next to its databases; -Dgyro.bench.client=true sends through the client library instead.
+                Target target = Boolean.getBoolean("gyro.bench.client")
+                        ? new GyroTarget(cluster.addresses(), cluster.wan()) : new InProcessTarget(cluster);
                 return new Deployment() {
                     public PhaseBreakdown.Log phases() {
                         return phases;

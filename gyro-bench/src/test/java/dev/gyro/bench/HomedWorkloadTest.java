@@ -102,7 +102,7 @@ class HomedWorkloadTest {
                 Backend.SQLITE, Wan.paper());
         int clients = 10, calls = 25;
         try (SystemUnderTest.Deployment d = Systems.gyro().deploy(setup)) {
-            GyroTarget target = (GyroTarget) d.target();
+            InProcessTarget target = (InProcessTarget) d.target();
             List<Target.Channel> channels = new ArrayList<>();
             for (int k = clients - 1; k >= 0; k--) channels.add(0, target.open(k)); // out of order on purpose
             HomedWorkload homed = HomedWorkload.of(MICRO, target.wan(), PartitionMap.uniform(3));
@@ -124,7 +124,7 @@ class HomedWorkloadTest {
         }
     }
 
-    static long forwarded(GyroTarget target) throws Exception {
+    static long forwarded(InProcessTarget target) throws Exception {
         long sum = 0;
         for (int i = 0; i < target.wan().instances(); i++)
             sum += JSON.readTree(target.client().status(i)).get("forwarded").asLong();

@@ -73,7 +73,7 @@ class WanSystemsTest {
     @Test
     void gyroClientsUseTheirNearestInstanceAndGlobalsPayTheRing(@TempDir Path dir) throws Exception {
         try (SystemUnderTest.Deployment d = Systems.gyro().deploy(setup(dir))) {
-            GyroTarget target = (GyroTarget) d.target();
+            InProcessTarget target = (InProcessTarget) d.target();
             Wan.Placement wan = target.wan();
             assertThat(wan.sites()).containsExactly(Site.GERMANY, Site.JAPAN, Site.US_EAST);
             List<Target.Channel> clients = fiveClients(target);
@@ -119,7 +119,7 @@ class WanSystemsTest {
     @Test
     void readOnlyBaselineSendsWritesRoundTheRingFromTheNearestInstance(@TempDir Path dir) throws Exception {
         try (SystemUnderTest.Deployment d = Systems.readOnly().deploy(setup(dir))) {
-            GyroTarget target = (GyroTarget) d.target();
+            InProcessTarget target = (InProcessTarget) d.target();
             List<Target.Channel> clients = fiveClients(target);
             // Australia's client enters at Japan (188 ms); a write is global in this baseline.
             long p = partitionOwnedBy(target.client(), "localOp", 1, 1);

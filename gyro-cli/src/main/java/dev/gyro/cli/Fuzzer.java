@@ -320,7 +320,7 @@ final class Fuzzer {
         else if (headers == 1) ring = text(r, 8);
         else if (headers == 2) from = Integer.toString(t.predecessor()); // not what its certificate says
         if (r.nextInt(40) == 0) return peerCall(ch, cluster, ring, from, Wire.POSITION, bytes(r, r.nextInt(8)));
-        byte[] body = switch (r.nextInt(10)) {
+        byte[] body = switch (r.nextInt(12)) {
             case 0 -> garbage(r);
             case 1 -> truncate(r, Codec.encodeMessage(tokenPass(r, self)));
             case 2 -> flip(r, Codec.encodeMessage(tokenPass(r, self)));
@@ -336,6 +336,9 @@ final class Fuzzer {
                     List.of())));
             case 9 -> truncate(r, Codec.encodeMessage(new Message.UpdateAhead(self, new StateUpdate(1, self,
                     List.of()))));
+            // a claim to have applied gsns the target never made (it would leave them off the token)
+            case 10 -> Codec.encodeMessage(new Message.AppliedAhead(self, Long.MAX_VALUE - r.nextInt(1000)));
+            case 11 -> truncate(r, Codec.encodeMessage(new Message.AppliedAhead(self, 1)));
             default -> flip(r, Codec.encodeMessage(new Message.TokenAck(self, r.nextLong())));
         };
         return peerCall(ch, cluster, ring, from, Wire.DELIVER, body);

@@ -27,7 +27,8 @@ import java.util.concurrent.locks.ReentrantLock;
  * arrival order, a global request waited behind every queued local one while the token, and with it every other
  * instance's global requests, waited for it: at 128 TPC-W clients on 2 instances, a p99 of 5.8 s. And while a
  * {@link #holdLocals()} is open no {@link #enter()} is let in at all (the runtime holds them from the token's arrival
- * until its global requests are in).
+ * until its global requests are in); and a slot that served a global request serves the next one of its conflict class
+ * ({@link Slot#serveNext()}), which could not be waiting ahead while its predecessor ran.
  *
  * <p>{@link #PLAIN} emulates nothing: the machine's own capacity, shared by every instance.
  */
@@ -142,6 +143,13 @@ public final class Capacity implements TransactionGate {
                 busyNanos.addAndGet(System.nanoTime() - taken);
                 inService.decrementAndGet();
                 slots.release();
+            }
+
+            @Override
+            public void serveNext() throws InterruptedException {
+                if (closed) throw new IllegalStateException("this slot was let go: enter again");
+                served.incrementAndGet();
+                if (serviceMillis > 0) Thread.sleep(serviceMillis);
             }
         };
         try {

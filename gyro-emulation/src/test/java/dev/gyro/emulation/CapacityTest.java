@@ -156,4 +156,30 @@ class CapacityTest {
         next.join(10_000);
         assertThat(order).as("no hold is left open").endsWith("next");
     }
+
+    @Test
+    void aSlotServesTheNextGlobalOfItsClassBeforeAWaitingLocalAndChargesItsServiceTime() throws Exception {
+        Capacity capacity = Capacity.of(1, 1);
+        List<String> order = Collections.synchronizedList(new ArrayList<>());
+        Thread local;
+        try (dev.gyro.runtime.hook.TransactionGate.Slot chain = capacity.enterAhead()) {
+            order.add("global-1");
+            local = waiter(capacity, "local", false, order);
+            long busyBefore = capacity.busyNanos();
+            chain.serveNext();
+            order.add("global-2");
+            assertThat(local.isAlive()).as("the local still waits: the slot was never free").isTrue();
+            assertThat(capacity.served()).as("each global is a transaction served").isEqualTo(2);
+            assertThat(capacity.busyNanos()).as("counted when the slot is let go").isEqualTo(busyBefore);
+            chain.close();
+            assertThatThrownBy(chain::serveNext).isInstanceOf(IllegalStateException.class)
+                    .hasMessageContaining("let go");
+        }
+        local.join(10_000);
+        assertThat(order).containsExactly("global-1", "global-2", "local");
+        assertThat(capacity.served()).isEqualTo(3);
+        assertThat(capacity.busyNanos()).as("both globals' service time, one after the other in one slot")
+                .isGreaterThanOrEqualTo(2_000_000L);
+        dev.gyro.runtime.hook.TransactionGate.Slot.NOTHING.serveNext(); // the runtime's own gate: nothing to do
+    }
 }

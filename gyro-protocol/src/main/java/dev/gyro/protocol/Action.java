@@ -26,7 +26,8 @@ public sealed interface Action
      * Updates that arrived ahead of the token ({@link Message.UpdateAhead}), the next gsns after the last applied
      * one, in gsn order: apply them in one DBMS transaction that also records {@code lastGsn} as the last applied gsn
      * (nothing else: the token's record stays as it is). Only ever asked while the instance does not hold the token.
-     * Performed in order with the other actions, like every action; no event reports it done.
+     * Performed in order with the other actions, like every action; once committed, report
+     * {@link ConveyorBelt#onAheadApplied(ApplyAhead)} (it tells the gsns' maker, so the token can leave them behind).
      */
     record ApplyAhead(List<StateUpdate> updates, long lastGsn) implements Action {
         public ApplyAhead {

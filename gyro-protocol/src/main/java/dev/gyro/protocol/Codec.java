@@ -21,7 +21,7 @@ import java.util.List;
 public final class Codec {
 
     private static final byte VERSION = 1;
-    private static final byte MSG_TOKEN = 1, MSG_ACK = 2, MSG_WANT = 3, MSG_AHEAD = 4;
+    private static final byte MSG_TOKEN = 1, MSG_ACK = 2, MSG_WANT = 3, MSG_AHEAD = 4, MSG_APPLIED = 5;
     private static final byte V_NULL = 0, V_INT = 1, V_REAL = 2, V_TEXT = 3, V_BLOB = 4;
 
     private Codec() {}
@@ -43,6 +43,10 @@ public final class Codec {
                 out.writeByte(MSG_AHEAD);
                 out.writeInt(a.from());
                 writeUpdate(out, a.update());
+            } else if (m instanceof Message.AppliedAhead a) {
+                out.writeByte(MSG_APPLIED);
+                out.writeInt(a.from());
+                out.writeLong(a.gsn());
             } else {
                 out.writeByte(MSG_WANT);
                 out.writeInt(m.from());
@@ -60,6 +64,7 @@ public final class Codec {
                 case MSG_ACK -> new Message.TokenAck(from, in.getLong());
                 case MSG_WANT -> new Message.Want(from);
                 case MSG_AHEAD -> new Message.UpdateAhead(from, readUpdate(in));
+                case MSG_APPLIED -> new Message.AppliedAhead(from, in.getLong());
                 default -> throw new MalformedMessageException("unknown message kind " + kind);
             };
         });

@@ -20,7 +20,8 @@ import java.util.List;
  *   <li>optionally sends each update its holder commits to every other instance at once, which applies it ahead of
  *       the token once it has applied every gsn before it ({@link ConveyorBeltConfig#updatesAhead()}): applying a
  *       prefix of the gsn order early is what an earlier arrival of the token would have done, and the token then
- *       finds less to apply (docs/decisions.md, decision 25);</li>
+ *       finds less to apply (docs/decisions.md, decision 25); and optionally leaves off the token it passes the
+ *       updates every other instance said it applied ({@link ConveyorBeltConfig#trimToken()}, decision 26);</li>
  *   <li>survives lost and duplicated messages and restarts: a passed token is resent until acknowledged, the
  *       receiver acknowledges only after durably recording it (in the same DBMS transaction that applies its
  *       updates), and token hops identify duplicates; see {@link DurableState} for what survives a crash.</li>
@@ -73,6 +74,9 @@ public final class ConveyorBelt {
     // And the ones applied ahead since the token was last here: the token must bring the very same (else an instance
     // sent one it did not commit, and this database holds it: a divergence, so the instance stops). Bounded alike.
     private final java.util.TreeMap<Long, StateUpdate> appliedAhead = new java.util.TreeMap<>();
+    // With a trimmed token: the highest gsn each instance said it applied ahead (Message.AppliedAhead), 0 for none. Only
+    // in memory: forgetting it after a restart only leaves the token longer.
+    private final long[] appliedBy;
 
     private boolean wanted;
     private long wantSentAt = Long.MIN_VALUE / 2;
@@ -93,6 +97,7 @@ public final class ConveyorBelt {
         this.next = (self + 1) % config.ringSize();
         this.now = nowMillis;
         this.lastGsn = state.lastGsn();
+        this.appliedBy = new long[config.ringSize()];
         switch (state.tokenStatus()) {
             case NONE -> {
                 role = Role.FOLLOWER;
@@ -160,7 +165,24 @@ public final class ConveyorBelt {
             if (role == Role.PARKED) startPrimaryRound();
         } else if (message instanceof Message.UpdateAhead a) {
             receiveAhead(a);
+        } else if (message instanceof Message.AppliedAhead a) {
+            // Sent to the maker of gsn a.gsn(), so no instance can rightly name a gsn beyond the ones made here: that
+            // would let the token leave behind updates the sender does not have.
+            if (a.gsn() > lastGsn)
+                throw new IllegalArgumentException("instance " + from + " says it applied gsn " + a.gsn()
+                        + " ahead of the token, but instance " + self + " made gsns only up to " + lastGsn);
+            appliedBy[from] = Math.max(appliedBy[from], a.gsn());
         }
+    }
+
+    /**
+     * The runtime committed {@code done}, updates applied ahead of the token: with a trimmed token, tell the maker of
+     * its last gsn, which holds the token or held it last, that this instance has every gsn up to there (decision 26).
+     */
+    public void onAheadApplied(Action.ApplyAhead done) {
+        if (!config.trimToken()) return;
+        int maker = done.updates().get(done.updates().size() - 1).origin();
+        emit(new Action.Send(maker, new Message.AppliedAhead(self, done.lastGsn())));
     }
 
     /** The runtime finished {@link Action.ApplyUpdates} for the token of this hop. */
@@ -419,6 +441,7 @@ public final class ConveyorBelt {
 
     private void passToken() {
         wanted = false;
+        if (config.trimToken()) leaveBehindWhatAllApplied();
         Token out = new Token(heldHop + 1, heldUpdates);
         heldUpdates.clear();
         role = Role.FOLLOWER;
@@ -426,6 +449,17 @@ public final class ConveyorBelt {
         unackedSentAt = now;
         emit(new Action.PassToken(next, out)); // line 19
         if (!queue.isEmpty()) maybeSendWant();
+    }
+
+    /**
+     * Decision 26: an update every other instance has applied is of no use on the token (Algorithm 1 carries it only
+     * until all have seen it), so it stays behind. Every instance that gets this token has a last gsn at or beyond the
+     * updates left behind, so the ones it still needs are all on the token, without a gap.
+     */
+    private void leaveBehindWhatAllApplied() {
+        long allHave = Long.MAX_VALUE;
+        for (int i = 0; i < appliedBy.length; i++) if (i != self) allHave = Math.min(allHave, appliedBy[i]);
+        while (!heldUpdates.isEmpty() && heldUpdates.get(0).gsn() <= allHave) heldUpdates.remove(0);
     }
 
     private void maybeSendWant() {

@@ -14,9 +14,13 @@ package dev.gyro.protocol;
  * @param updatesAhead         the holder sends each update it commits to every other instance at once
  *                             ({@link Message.UpdateAhead}), which applies it ahead of the token when it has applied
  *                             every gsn before it ({@link Action.ApplyAhead}; docs/decisions.md, decision 25)
+ * @param trimToken            with updates ahead: an instance that applied them ahead says so to their maker
+ *                             ({@link Message.AppliedAhead}), and a holder leaves off the token it passes the updates
+ *                             every other instance has applied (docs/decisions.md, decision 26)
  */
 public record ConveyorBeltConfig(int self, int ringSize, int maxQueuedGlobals, long tokenResendMillis,
-                                 long wantResendMillis, boolean parallelGlobals, boolean updatesAhead) {
+                                 long wantResendMillis, boolean parallelGlobals, boolean updatesAhead,
+                                 boolean trimToken) {
     public ConveyorBeltConfig {
         if (ringSize < 1) throw new IllegalArgumentException("ringSize must be at least 1, was " + ringSize);
         if (self < 0 || self >= ringSize)
@@ -29,13 +33,13 @@ public record ConveyorBeltConfig(int self, int ringSize, int maxQueuedGlobals, l
     /** Globals one at a time. */
     public ConveyorBeltConfig(int self, int ringSize, int maxQueuedGlobals, long tokenResendMillis,
                               long wantResendMillis) {
-        this(self, ringSize, maxQueuedGlobals, tokenResendMillis, wantResendMillis, false, false);
+        this(self, ringSize, maxQueuedGlobals, tokenResendMillis, wantResendMillis, false, false, false);
     }
 
     /** Updates only with the token. */
     public ConveyorBeltConfig(int self, int ringSize, int maxQueuedGlobals, long tokenResendMillis,
                               long wantResendMillis, boolean parallelGlobals) {
-        this(self, ringSize, maxQueuedGlobals, tokenResendMillis, wantResendMillis, parallelGlobals, false);
+        this(self, ringSize, maxQueuedGlobals, tokenResendMillis, wantResendMillis, parallelGlobals, false, false);
     }
 
     public static ConveyorBeltConfig of(int self, int ringSize) {
@@ -44,11 +48,16 @@ public record ConveyorBeltConfig(int self, int ringSize, int maxQueuedGlobals, l
 
     public ConveyorBeltConfig withParallelGlobals(boolean parallel) {
         return new ConveyorBeltConfig(self, ringSize, maxQueuedGlobals, tokenResendMillis, wantResendMillis, parallel,
-                updatesAhead);
+                updatesAhead, trimToken);
     }
 
     public ConveyorBeltConfig withUpdatesAhead(boolean ahead) {
         return new ConveyorBeltConfig(self, ringSize, maxQueuedGlobals, tokenResendMillis, wantResendMillis,
-                parallelGlobals, ahead);
+                parallelGlobals, ahead, trimToken);
+    }
+
+    public ConveyorBeltConfig withTrimToken(boolean trim) {
+        return new ConveyorBeltConfig(self, ringSize, maxQueuedGlobals, tokenResendMillis, wantResendMillis,
+                parallelGlobals, updatesAhead, trim);
     }
 }

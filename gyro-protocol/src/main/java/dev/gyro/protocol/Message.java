@@ -2,7 +2,7 @@ package dev.gyro.protocol;
 
 /** Messages between instances of one ring. Delivery may be delayed, duplicated, reordered or lost. */
 public sealed interface Message permits Message.TokenPass, Message.TokenAck, Message.Want,
-        Message.UpdateAhead {
+        Message.UpdateAhead, Message.AppliedAhead {
 
     /** The sender. */
     int from();
@@ -25,4 +25,11 @@ public sealed interface Message permits Message.TokenPass, Message.TokenAck, Mes
      * token finds less to apply. Best effort: the token still carries it, and a lost one costs nothing.
      */
     record UpdateAhead(int from, StateUpdate update) implements Message {}
+
+    /**
+     * The sender has durably applied every gsn up to {@code gsn}, the last of a run it applied ahead of the token; sent
+     * to the instance that made that gsn (docs/decisions.md, decision 26). A holder that knows every other instance has
+     * applied a gsn leaves its update off the token it passes. Best effort: a lost one only leaves the token longer.
+     */
+    record AppliedAhead(int from, long gsn) implements Message {}
 }

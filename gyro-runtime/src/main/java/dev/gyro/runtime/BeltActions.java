@@ -117,7 +117,8 @@ final class BeltActions implements BeltLoop.Actions {
 
     /**
      * Updates that came ahead of the token (docs/decisions.md, decision 25), atomically with the last applied gsn;
-     * local requests waiting for those gsns (the session guarantee) go on at once.
+     * local requests waiting for those gsns (the session guarantee) go on at once, and the belt hears of it once
+     * committed (it may tell their maker, decision 26).
      */
     private void applyAhead(Action.ApplyAhead ahead) throws SQLException {
         durably("apply the updates up to gsn " + ahead.lastGsn() + " ahead of the token", c -> {
@@ -126,6 +127,7 @@ final class BeltActions implements BeltLoop.Actions {
         });
         stats.updatesAhead.add(ahead.updates().size());
         applied(ahead.updates().size(), ahead.lastGsn());
+        loop.submit(belt -> belt.onAheadApplied(ahead));
     }
 
     /** Other instances' updates up to {@code lastGsn} are in the database: counted, and the session waiters go on. */

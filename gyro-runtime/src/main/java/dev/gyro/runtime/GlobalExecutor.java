@@ -55,10 +55,16 @@ final class GlobalExecutor implements AutoCloseable {
 
     private static final Logger log = LoggerFactory.getLogger(GlobalExecutor.class);
 
-    /** Pause between tries to learn from an unreachable database whether a transaction committed. */
     /** {@code -Dgyro.holdLocals=false} lets local requests in while the token's updates are applied (to compare). */
     private static final boolean HOLD_LOCALS = !"false".equals(System.getProperty("gyro.holdLocals"));
 
+    /**
+     * {@code -Dgyro.classKeepsSlot=false} lets each global request of a conflict class go through the transaction gate
+     * on its own, behind whatever took the slot its predecessor freed (to compare; {@link ChainSlot}).
+     */
+    private static final boolean CLASS_KEEPS_SLOT = !"false".equals(System.getProperty("gyro.classKeepsSlot"));
+
+    /** Pause between tries to learn from an unreachable database whether a transaction committed. */
     private static final Backoff DATABASE_DOWN = Backoff.of(10, 1000);
 
     private record Pending(Request request, Arguments arguments, long arrivedAt, Consumer<Reply> reply,
@@ -225,30 +231,61 @@ final class GlobalExecutor implements AutoCloseable {
     }
 
     /**
-     * Runs {@code ids} one after another on one global thread; the first of them, once in its slot (or failed),
-     * counts {@code firstWave} down, and the last of the wave lets local requests in again.
+     * Runs {@code ids} one after another on one global thread, all in one slot of the transaction gate
+     * ({@link ChainSlot}); the first of them, once in its slot (or failed), counts {@code firstWave} down, and the last
+     * of the wave lets local requests in again.
      */
     private void start(List<Long> ids, GsnSource gsns, AtomicInteger firstWave) {
         try {
             threads.execute(() -> {
-                boolean first = true;
-                for (long id : ids) {
-                    Runnable entered = !first ? () -> {} : () -> {
-                        if (firstWave.decrementAndGet() == 0) releaseLocals();
-                    };
-                    first = false;
-                    try {
-                        run(id, gsns, entered);
-                    } catch (RuntimeException | Error e) { // the belt waits for this request's report: fail-stop
-                        loop.submit(belt -> {
-                            throw new IllegalStateException("global request " + id + " could not be executed: " + e, e);
-                        });
-                        return;
+                try (ChainSlot slot = new ChainSlot()) {
+                    for (int i = 0; i < ids.size(); i++) {
+                        long id = ids.get(i);
+                        Runnable entered = i > 0 ? () -> {} : () -> {
+                            if (firstWave.decrementAndGet() == 0) releaseLocals();
+                        };
+                        try {
+                            run(id, gsns, entered, slot, i == ids.size() - 1);
+                        } catch (RuntimeException | Error e) { // the belt waits for this request's report: fail-stop
+                            loop.submit(belt -> {
+                                throw new IllegalStateException("global request " + id + " could not be executed: " + e,
+                                        e);
+                            });
+                            return;
+                        }
                     }
                 }
             });
         } catch (RejectedExecutionException e) {
             throw new Stopping();
+        }
+    }
+
+    /**
+     * The gate's slot that a conflict class keeps from one request to the next ({@link TransactionGate.Slot#serveNext}):
+     * the next request starts only once the one before committed, so it cannot wait ahead of the local requests
+     * meanwhile, and would find the slot it frees taken by one of them.
+     */
+    private final class ChainSlot implements AutoCloseable {
+        private TransactionGate.Slot slot;
+
+        void enter(Runnable entered) throws InterruptedException {
+            if (!CLASS_KEEPS_SLOT) close();
+            if (slot == null) {
+                slot = enterAhead(entered);
+                return;
+            }
+            try {
+                slot.serveNext();
+            } finally {
+                entered.run();
+            }
+        }
+
+        @Override
+        public void close() {
+            if (slot != null) slot.close();
+            slot = null;
         }
     }
 
@@ -265,25 +302,30 @@ final class GlobalExecutor implements AutoCloseable {
         }
     }
 
-    private void run(long id, GsnSource gsns, Runnable entered) {
+    /** Runs one request in {@code slot}, which it lets go if it is the {@code last} of its chain or fails to get. */
+    private void run(long id, GsnSource gsns, Runnable entered, ChainSlot slot, boolean last) {
         Pending p = pending.remove(id);
         if (p == null) { // cannot happen: a request is registered before the belt hears of it
             entered.run();
+            if (last) slot.close();
             report(id, null);
             return;
         }
         stats.globalStarted();
         Outcome outcome;
-        try (TransactionGate.Slot slot = enterAhead(entered)) { // held for every attempt
+        try {
+            slot.enter(entered); // held for every attempt
             p.timeline().inSlot = System.nanoTime();
             outcome = attempts(id, p, gsns);
             p.timeline().committed = System.nanoTime();
         } catch (InterruptedException | Stopping e) {
+            slot.close();
             p.reply().accept(replies.shuttingDown()); // unreported: the instance is stopping
             return;
         } finally {
             stats.globalFinished();
             grants.remove(id);
+            if (last) slot.close();
         }
         StateUpdate u = outcome.update();
         report(id, u);

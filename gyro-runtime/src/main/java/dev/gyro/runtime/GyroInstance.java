@@ -57,6 +57,12 @@ public final class GyroInstance implements AutoCloseable {
      */
     static final boolean UPDATES_AHEAD = !"false".equals(System.getProperty("gyro.updatesAhead"));
 
+    /**
+     * With updates ahead, instances say what they applied, and the holder leaves those updates off the token
+     * (docs/decisions.md, decision 26); {@code -Dgyro.trimToken=false} keeps every update on it for a whole round.
+     */
+    static final boolean TRIM_TOKEN = !"false".equals(System.getProperty("gyro.trimToken"));
+
     private final InstanceConfig config;
     private final int self;
     private final TransactionCatalog catalog;
@@ -176,7 +182,7 @@ public final class GyroInstance implements AutoCloseable {
             // vouches for its database, and asking the peers would lengthen every failover by their answers' wait.
             if (replicated == null) agreeWithTheRing(state);
             ConveyorBelt belt = new ConveyorBelt(config.beltConfig(links, parallelGlobals)
-                    .withUpdatesAhead(UPDATES_AHEAD), state,
+                    .withUpdatesAhead(UPDATES_AHEAD).withTrimToken(TRIM_TOKEN), state,
                     config.hooks().clock().getAsLong());
             position = RingAgreement.Position.of(belt);
             loop = new BeltLoop(belt, Threads.single(self, "belt"), this::failStop, b -> {

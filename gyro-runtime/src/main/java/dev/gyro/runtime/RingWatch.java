@@ -15,7 +15,7 @@ import java.util.function.IntSupplier;
 /**
  * Never silent about a broken ring (docs/decisions.md, decision 18): watches, on this instance, whether its peers
  * answer its messages and whether the token it passed was acknowledged. Either failing for longer than {@link #ALARM}
- * is logged once at WARN, naming the peer and since when, and shows in the Status method and the metrics; when it
+ * ({@link #STARTING} for a peer that has not answered once yet: it may still be starting) is logged once at WARN, naming the peer and since when, and shows in the Status method and the metrics; when it
  * heals, an INFO line says it is back. The belt itself goes on resending as before (paper Section V; the resends are
  * the belt's, see ConveyorBelt): this class only watches.
  *
@@ -28,6 +28,13 @@ final class RingWatch {
 
     /** How long a peer may stay unreachable, or the token unacknowledged, before it is reported. */
     static final Duration ALARM = Duration.ofSeconds(2);
+
+    /**
+     * How long a peer that has not answered once since this instance started may take to start: the instances of a
+     * ring start one after another (a database to open, a log to replay), and one that is still starting is not a
+     * broken ring. A peer that never answers is reported after this long all the same.
+     */
+    static final Duration STARTING = Duration.ofSeconds(30);
 
     private final int self;
     private final List<String> addresses;
@@ -43,6 +50,7 @@ final class RingWatch {
     private final long[] unreachableSince; // wall-clock ms of the first failure in a row, 0 while reachable
     private final String[] why;
     private final boolean[] reported;
+    private final boolean[] answered; // the peer has answered since this instance started
 
     RingWatch(int self, List<String> addresses, IntSupplier queuedGlobals) {
         this(self, addresses, queuedGlobals, System::currentTimeMillis);
@@ -56,6 +64,7 @@ final class RingWatch {
         this.unreachableSince = new long[addresses.size()];
         this.why = new String[addresses.size()];
         this.reported = new boolean[addresses.size()];
+        this.answered = new boolean[addresses.size()];
     }
 
     /**
@@ -88,6 +97,7 @@ final class RingWatch {
 
     /** A message to {@code peer} arrived. */
     synchronized void reached(int peer) {
+        answered[peer] = true;
         if (unreachableSince[peer] == 0) return;
         if (reported[peer])
             log.info("instance {}: instance {} at {} is reachable again (unreachable since {}, {})", self, peer,
@@ -106,13 +116,15 @@ final class RingWatch {
     /** Reports what has been failing for longer than {@link #ALARM}, once per failure. Called every second or so. */
     synchronized void check() {
         long now = clock.getAsLong();
-        for (int i = 0; i < unreachableSince.length; i++)
-            if (unreachableSince[i] != 0 && !reported[i] && now - unreachableSince[i] >= ALARM.toMillis()) {
+        for (int i = 0; i < unreachableSince.length; i++) {
+            long bound = (answered[i] ? ALARM : STARTING).toMillis();
+            if (unreachableSince[i] != 0 && !reported[i] && now - unreachableSince[i] >= bound) {
                 reported[i] = true;
-                log.warn("instance {}: instance {} at {} unreachable since {} ({}): {}; {} global request(s) wait here",
+                log.warn("instance {}: instance {} at {} unreachable since {} ({}{}): {}; {} global request(s) wait here",
                         self, i, addresses.get(i), Instant.ofEpochMilli(unreachableSince[i]), seconds(unreachableSince[i]),
-                        why[i], queuedGlobals.getAsInt());
+                        answered[i] ? "" : ", not once since this instance started", why[i], queuedGlobals.getAsInt());
             }
+        }
         if (!acknowledged && !tokenReported && now - passedAt >= ALARM.toMillis()) {
             tokenReported = true;
             log.warn("instance {}: the token of hop {} passed to instance {} at {} is not acknowledged since {} ({}):"

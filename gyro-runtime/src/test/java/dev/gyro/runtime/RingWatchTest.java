@@ -55,6 +55,7 @@ class RingWatchTest {
 
     @Test
     void aPeerUnreachableForLongerThanTheBoundIsReportedWithSinceWhenUntilItIsReachedAgain() {
+        watch.reached(2); // it answered once: from now on, two seconds without an answer is a broken ring
         long since = now.get();
         watch.unreachable(2, "UNAVAILABLE (io exception)");
         now.addAndGet(alarm / 2);
@@ -70,5 +71,22 @@ class RingWatchTest {
         watch.reached(2);
         assertThat(watch.unreachablePeers()).isZero();
         assertThat(watch.status()).containsEntry("ringBroken", false);
+    }
+
+    @Test
+    void aPeerThatHasNotAnsweredOnceIsGivenTimeToStartThenReportedAllTheSame() {
+        watch.unreachable(1, "UNAVAILABLE (io exception)"); // the ring's instances start one after another
+        now.addAndGet(RingWatch.STARTING.toMillis() - 1);
+        watch.check();
+        assertThat(watch.unreachablePeers()).as("still starting, not a broken ring").isZero();
+        watch.reached(1);
+        watch.check();
+        assertThat(watch.unreachablePeers()).isZero();
+
+        watch.unreachable(2, "UNAVAILABLE (io exception)"); // one that never starts
+        now.addAndGet(RingWatch.STARTING.toMillis());
+        watch.check();
+        assertThat(watch.unreachablePeers()).isOne();
+        assertThat(watch.status().get("unreachable").toString()).contains("instance=2");
     }
 }

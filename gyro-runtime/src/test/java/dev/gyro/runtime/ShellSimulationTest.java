@@ -190,9 +190,10 @@ class ShellSimulationTest {
             Replies replies = new Replies(id, stats);
             globals = new GlobalExecutor(id, db, catalog, gate, replies, stats, session,
                     run.requestIds, r -> List.of(), globalLane, null, new PhaseClock(null));
-            // every other seed with updates sent ahead of the token (docs/decisions.md, decision 25)
+            // every other seed with updates sent ahead of the token (docs/decisions.md, decision 25), and of those every
+            // other one with the token trimmed of what all applied (decision 26)
             belt = new ConveyorBelt(new ConveyorBeltConfig(id, INSTANCES, 1_000, 50, 20)
-                    .withUpdatesAhead(run.seed % 2 == 0), state, run.now);
+                    .withUpdatesAhead(run.seed % 2 == 0).withTrimToken(run.seed % 4 == 0), state, run.now);
             loop = new BeltLoop(belt, loopLane, t -> run.failures.add(id + ": " + t), b -> {});
             globals.attach(loop);
             loop.start(new BeltActions(id, db, (to, m) -> run.network.add(new Run.InFlight(id, to,

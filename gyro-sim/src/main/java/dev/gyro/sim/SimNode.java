@@ -60,7 +60,8 @@ final class SimNode {
         AHEAD_IN_LOG("updates sent ahead of the token applied: in the log, not known committed"),
         AHEAD_APPLIED("updates sent ahead of the token applied and committed"),
         PASS_SENT("the token recorded as passed and sent; no acknowledgement yet"),
-        ACKNOWLEDGED("the successor's acknowledgement of the token arrived"),
+        ACKNOWLEDGED("an acknowledgement arrived: the successor's of the token, or another instance's of updates it"
+                + " applied ahead (decision 26)"),
         WANT("a WANT arrived"),
         UPDATE_AHEAD("an update sent ahead of the token arrived (decision 25)"),
         REQUEST("a client's global request was queued"),
@@ -228,7 +229,7 @@ final class SimNode {
         step = message instanceof Message.TokenPass
                 ? (belt.role() == ConveyorBelt.Role.APPLYING && before != ConveyorBelt.Role.APPLYING
                         ? Step.TOKEN_RECEIVED : Step.TOKEN_DUPLICATE)
-                : message instanceof Message.TokenAck ? Step.ACKNOWLEDGED
+                : message instanceof Message.TokenAck || message instanceof Message.AppliedAhead ? Step.ACKNOWLEDGED
                 : message instanceof Message.UpdateAhead ? Step.UPDATE_AHEAD : Step.WANT;
         perform();
     }
@@ -353,11 +354,12 @@ final class SimNode {
         });
     }
 
-    /** Updates that arrived ahead of the token, in one transaction; no event reports it (decision 25). */
+    /** Updates that arrived ahead of the token, in one transaction (decision 25); reported once committed. */
     private void applyAhead(Action.ApplyAhead ahead) {
         inTransaction(() -> commit(Duty.AHEAD, "gsns up to " + ahead.lastGsn() + " applied ahead of the token",
                 d -> d.applyAhead(ahead), () -> {
                     busy = false;
+                    belt.onAheadApplied(ahead);
                     perform();
                 }));
     }
@@ -544,10 +546,17 @@ final class SimNode {
      * A message reached the deposed leader (peers and the network do not know which replica leads). Its belt handles it
      * as ever; what that asks for is performed in order while it is only sending: its first DBMS transaction (or the
      * one it was in) waits for a log that no longer takes its entries, and blocks the rest. A belt that finds its state
-     * contradicted stops (fail-stop, decision 11), as a deposed leader may well.
+     * contradicted stops (fail-stop, decision 11), as a deposed leader may well; a message it refuses (a peer says it
+     * applied a gsn that the group's new leader made, decision 26) is dropped.
      */
     void receiveDeposed(Message message) {
-        runDeposed(() -> deposed.onMessage(message));
+        runDeposed(() -> {
+            try {
+                deposed.onMessage(message);
+            } catch (IllegalArgumentException e) { // refused and dropped, as the runtime does (InstanceServer)
+                sim.trace(() -> id + "'s deposed leader refuses a message: " + e.getMessage());
+            }
+        });
     }
 
     void tickDeposed(long now) {

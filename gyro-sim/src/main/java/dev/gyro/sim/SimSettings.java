@@ -47,6 +47,8 @@ import java.util.SplittableRandom;
  *                              can still send messages, but commit nothing); 0 for none
  * @param updatesAhead          the holder sends each update it commits to every other instance at once, which
  *                              applies it ahead of the token (docs/decisions.md, decision 25)
+ * @param trimToken             with updates ahead: instances say what they applied ahead, and a holder leaves off the
+ *                              token the updates all others applied (docs/decisions.md, decision 26)
  */
 public record SimSettings(long seed, int instances, int keys, long minDelayMillis, long maxDelayMillis, double lossRate,
                           double duplicateRate, long meanPartitionMillis, long maxPartitionMillis, long meanCrashMillis, long maxDowntimeMillis, double failRate,
@@ -54,7 +56,7 @@ public record SimSettings(long seed, int instances, int keys, long minDelayMilli
                           long maxDbMillis, double applyRetryRate, long safetyMillis, boolean parallelGlobals,
                           boolean snapshotIsolation, boolean replicated, long maxLogMillis, long meanFailoverMillis,
                           long maxElectionMillis, double unknownCommitRate, long maxDeposedMillis,
-                          boolean updatesAhead) {
+                          boolean updatesAhead, boolean trimToken) {
 
     /**
      * The replicated groups' knobs come from a second random stream of the same seed, so that they leave the run's
@@ -101,10 +103,12 @@ public record SimSettings(long seed, int instances, int keys, long minDelayMilli
         long election = pick(groups, 0L, 5L, 50L, 300L);
         double unknown = pick(groups, 0.1, 0.5, 0.9);
         long deposed = pick(groups, 0L, 0L, 20L, 200L);
-        boolean ahead = new SplittableRandom(seed ^ AHEAD_STREAM).nextBoolean();
+        SplittableRandom aheadStream = new SplittableRandom(seed ^ AHEAD_STREAM);
+        boolean ahead = aheadStream.nextBoolean();
+        boolean trim = ahead && aheadStream.nextBoolean(); // drawn after: each seed sends ahead as it did before
         return new SimSettings(seed, instances, keys, minDelay, maxDelay, loss, dup, partition, partitionLength, crash,
                 downtime, fail, request, queue, tokenResend, wantResend, db, retry, safety, parallel, snapshots,
-                replicated, log, failover, election, unknown, deposed, ahead);
+                replicated, log, failover, election, unknown, deposed, ahead, trim);
     }
 
     /**
@@ -116,7 +120,7 @@ public record SimSettings(long seed, int instances, int keys, long minDelayMilli
                 meanPartitionMillis, maxPartitionMillis, meanCrashMillis, maxDowntimeMillis, failRate, meanRequestMillis,
                 queueBound, tokenResendMillis, wantResendMillis, maxDbMillis, applyRetryRate, safetyMillis,
                 parallelGlobals, snapshotIsolation, true, maxLogMillis, 0, maxElectionMillis, unknownCommitRate,
-                maxDeposedMillis, updatesAhead);
+                maxDeposedMillis, updatesAhead, trimToken);
     }
 
     /** One line: the seed and every fault setting. */
@@ -140,7 +144,8 @@ public record SimSettings(long seed, int instances, int keys, long minDelayMilli
                 failRate * 100, meanRequestMillis, queueBound, tokenResendMillis, wantResendMillis, maxDbMillis,
                 applyRetryRate * 100, safetyMillis, !parallelGlobals ? "one at a time"
                         : snapshotIsolation ? "in parallel, commits ordered on snapshots" : "in parallel")
-                + (updatesAhead ? ", updates sent ahead of the token" : "");
+                + (updatesAhead ? ", updates sent ahead of the token" : "")
+                + (trimToken ? ", the token trimmed of what all applied" : "");
     }
 
     @SafeVarargs

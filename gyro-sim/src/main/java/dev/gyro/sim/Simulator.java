@@ -161,7 +161,7 @@ public final class Simulator {
         for (int i = 0; i < nodes.length; i++) {
             ConveyorBeltConfig config = new ConveyorBeltConfig(i, nodes.length, settings.queueBound(),
                     settings.tokenResendMillis(), settings.wantResendMillis(), settings.parallelGlobals(),
-                    settings.updatesAhead());
+                    settings.updatesAhead(), settings.trimToken());
             SimDatabase db = databases.create(i, DurableState.initial(i), checker);
             correct &= db.getClass() == SimDatabase.class;
             nodes[i] = new SimNode(i, this, config, db);
@@ -479,6 +479,7 @@ public final class Simulator {
         if (m instanceof Message.TokenPass p) return "TokenPass(" + describe(p.token()) + ")";
         if (m instanceof Message.TokenAck a) return "TokenAck(hop " + a.hop() + ")";
         if (m instanceof Message.UpdateAhead a) return "UpdateAhead(" + a.update().gsn() + "@" + a.update().origin() + ")";
+        if (m instanceof Message.AppliedAhead a) return "AppliedAhead(up to " + a.gsn() + ")";
         return "Want";
     }
 

@@ -89,13 +89,15 @@ public final class OrderedCommits {
             try (Statement st = c.createStatement()) {
                 // First the lock (held until this transaction ends), then the slot write, both before anyone of a
                 // higher position exists, so a later attempt always finds both.
-                st.execute("SELECT pg_advisory_xact_lock(" + LOCK_SPACE + ", " + (int) position + ")");
-                st.executeUpdate("UPDATE " + table(slot) + " SET v = " + position);
                 // A lower position that waits for a row lock of a higher one waits for an attempt that cannot
                 // commit before it: a deadlock PostgreSQL finds only after deadlock_timeout (1 s by default, and
                 // only a superuser may lower it), while the token waits. A bounded wait breaks it sooner (55P03,
                 // retried); a request waiting as long on a local request's lock just runs again.
-                st.execute("SET LOCAL lock_timeout = '" + LOCK_WAIT_MILLIS + "ms'");
+                // One round trip for the three (the driver sends them together, the server runs them in order): this
+                // runs while other attempts wait to begin, on the token's path.
+                st.execute("SELECT pg_advisory_xact_lock(" + LOCK_SPACE + ", " + (int) position + "); UPDATE "
+                        + table(slot) + " SET v = " + position + "; SET LOCAL lock_timeout = '" + LOCK_WAIT_MILLIS
+                        + "ms'");
             } catch (SQLException e) {
                 slotTaken[slot] = false;
                 if (soloist == position) soloist = 0;
@@ -116,10 +118,13 @@ public final class OrderedCommits {
         synchronized (this) {
             lower = new ArrayList<>(running.headMap(a.position(), false).keySet());
         }
+        // The wait for the lower positions is as long as they run; a lock returns at once for an attempt that ended
+        // meanwhile. One round trip for all of them, run in order.
+        StringBuilder wait = new StringBuilder("SET LOCAL lock_timeout = 0");
+        for (long p : lower) wait.append("; SELECT pg_advisory_xact_lock_shared(").append(LOCK_SPACE).append(", ")
+                .append((int) p).append(")");
         try (Statement st = c.createStatement()) {
-            st.execute("SET LOCAL lock_timeout = 0"); // the wait for the lower positions is as long as they run
-            for (long p : lower) // returns at once for an attempt that ended meanwhile
-                st.execute("SELECT pg_advisory_xact_lock_shared(" + LOCK_SPACE + ", " + (int) p + ")");
+            st.execute(wait.toString());
         }
         List<Integer> higher;
         synchronized (this) {
