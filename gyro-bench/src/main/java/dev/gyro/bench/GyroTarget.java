@@ -59,15 +59,10 @@ public final class GyroTarget implements Target {
 
     @Override
     public Channel open(int k) {
-        if (!wan.emulated()) {
-            GyroClient.Session session = client.session();
+        return WanChannel.open(wan, k, entry -> {
+            GyroClient.Session session = entry < 0 ? client.session() : client.session(entry);
             return call -> toResult(session.call(Request.of(call.transaction(), call.parameterArray())));
-        }
-        Site site = Wan.Placement.clientSite(k);
-        int entry = wan.entryInstance(k);
-        GyroClient.Session session = client.session(entry);
-        return new WanChannel(site, wan.clientOneWay(site, entry),
-                call -> toResult(session.call(Request.of(call.transaction(), call.parameterArray()))));
+        });
     }
 
     static Result toResult(Reply r) {

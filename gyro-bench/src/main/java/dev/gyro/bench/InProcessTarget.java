@@ -3,7 +3,6 @@ package dev.gyro.bench;
 import dev.gyro.app.Call;
 import dev.gyro.client.GyroClient;
 import dev.gyro.cluster.LocalCluster;
-import dev.gyro.emulation.wan.Site;
 import dev.gyro.emulation.wan.Wan;
 import dev.gyro.runtime.GyroInstance;
 import dev.gyro.wire.Reply;
@@ -59,10 +58,7 @@ public final class InProcessTarget implements Target {
 
     @Override
     public Channel open(int k) {
-        if (!wan.emulated()) return new Session(-1)::call;
-        Site site = Wan.Placement.clientSite(k);
-        int entry = wan.entryInstance(k);
-        return new WanChannel(site, wan.clientOneWay(site, entry), new Session(entry)::call);
+        return WanChannel.open(wan, k, entry -> new Session(entry)::call);
     }
 
     /** One user's requests, in order. */

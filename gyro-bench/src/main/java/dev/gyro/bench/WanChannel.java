@@ -3,6 +3,7 @@ package dev.gyro.bench;
 import dev.gyro.app.Call;
 import dev.gyro.app.Outcome;
 import dev.gyro.emulation.wan.Site;
+import dev.gyro.emulation.wan.Wan;
 
 import java.time.Duration;
 import java.util.List;
@@ -26,6 +27,18 @@ final class WanChannel implements Target.Channel {
      * @param oneWay the delay of one message between the client and what {@code server} reaches
      * @param server the connection that runs the call, without delay
      */
+    /**
+     * Session {@code k}'s channel to a Gyro cluster placed as {@code wan}: without emulation, {@code session}(-1) (each
+     * request to its owner); with it, {@code session}(entry) at session k's site, paying its delay to its nearest
+     * instance each way.
+     */
+    static Target.Channel open(Wan.Placement wan, int k, java.util.function.IntFunction<Target.Channel> session) {
+        if (!wan.emulated()) return session.apply(-1);
+        Site site = Wan.Placement.clientSite(k);
+        int entry = wan.entryInstance(k);
+        return new WanChannel(site, wan.clientOneWay(site, entry), session.apply(entry));
+    }
+
     WanChannel(Site site, Duration oneWay, Target.Channel server) {
         this.site = site;
         this.oneWayNanos = oneWay.toNanos();

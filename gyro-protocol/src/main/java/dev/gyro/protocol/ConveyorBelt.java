@@ -459,7 +459,9 @@ public final class ConveyorBelt {
     private void leaveBehindWhatAllApplied() {
         long allHave = Long.MAX_VALUE;
         for (int i = 0; i < appliedBy.length; i++) if (i != self) allHave = Math.min(allHave, appliedBy[i]);
-        while (!heldUpdates.isEmpty() && heldUpdates.get(0).gsn() <= allHave) heldUpdates.remove(0);
+        int behind = 0;
+        while (behind < heldUpdates.size() && heldUpdates.get(behind).gsn() <= allHave) behind++;
+        heldUpdates.subList(0, behind).clear();
     }
 
     private void maybeSendWant() {

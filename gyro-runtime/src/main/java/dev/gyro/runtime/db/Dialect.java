@@ -76,9 +76,6 @@ public interface Dialect {
         return Database.Options.defaults();
     }
 
-    /** How many times an instance on a database server runs a transaction that keeps losing races. */
-    int SERVER_ATTEMPTS = 50;
-
     /**
      * Begins a transaction on a pooled connection (which is in auto-commit mode). On the read-write pool the
      * transaction must hold the write lock (or equivalent) from here on where the backend has one.

@@ -65,15 +65,9 @@ public final class PostgresDialect implements Dialect {
         config.addDataSourceProperty("ApplicationName", "gyro");
     }
 
-    /**
-     * Row locks and serializable isolation let many writers in at once, and abort one of two that conflict: under
-     * contention a transaction may lose many races in a row (a TPC-C district at 128 clients lost ten), so it gets as
-     * many attempts as the benchmarks' baselines give theirs, the pauses between them doubling as ever.
-     */
     @Override
     public Database.Options instanceOptions() {
-        Database.Options defaults = Database.Options.defaults();
-        return defaults.withPoolSizes(16, 16).withRetries(SERVER_ATTEMPTS, defaults.firstBackoff(), defaults.maxBackoff());
+        return Dialects.serverInstanceOptions();
     }
 
     @Override
