@@ -41,13 +41,11 @@ public final class ReadFromChecker {
 
     public static List<Violation> check(List<Access> accesses) {
         Map<String, List<Access>> localWritersByTable = new HashMap<>();
-        Map<RowRef, List<Access>> globalWritersByRow = new HashMap<>();
+        Map<RowRef, List<Access>> writersByRow = new HashMap<>();
         for (Access a : accesses) {
-            if (a.global()) { // a global request's writes reach every instance in token order
-                for (RowRef w : a.writes())
-                    if (w.key() != null) globalWritersByRow.computeIfAbsent(row(w), r -> new ArrayList<>()).add(a);
-                continue;
-            }
+            for (RowRef w : a.writes())
+                if (w.key() != null) writersByRow.computeIfAbsent(row(w), r -> new ArrayList<>()).add(a);
+            if (a.global()) continue; // a global request's writes reach every instance in token order
             for (RowRef w : a.writes())
                 localWritersByTable.computeIfAbsent(w.table(), t -> new ArrayList<>()).add(a);
         }
@@ -58,7 +56,7 @@ public final class ReadFromChecker {
                     if (writer == reader || sharePartition(reader, writer)) continue;
                     if (writer.startNanos() > reader.endNanos()) continue; // wrote after the reader was done
                     for (RowRef w : writer.writes()) {
-                        if (read.covers(w) && !overwritten(w, writer, reader, globalWritersByRow)) {
+                        if (read.covers(w) && !overwritten(w, writer, reader, writersByRow)) {
                             violations.add(new Violation(reader, w, writer));
                             break;
                         }
@@ -75,16 +73,18 @@ public final class ReadFromChecker {
     }
 
     /**
-     * Whether a global request wrote {@code w}'s row again after {@code writer} was done and before {@code reader}
-     * was: the row was then written anew at every instance, and the key alone cannot tell which of the row's versions
-     * the reader read. (RUBiS reuses a bid's key once the bid is retracted: a reader of the user whose global bid took
-     * the key is not a reader of the retracted bid.) Like a collision of partitioning values, this can hide a
-     * violation, never invent one.
+     * Whether {@code w}'s row was written anew where the reader ran, after {@code writer} was done and before
+     * {@code reader} was: by a global request (its writes reach every instance) or by a local request of the reader's
+     * own partition. The key alone cannot tell which of the row's versions the reader read. (RUBiS reuses a bid's key
+     * once the bid is retracted: a reader of the user whose bid took the key next is not a reader of the retracted
+     * bid.) Like a collision of partitioning values, this can hide a violation, never invent one.
      */
-    private static boolean overwritten(RowRef w, Access writer, Access reader, Map<RowRef, List<Access>> globalWriters) {
+    private static boolean overwritten(RowRef w, Access writer, Access reader, Map<RowRef, List<Access>> writers) {
         if (w.key() == null) return false;
-        for (Access g : globalWriters.getOrDefault(row(w), List.of()))
-            if (g != reader && g.startNanos() > writer.endNanos() && g.endNanos() < reader.endNanos()) return true;
+        for (Access g : writers.getOrDefault(row(w), List.of())) {
+            if (g == reader || g == writer || !(g.global() || sharePartition(g, reader))) continue;
+            if (g.startNanos() > writer.endNanos() && g.endNanos() < reader.endNanos()) return true;
+        }
         return false;
     }
 }

@@ -56,6 +56,22 @@ class ReadFromCheckerTest {
                 .hasSize(1);
     }
 
+    /**
+     * The same key reused by a local request of the reader's own partition (the reader's user bid on the item, on the
+     * reader's instance, once the other user's bid was retracted): it stands between them too; one of a third
+     * partition does not.
+     */
+    @Test
+    void aRowALocalRequestOfTheReadersPartitionWroteAnewInBetweenIsNotReadFromTheEarlierLocalWriter() {
+        Access local = access("storeBid", 1, false, 0, 10, Set.of(), Set.of(ITEM_7));
+        Access reader = access("aboutMe", 2, false, 15, 30, Set.of(ITEM_7), Set.of());
+        Access readersOwn = access("storeBid", 2, false, 12, 18, Set.of(), Set.of(ITEM_7));
+        assertThat(ReadFromChecker.check(List.of(local, readersOwn, reader))).isEmpty();
+        Access thirdPartition = access("storeBid", 3, false, 12, 18, Set.of(), Set.of(ITEM_7));
+        assertThat(ReadFromChecker.check(List.of(local, thirdPartition, reader))).as("another partition's rewrite")
+                .isNotEmpty();
+    }
+
     @Test
     void readsAndWritesOfDifferentColumnsOfARowDoNotConflict() {
         List<Value> key = List.of(new Value.Int(7));
