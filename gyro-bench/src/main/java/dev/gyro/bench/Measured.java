@@ -35,11 +35,13 @@ import java.util.Map;
  * @param serversBusy   the share of the emulated servers' slot time in use over the measured period (0 to 1), summed
  *                      over every database instance: how near the system ran to what the servers can serve at all;
  *                      null without capacity emulation
+ * @param slots         the emulated servers' slots, all instances together; null without capacity emulation
  */
 public record Measured(String system, String scenario, String setting, Map<String, Object> parameters, String mode,
                        double seconds, long requests, double throughput, Latency all, Map<String, Latency> byClass,
                        Map<String, Transaction> byTransaction, Series timeline, OpenLoop openLoop, boolean valid,
-                       List<String> problems, String notRun, PhaseBreakdown phases, Double serversBusy) {
+                       List<String> problems, String notRun, PhaseBreakdown phases, Double serversBusy,
+                       Long slots) {
 
     /** Mean and percentiles in milliseconds. */
     public record Latency(long count, double meanMs, double p50Ms, double p95Ms, double p99Ms, double maxMs) {
@@ -123,19 +125,30 @@ public record Measured(String system, String scenario, String setting, Map<Strin
         }
         return new Measured(system, scenario, setting, Collections.unmodifiableMap(new LinkedHashMap<>(parameters)),
                 mode, r.seconds(), requests, throughput, Latency.of(total), byClass, byTransaction, series, open,
-                problems.isEmpty(), List.copyOf(problems), null, null, null);
+                problems.isEmpty(), List.copyOf(problems), null, null, null, null);
     }
 
     /** This point with its global phases. */
     public Measured withPhases(PhaseBreakdown p) {
         return new Measured(system, scenario, setting, parameters, mode, seconds, requests, throughput, all, byClass,
-                byTransaction, timeline, openLoop, valid, problems, notRun, p, serversBusy);
+                byTransaction, timeline, openLoop, valid, problems, notRun, p, serversBusy, slots);
     }
 
-    /** This point with the share of its emulated servers' capacity it used (null: not emulated). */
-    public Measured withServersBusy(Double share) {
+    /** This point with the share of its emulated servers' capacity it used, and their slots (null: not emulated). */
+    public Measured withServersBusy(Double share, Long slots) {
         return new Measured(system, scenario, setting, parameters, mode, seconds, requests, throughput, all, byClass,
-                byTransaction, timeline, openLoop, valid, problems, notRun, phases, share);
+                byTransaction, timeline, openLoop, valid, problems, notRun, phases, share, slots);
+    }
+
+    /**
+     * The emulated servers' slot time a completed request took, on average (service time, transaction, retries and
+     * whatever else a system does in a slot): its floor is the service time. {@code slots * 1000 / slotMsPerRequest}
+     * is the most requests a second the system could serve on these servers at that cost, so it says how far a
+     * ratio between systems can go at all. Null without capacity emulation or without completed requests.
+     */
+    public Double slotMsPerRequest() {
+        if (serversBusy == null || slots == null || throughput <= 0) return null;
+        return serversBusy * slots * 1000 / throughput;
     }
 
     /** A point that was not run, and why (one line). */
@@ -143,7 +156,7 @@ public record Measured(String system, String scenario, String setting, Map<Strin
                                   String mode, String reason) {
         return new Measured(system, scenario, setting, Collections.unmodifiableMap(new LinkedHashMap<>(parameters)),
                 mode, 0, 0, 0, Latency.NONE, Map.of(), Map.of(), Series.NONE, null, false, List.of(), reason, null,
-                null);
+                null, null);
     }
 
     /** A point that was deployed but produced nothing to believe (the run or the clean-up failed). */
@@ -151,7 +164,7 @@ public record Measured(String system, String scenario, String setting, Map<Strin
                                   String mode, String problem) {
         return new Measured(system, scenario, setting, Collections.unmodifiableMap(new LinkedHashMap<>(parameters)),
                 mode, 0, 0, 0, Latency.NONE, Map.of(), Map.of(), Series.NONE, null, false, List.of(problem), null,
-                null, null);
+                null, null, null);
     }
 
     private static List<Double> boxed(double[] xs) {

@@ -26,10 +26,13 @@ import java.util.concurrent.ConcurrentLinkedQueue;
  * @param applyUpdateMs applying, per update applied (all applying over all updates; 0 when none)
  * @param holdMs      from the token's arrival to its pass, mean
  * @param rotation    one rotation of the ring, from an instance's pass to the token's return there
+ * @param attempts    runs of a global's DBMS transaction, mean per global request
+ * @param ranAgain    global requests that lost a race and ran again
+ * @param ahead       global requests whose round committed what they executed ahead of the token
  */
 public record PhaseBreakdown(long globals, List<Row> phases, Row total, long visits, double perVisit,
                              int mostPerVisit, double carried, double applied, double applyMs, double applyUpdateMs,
-                             double holdMs, Row rotation) {
+                             double holdMs, Row rotation, double attempts, long ranAgain, long ahead) {
 
     /** One phase: its latency in ms and its share of the requests' total time (0 to 1). */
     public record Row(String phase, String describe, double meanMs, double p50Ms, double p99Ms, double share) {}
@@ -56,10 +59,13 @@ public record PhaseBreakdown(long globals, List<Row> phases, Row total, long vis
             long[] sums = new long[all.length];
             for (int i = 0; i < all.length; i++) h[i] = new Histogram(3);
             Histogram total = new Histogram(3);
-            long n = 0, totalSum = 0;
+            long n = 0, totalSum = 0, attempts = 0, ranAgain = 0, ahead = 0;
             for (Global g : globals) {
                 if (g.arrivedNanos() < from || g.arrivedNanos() >= to) continue;
                 n++;
+                attempts += g.attempts();
+                if (g.attempts() > 1) ranAgain++;
+                if (g.ahead()) ahead++;
                 for (int i = 0; i < all.length; i++) {
                     h[i].recordValue(micros(g.nanos()[i]));
                     sums[i] += g.nanos()[i];
@@ -88,7 +94,8 @@ public record PhaseBreakdown(long globals, List<Row> phases, Row total, long vis
                     v, v == 0 ? 0 : (double) globalsRun / v, most, v == 0 ? 0 : (double) carried / v,
                     v == 0 ? 0 : (double) applied / v, v == 0 ? 0 : applyNanos / 1e6 / v,
                     applied == 0 ? 0 : applyNanos / 1e6 / applied, v == 0 ? 0 : holdNanos / 1e6 / v,
-                    row("rotation", "one rotation of the ring", rotation, 0));
+                    row("rotation", "one rotation of the ring", rotation, 0), n == 0 ? 0 : (double) attempts / n,
+                    ranAgain, ahead);
         }
 
         private static long micros(long nanos) {
@@ -116,6 +123,9 @@ public record PhaseBreakdown(long globals, List<Row> phases, Row total, long vis
                         + "%.2f updates applied in %.2f ms (%.3f ms per update), held %.2f ms; %.2f updates carried per "
                         + "pass; rotation mean %.2f ms, p50 %.2f, p99 %.2f%n", visits, perVisit, mostPerVisit, applied,
                 applyMs, applyUpdateMs, holdMs, carried, rotation.meanMs(), rotation.p50Ms(), rotation.p99Ms()));
+        out.append(String.format(Locale.ROOT, "%nattempts: %.2f DBMS transactions per global request; %d of %d lost a "
+                + "race and ran again; %d committed what they executed ahead of the token%n", attempts, ranAgain, globals,
+                ahead));
         return out.toString();
     }
 }

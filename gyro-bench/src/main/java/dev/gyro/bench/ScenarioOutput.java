@@ -251,12 +251,19 @@ public final class ScenarioOutput {
         p.put("ratios", a.ratios(m));
         if (m.phases() != null) p.put("globalPhases", phases(m.phases()));
         if (m.serversBusy() != null) p.put("serversBusy", round(m.serversBusy()));
+        if (m.slots() != null) p.put("slots", m.slots());
+        if (m.slotMsPerRequest() != null) p.put("slotMsPerRequest", round(m.slotMsPerRequest()));
         return p;
     }
 
     /** The share of the emulated servers' capacity a point used, as a percentage; "-" where none was emulated. */
     public static String busy(Measured m) {
         return m.serversBusy() == null ? "-" : String.format(Locale.ROOT, "%.0f%%", 100 * m.serversBusy());
+    }
+
+    /** Slot time per completed request in ms; "-" where no server was emulated. */
+    public static String slotMs(Measured m) {
+        return m.slotMsPerRequest() == null ? "-" : String.format(Locale.ROOT, "%.1f", m.slotMsPerRequest());
     }
 
     private static Map<String, Object> phases(PhaseBreakdown b) {
@@ -266,6 +273,9 @@ public final class ScenarioOutput {
         for (PhaseBreakdown.Row r : b.phases()) byPhase.put(r.phase(), phaseRow(r));
         out.put("phasesMs", byPhase);
         out.put("totalMs", phaseRow(b.total()));
+        out.put("attemptsPerGlobal", round(b.attempts()));
+        out.put("globalsRanAgain", b.ranAgain());
+        out.put("globalsExecutedAhead", b.ahead());
         Map<String, Object> token = new LinkedHashMap<>();
         token.put("visits", b.visits());
         token.put("globalsPerVisit", round(b.perVisit()));
@@ -540,20 +550,23 @@ public final class ScenarioOutput {
 
         out.append("\n## Every point (latency in ms)\n\n");
         out.append("| system | setting | ").append(s.load().parameter())
-                .append(" | ").append(s.figure().yUnit()).append("/s | mean | p50 | p95 | p99 | local mean | global mean | servers busy | valid |\n");
-        out.append("|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+                .append(" | ").append(s.figure().yUnit()).append("/s | mean | p50 | p95 | p99 | local mean | global mean | servers busy | slot ms / request | valid |\n");
+        out.append("|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
         for (Measured m : ran) {
             Measured.Latency l = m.all();
-            out.append(String.format(Locale.ROOT, "| %s | %s | %s | %.0f | %.2f | %.2f | %.2f | %.2f | %s | %s | %s | %s |%n",
+            out.append(String.format(Locale.ROOT, "| %s | %s | %s | %.0f | %.2f | %.2f | %.2f | %.2f | %s | %s | %s | %s | %s |%n",
                     m.system(), m.setting(), a.load(m), m.throughput(), l.meanMs(), l.p50Ms(), l.p95Ms(), l.p99Ms(),
-                    classMean(m, "local"), classMean(m, "global"), busy(m),
+                    classMean(m, "local"), classMean(m, "global"), busy(m), slotMs(m),
                     (m.valid() ? "yes" : "NO: " + String.join("; ", m.problems()))
                             + (m.partial() ? String.format(Locale.ROOT, " (partial: %d calls unsupported)", m.unsupported()) : "")));
         }
         out.append("\nClasses: how the system ran the call (gyro, read-only), or the class the application's "
                 + "classification gives the transaction (systems that run everything alike). Servers busy: the share of "
                 + "the emulated servers' slot time in use over the measured period, all instances together (near 100%, "
-                + "no system could serve much more on them). Per-transaction latencies and throughput over time are in "
+                + "no system could serve much more on them). Slot ms / request: the emulated servers' slot time a completed "
+                + "request took on average (service time, its transaction, retries, waits held in the slot; its floor is "
+                + "the service time): the servers' slots over it are the most requests a second the system could serve "
+                + "there at that cost. Per-transaction latencies and throughput over time are in "
                 + "results.json.\n");
         if (s.load().closedLoop() == false) {
             out.append("\n## Open loop: offered vs achieved\n\n| system | setting | target /s | offered /s | achieved /s "

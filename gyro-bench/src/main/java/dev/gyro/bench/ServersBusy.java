@@ -54,6 +54,11 @@ final class ServersBusy {
         return (double) (to - from) / (slots * (double) (toNanos - fromNanos));
     }
 
+    /** The emulated servers' slots, all together; null without emulated servers. */
+    Long slots() {
+        return servers.isEmpty() ? null : slots;
+    }
+
     private long busyNanos() {
         return servers.stream().mapToLong(Capacity::busyNanos).sum();
     }

@@ -151,6 +151,9 @@ class ScenarioRunnerTest {
             // taken just before the window and freed in it counts whole: a little over 1 is possible, not more)
             assertThat(p.get("serversBusy").asDouble()).as(key + ": share of the emulated servers in use").isPositive()
                     .isLessThan(1.1);
+            // every completed request spent at least the 2 ms service time in a slot (the window's edges cut a little)
+            assertThat(p.get("slots").asLong()).as(key + ": the emulated slots").isPositive();
+            assertThat(p.get("slotMsPerRequest").asDouble()).as(key + ": slot time per request").isGreaterThan(1.5);
             long requests = p.get("requests").asLong();
             // per class and per transaction, every request once
             long byClass = 0;
@@ -249,8 +252,8 @@ class ScenarioRunnerTest {
         assertThat(summary).contains("`./gyro bench tiny`", "cores", "capacity emulation", "## Not run",
                 "unknown system 'nope'", "SQLite has no prepared transactions", "INVALID", "WAN (the paper's Table II)", "| gyro vs centralized | 2.0x |", "a note",
                 "## Where a global request's time goes", "### gyro, n3, 6 clients", "| token (waiting for the token) |",
-                "| **total** |", "| valid |", "| servers busy |");
-        assertThat(summary).containsPattern("\\| gyro \\| n3 \\| 6 \\| .* \\| \\d+% \\| yes \\|");
+                "| **total** |", "| valid |", "| servers busy |", "| slot ms / request |");
+        assertThat(summary).containsPattern("\\| gyro \\| n3 \\| 6 \\| .* \\| \\d+% \\| \\d+\\.\\d \\| yes \\|");
     }
 
     private static Iterable<Map.Entry<String, JsonNode>> iterable(JsonNode object) {

@@ -188,7 +188,8 @@ final class BenchCommand implements Callable<Integer> {
                     bar[0].done(!m.ran() ? label + "  not run: " + m.notRun()
                             : String.format(Locale.ROOT, "%s  %7.0f /s  mean %7.2f ms  p99 %7.2f ms%s%s", label,
                             m.throughput(), m.all().meanMs(), m.all().p99Ms(),
-                            m.serversBusy() == null ? "" : "  servers " + ScenarioOutput.busy(m) + " busy",
+                            m.serversBusy() == null ? "" : "  servers " + ScenarioOutput.busy(m) + " busy"
+                                    + (m.slotMsPerRequest() == null ? "" : ", " + ScenarioOutput.slotMs(m) + " ms a request"),
                             (m.valid() ? "" : "  INVALID: " + String.join("; ", m.problems()))
                             + (m.partial() ? "  (partial: " + m.unsupported() + " calls unsupported)" : "")));
                 }

@@ -74,6 +74,7 @@ class GlobalPhasesTest {
             assertThat(g.nanos(Phase.TOKEN)).as("it waited for the token from instance 0").isPositive();
             assertThat(g.nanos(Phase.APPLY)).as("and for instance 2 to record it, a DBMS transaction").isPositive();
             assertThat(g.nanos(Phase.EXECUTE)).isPositive();
+            assertThat(g.attempts()).as("its DBMS transaction ran once: nothing raced it").isEqualTo(1);
             assertThat(g.totalNanos()).as("its time at the instance is within what the client saw")
                     .isLessThanOrEqualTo(clientNanos);
             assertThat(cluster.awaitQuiet(30_000)).isTrue();

@@ -29,6 +29,8 @@ final class PhaseClock {
         long inSlot;    // through the transaction gate, on its global thread
         long gsnWait;   // total time waiting for gsn grants (parallel rounds)
         long committed; // its attempts are over
+        int attempts;   // its DBMS transaction's runs so far
+        boolean ahead;  // its first attempt ran ahead of the token, and its round only committed it
 
         Timeline(String transaction, long arrived) {
             this.transaction = transaction;
@@ -147,7 +149,7 @@ final class PhaseClock {
         nanos[Phase.EXECUTE.ordinal()] = committed - inSlot - t.gsnWait;
         nanos[Phase.GSN.ordinal()] = t.gsnWait;
         nanos[Phase.REPLY.ordinal()] = replied - committed;
-        PhaseObserver.Global g = new PhaseObserver.Global(t.transaction, t.arrived, nanos);
+        PhaseObserver.Global g = new PhaseObserver.Global(t.transaction, t.arrived, nanos, t.attempts, t.ahead);
         if (metrics != null) metrics.globalPhases(nanos);
         observer.global(g);
     }

@@ -169,4 +169,118 @@ class OrderedCommitsTest {
         first.close();
         later.close();
     }
+
+    /** Other instances' update applied while {@code ahead}'s attempt waits for its round: x := 1, committed. */
+    private void applyWhileParked(boolean readSlots) throws Exception {
+        Connection apply = db.writeConnection();
+        try {
+            CommitOrderingTest.write(apply, 1, 1);
+            if (readSlots) order.beforeApplyCommit(apply);
+            db.commit(apply);
+        } finally {
+            order.applyEnded();
+            apply.close();
+        }
+    }
+
+    /**
+     * Executed ahead of the token: the attempt read x, then an update of an earlier gsn wrote x and was applied. The
+     * attempt, serialized before the update it must follow, cannot commit once its round unparks it; without the
+     * apply's read of the parked slots (the same schedule, plain SSI) it commits: the anomaly.
+     */
+    @Test
+    void anAttemptAheadThatReadWhatALaterApplyWroteCannotCommit() throws Exception {
+        for (boolean readSlots : new boolean[]{false, true}) {
+            db.inTransaction(false, c -> {
+                CommitOrderingTest.write(c, 1, 0);
+                return null;
+            });
+            Connection ahead = db.writeConnection();
+            OrderedCommits.Attempt parked = order.beginAhead(ahead);
+            assertThat(parked).isNotNull();
+            long seen = CommitOrderingTest.read(ahead, 1);
+            CommitOrderingTest.write(ahead, 4000, seen + 10);
+
+            applyWhileParked(readSlots);
+
+            OrderedCommits.Attempt turn = order.unpark(ahead, parked);
+            String outcome;
+            try {
+                order.beforeCommit(ahead, turn);
+                db.commit(ahead);
+                outcome = "committed";
+            } catch (SQLException e) {
+                db.rollback(ahead);
+                outcome = db.isRetryable(e) ? "aborted" : "failed: " + e;
+            } finally {
+                order.end(turn);
+                ahead.close();
+            }
+            if (readSlots) assertThat(outcome).as("read x = 0 before the apply of x = 1 it must follow").isEqualTo("aborted");
+            else assertThat(outcome).as("plain SSI lets the stale read commit (the anomaly)").isEqualTo("committed");
+        }
+    }
+
+    /** An attempt ahead that read nothing an apply wrote commits after it, and while it was parked no one waited for it. */
+    @Test
+    void anAttemptAheadCommitsAfterUnrelatedAppliesAndCommitsWithoutHoldingThemUp() throws Exception {
+        Connection ahead = db.writeConnection();
+        OrderedCommits.Attempt parked = order.beginAhead(ahead);
+        long x = CommitOrderingTest.read(ahead, 2500);
+        CommitOrderingTest.write(ahead, 4000, x + 5);
+
+        applyWhileParked(true);
+        // an attempt that began after it, of a higher position, commits first: it does not wait for the parked one
+        Connection other = db.writeConnection();
+        OrderedCommits.Attempt b = order.begin(other);
+        assertThat(b.position()).isGreaterThan(parked.position());
+        CommitOrderingTest.write(other, 1200, 3);
+        CompletableFuture<Void> otherCommits = CompletableFuture.runAsync(() -> {
+            try {
+                order.beforeCommit(other, b);
+                db.commit(other);
+            } catch (SQLException e) {
+                throw new IllegalStateException(e);
+            } finally {
+                order.end(b);
+            }
+        });
+        otherCommits.get(60, TimeUnit.SECONDS);
+        other.close();
+
+        OrderedCommits.Attempt turn = order.unpark(ahead, parked);
+        assertThat(turn.position()).as("its turn comes after everything that committed meanwhile")
+                .isGreaterThan(b.position());
+        order.beforeCommit(ahead, turn);
+        db.commit(ahead);
+        order.end(turn);
+        ahead.close();
+        assertThat(value(1)).isEqualTo(1);
+        assertThat(value(1200)).isEqualTo(3);
+        assertThat(value(4000)).isEqualTo(5);
+        assertThat(order.running()).isZero();
+    }
+
+    /** An attempt ahead never waits for a slot: with every slot taken it begins nothing. */
+    @Test
+    void anAttemptAheadBeginsNothingWhenEverySlotIsTaken() throws Exception {
+        OrderedCommits order = new OrderedCommits(2); // the pool has a connection more than the slots
+        java.util.List<Connection> cs = new java.util.ArrayList<>();
+        java.util.List<OrderedCommits.Attempt> as = new java.util.ArrayList<>();
+        for (int i = 0; i < order.slots(); i++) {
+            Connection c = db.writeConnection();
+            cs.add(c);
+            as.add(order.begin(c));
+        }
+        Connection c = db.writeConnection();
+        assertThat(order.beginAhead(c)).isNull();
+        db.rollback(c);
+        c.close();
+        for (int i = 0; i < cs.size(); i++) {
+            db.rollback(cs.get(i));
+            order.end(as.get(i));
+            cs.get(i).close();
+        }
+        assertThat(order.running()).isZero();
+    }
 }

@@ -64,8 +64,12 @@ public interface PhaseObserver {
      * @param arrivedNanos {@link System#nanoTime()} at its arrival at its owner
      * @param nanos        nanoseconds spent in each {@link Phase}, indexed by its ordinal; they add up to the request's
      *                     time at the instance
+     * @param attempts     how many times its DBMS transaction ran: more than once when it lost a race (a
+     *                     serialization failure, a deadlock, a lock wait cut short) and ran again
+     * @param ahead        its first attempt ran ahead of the token, while it waited for it, and its round committed
+     *                     it (docs/decisions.md, decision 27): its execute phase is a commit
      */
-    record Global(String transaction, long arrivedNanos, long[] nanos) {
+    record Global(String transaction, long arrivedNanos, long[] nanos, int attempts, boolean ahead) {
         public long nanos(Phase phase) {
             return nanos[phase.ordinal()];
         }
