@@ -28,11 +28,10 @@ import java.util.concurrent.ConcurrentLinkedQueue;
  * @param rotation    one rotation of the ring, from an instance's pass to the token's return there
  * @param attempts    runs of a global's DBMS transaction, mean per global request
  * @param ranAgain    global requests that lost a race and ran again
- * @param ahead       global requests whose round committed what they executed ahead of the token
  */
 public record PhaseBreakdown(long globals, List<Row> phases, Row total, long visits, double perVisit,
                              int mostPerVisit, double carried, double applied, double applyMs, double applyUpdateMs,
-                             double holdMs, Row rotation, double attempts, long ranAgain, long ahead) {
+                             double holdMs, Row rotation, double attempts, long ranAgain) {
 
     /** One phase: its latency in ms and its share of the requests' total time (0 to 1). */
     public record Row(String phase, String describe, double meanMs, double p50Ms, double p99Ms, double share) {}
@@ -59,13 +58,12 @@ public record PhaseBreakdown(long globals, List<Row> phases, Row total, long vis
             long[] sums = new long[all.length];
             for (int i = 0; i < all.length; i++) h[i] = new Histogram(3);
             Histogram total = new Histogram(3);
-            long n = 0, totalSum = 0, attempts = 0, ranAgain = 0, ahead = 0;
+            long n = 0, totalSum = 0, attempts = 0, ranAgain = 0;
             for (Global g : globals) {
                 if (g.arrivedNanos() < from || g.arrivedNanos() >= to) continue;
                 n++;
                 attempts += g.attempts();
                 if (g.attempts() > 1) ranAgain++;
-                if (g.ahead()) ahead++;
                 for (int i = 0; i < all.length; i++) {
                     h[i].recordValue(micros(g.nanos()[i]));
                     sums[i] += g.nanos()[i];
@@ -95,7 +93,7 @@ public record PhaseBreakdown(long globals, List<Row> phases, Row total, long vis
                     v == 0 ? 0 : (double) applied / v, v == 0 ? 0 : applyNanos / 1e6 / v,
                     applied == 0 ? 0 : applyNanos / 1e6 / applied, v == 0 ? 0 : holdNanos / 1e6 / v,
                     row("rotation", "one rotation of the ring", rotation, 0), n == 0 ? 0 : (double) attempts / n,
-                    ranAgain, ahead);
+                    ranAgain);
         }
 
         private static long micros(long nanos) {
@@ -124,8 +122,7 @@ public record PhaseBreakdown(long globals, List<Row> phases, Row total, long vis
                         + "pass; rotation mean %.2f ms, p50 %.2f, p99 %.2f%n", visits, perVisit, mostPerVisit, applied,
                 applyMs, applyUpdateMs, holdMs, carried, rotation.meanMs(), rotation.p50Ms(), rotation.p99Ms()));
         out.append(String.format(Locale.ROOT, "%nattempts: %.2f DBMS transactions per global request; %d of %d lost a "
-                + "race and ran again; %d committed what they executed ahead of the token%n", attempts, ranAgain, globals,
-                ahead));
+                + "race and ran again%n", attempts, ranAgain, globals));
         return out.toString();
     }
 }

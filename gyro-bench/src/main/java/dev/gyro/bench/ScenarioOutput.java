@@ -275,7 +275,6 @@ public final class ScenarioOutput {
         out.put("totalMs", phaseRow(b.total()));
         out.put("attemptsPerGlobal", round(b.attempts()));
         out.put("globalsRanAgain", b.ranAgain());
-        out.put("globalsExecutedAhead", b.ahead());
         Map<String, Object> token = new LinkedHashMap<>();
         token.put("visits", b.visits());
         token.put("globalsPerVisit", round(b.perVisit()));

@@ -2,7 +2,6 @@ package dev.gyro.runtime;
 
 import dev.gyro.protocol.Action;
 import dev.gyro.protocol.Message;
-import dev.gyro.protocol.StateUpdate;
 import dev.gyro.runtime.db.Database;
 import dev.gyro.runtime.db.MetadataStore;
 import dev.gyro.runtime.db.UpdateApplier;
@@ -13,7 +12,6 @@ import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.SQLRecoverableException;
 import java.sql.SQLTransientException;
-import java.util.List;
 import java.util.function.BooleanSupplier;
 
 /**
@@ -106,7 +104,7 @@ final class BeltActions implements BeltLoop.Actions {
     private void applyUpdates(Action.ApplyUpdates apply) throws SQLException {
         globals.clock().tokenArrived();
         globals.tokenArrived();
-        applyDurably("apply the updates of hop " + apply.token().hop(), apply.updates(), c -> {
+        durably("apply the updates of hop " + apply.token().hop(), c -> {
             UpdateApplier.applyAll(c, db.dialect(), apply.updates());
             MetadataStore.recordReceived(c, apply.token(), apply.lastGsn());
         });
@@ -123,7 +121,7 @@ final class BeltActions implements BeltLoop.Actions {
      * committed (it may tell their maker, decision 26).
      */
     private void applyAhead(Action.ApplyAhead ahead) throws SQLException {
-        applyDurably("apply the updates up to gsn " + ahead.lastGsn() + " ahead of the token", ahead.updates(), c -> {
+        durably("apply the updates up to gsn " + ahead.lastGsn() + " ahead of the token", c -> {
             UpdateApplier.applyAll(c, db.dialect(), ahead.updates());
             MetadataStore.recordAppliedAhead(c, ahead.updates().get(0).gsn() - 1, ahead.lastGsn());
         });
@@ -145,7 +143,6 @@ final class BeltActions implements BeltLoop.Actions {
                 c -> MetadataStore.recordPassed(c, pass.token()));
         stats.tokenPasses.increment();
         globals.releaseLocals(); // the round had none to run after all
-        globals.tokenPassed();
         globals.clock().tokenPassed(pass.token().updates().size());
         token.sent(pass.to(), pass.token().hop());
         peers.send(pass.to(), new Message.TokenPass(self, pass.token()));
@@ -155,26 +152,7 @@ final class BeltActions implements BeltLoop.Actions {
         void run(Connection c) throws SQLException;
     }
 
-    /**
-     * {@link #durably} for other instances' updates, which commit before every global request executed ahead of the
-     * token here (docs/decisions.md, decision 27): those that wrote the updates' rows are rolled back first, and the
-     * apply reads the slots of the others before it commits ({@link GlobalExecutor#beforeApply}).
-     */
-    private void applyDurably(String what, List<StateUpdate> updates, Work work) throws SQLException {
-        int[] tries = {0};
-        durably(what, c -> {
-            globals.beforeApply(c, updates, ++tries[0] > 1);
-            work.run(c);
-            globals.beforeApplyCommit(c);
-        }, globals::applyEnded);
-    }
-
     private void durably(String what, Work work) throws SQLException {
-        durably(what, work, () -> {});
-    }
-
-    /** Runs {@code work} in a transaction until it commits, through lost races and an unreachable database; {@code ended} after each try. */
-    private void durably(String what, Work work, Runnable ended) throws SQLException {
         for (int attempt = 1; ; attempt++) {
             if (closed.getAsBoolean()) throw new GlobalExecutor.Stopping();
             try {
@@ -185,12 +163,8 @@ final class BeltActions implements BeltLoop.Actions {
                 return;
             } catch (SQLException | RuntimeException e) {
                 if (!passes(e)) throw e;
-                if (db.isRetryable(e))
-                    log.debug("instance {} lost a race to {} (attempt {}), retrying: {}", self, what, attempt, e.toString());
-                else log.warn("instance {} could not {} (attempt {}), retrying: {}", self, what, attempt, e.toString());
+                log.warn("instance {} could not {} (attempt {}), retrying: {}", self, what, attempt, e.toString());
                 if (!DATABASE_DOWN.pause(attempt)) throw new GlobalExecutor.Stopping();
-            } finally {
-                ended.run();
             }
         }
     }

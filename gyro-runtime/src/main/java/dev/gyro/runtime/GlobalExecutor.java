@@ -64,20 +64,11 @@ final class GlobalExecutor implements AutoCloseable {
      */
     private static final boolean CLASS_KEEPS_SLOT = !"false".equals(System.getProperty("gyro.classKeepsSlot"));
 
-    /**
-     * {@code -Dgyro.globalsAhead=true} runs global requests ahead of the token ({@link AheadGlobals}, docs/decisions.md,
-     * decision 27: measured, and off, since SSI aborts nearly every attempt that waited).
-     */
-    static final String GLOBALS_AHEAD = "gyro.globalsAhead";
-
     /** Pause between tries to learn from an unreachable database whether a transaction committed. */
     private static final Backoff DATABASE_DOWN = Backoff.of(10, 1000);
 
     private record Pending(Request request, Arguments arguments, long arrivedAt, Consumer<Reply> reply,
                            PhaseClock.Timeline timeline) {}
-
-    /** One run of a request's transaction, not committed yet: what it returned, what it wrote, who watched. */
-    record Executed(Object result, CapturingConnection capture, RequestObserver.Attempt watch) {}
 
     /** How a request ended: committed (update null if it wrote nothing), or failed (update set if it committed anyway). */
     private record Outcome(Object result, StateUpdate update, Exception failure) {}
@@ -104,7 +95,6 @@ final class GlobalExecutor implements AutoCloseable {
     private final Map<Long, Pending> pending = new ConcurrentHashMap<>();
     private final Map<Long, CompletableFuture<Long>> grants = new ConcurrentHashMap<>();
     private final PhaseClock clock;
-    private final AheadGlobals ahead; // null: every global request runs in its round only
     private final AtomicReference<TransactionGate.Hold> held = new AtomicReference<>();
     private volatile BeltLoop loop;
     private volatile RequestObserver observer = RequestObserver.NONE;
@@ -131,11 +121,6 @@ final class GlobalExecutor implements AutoCloseable {
             return null;
         });
         this.retry = new Backoff(db.options().firstBackoff(), db.options().maxBackoff());
-        // Ahead of the token only where OrderedCommits orders the commits, and not through a replicated group, whose
-        // log holds a write transaction's entry open (decision 22). Half the commit slots, so rounds find slots too.
-        int most = ordered == null ? 0 : ordered.slots() / 2;
-        this.ahead = "true".equals(System.getProperty(GLOBALS_AHEAD)) && most > 0 && !db.replicated()
-                ? new AheadGlobals(self, db, ordered, gate, Threads.fixed(self, "ahead", most), most) : null;
     }
 
     void attach(BeltLoop loop) {
@@ -160,9 +145,7 @@ final class GlobalExecutor implements AutoCloseable {
     void enqueue(Request request, Object[] converted, long arrivedNanos, Consumer<Reply> reply) {
         long id = requestIds.getAndIncrement();
         PhaseClock.Timeline timeline = clock.arrived(request.transaction(), arrivedNanos);
-        Pending queued = new Pending(request, new Arguments(converted), System.currentTimeMillis(), reply, timeline);
-        pending.put(id, queued);
-        if (ahead != null) ahead.start(id, c -> executeOn(c, id, queued));
+        pending.put(id, new Pending(request, new Arguments(converted), System.currentTimeMillis(), reply, timeline));
         loop.submit(belt -> {
             boolean parked = belt.role() == ConveyorBelt.Role.PARKED;
             if (belt.onGlobalRequest(id)) {
@@ -170,7 +153,6 @@ final class GlobalExecutor implements AutoCloseable {
                 return;
             }
             Pending p = pending.remove(id);
-            if (ahead != null) ahead.drop(id);
             stats.refused.increment();
             if (p != null) p.reply().accept(replies.error(Reply.Status.OVERLOADED, "instance " + self
                     + " already has " + belt.queuedGlobals() + " global requests waiting for the token"));
@@ -183,7 +165,6 @@ final class GlobalExecutor implements AutoCloseable {
      * so that the transactions in service finish while the updates are applied. Called on the belt loop.
      */
     void tokenArrived() {
-        if (ahead != null) ahead.tokenArrived();
         if (!HOLD_LOCALS || pending.isEmpty()) return;
         TransactionGate.Hold before = held.getAndSet(gate.holdLocals());
         if (before != null) before.close();
@@ -195,42 +176,11 @@ final class GlobalExecutor implements AutoCloseable {
         if (h != null) h.close();
     }
 
-    /** The token left: global requests may run ahead of it again. */
-    void tokenPassed() {
-        if (ahead != null) ahead.tokenPassed();
-    }
-
-    /**
-     * Other instances' updates are about to be applied on {@code c} (its {@code again}th try when again): attempts
-     * ahead of the token that wrote their rows are rolled back ({@link AheadGlobals#beforeApply}); while others run,
-     * the apply waits for a row lock only as long as a global attempt does.
-     */
-    void beforeApply(Connection c, List<StateUpdate> updates, boolean again) throws SQLException {
-        if (ahead != null && ahead.beforeApply(updates, again)) ordered.boundLockWaits(c);
-    }
-
-    /** The apply on {@code c} is about to commit: before every attempt ahead ({@link OrderedCommits#beforeApplyCommit}). */
-    void beforeApplyCommit(Connection c) throws SQLException {
-        if (ahead != null) ordered.beforeApplyCommit(c);
-    }
-
-    /** The apply committed or rolled back. */
-    void applyEnded() {
-        if (ahead == null) return;
-        ordered.applyEnded();
-        ahead.applyEnded();
-    }
-
-    /** Started ahead, committed from ahead, rolled back while parked; zeros when nothing runs ahead. */
-    long[] aheadCounts() {
-        return ahead == null ? new long[3] : ahead.counts();
-    }
-
     /** {@link Action.ExecuteGlobal}: one request, whose gsn the belt fixed. Does not wait for it. */
     void execute(Action.ExecuteGlobal one) {
         long gsn = one.gsn();
         executing(one.requestId());
-        start(List.of(one.requestId()), (id, timeline) -> gsn, new AtomicInteger(1), null);
+        start(List.of(one.requestId()), (id, timeline) -> gsn, new AtomicInteger(1));
     }
 
     /** {@link Action.ExecuteGlobals}: the whole round at once; each request asks for its gsn when ready. */
@@ -239,29 +189,9 @@ final class GlobalExecutor implements AutoCloseable {
             grants.put(id, new CompletableFuture<>());
             executing(id);
         }
-        // Those executed ahead take the next commit positions now, in the belt's order, before any other attempt of
-        // the round begins: each then waits only for the ones before it, all of which have only their commit left.
-        List<Long> rest = new ArrayList<>();
-        Map<Long, AheadGlobals.Parked> early = new LinkedHashMap<>();
-        if (ahead != null) ahead.roundBegins(round.requestIds());
-        for (long id : round.requestIds()) {
-            AheadGlobals.Parked parked = ahead == null ? null : ahead.claim(id);
-            if (parked != null) {
-                try {
-                    early.put(id, parked.withTurn(ordered.unpark(parked.connection(), parked.turn())));
-                    continue;
-                } catch (SQLException | RuntimeException e) {
-                    log.debug("instance {}: global request {} executed ahead cannot take its turn: {}", self, id,
-                            e.toString());
-                    ahead.abandon(parked);
-                }
-            }
-            rest.add(id);
-        }
-        Collection<List<Long>> chains = conflictClasses(rest);
-        AtomicInteger firstWave = new AtomicInteger(chains.size() + early.size()); // the requests that start at once
-        early.forEach((id, parked) -> start(List.of(id), this::awaitGrant, firstWave, parked));
-        for (List<Long> chain : chains) start(chain, this::awaitGrant, firstWave, null);
+        Collection<List<Long>> chains = conflictClasses(round.requestIds());
+        AtomicInteger firstWave = new AtomicInteger(chains.size()); // the requests that start at once
+        for (List<Long> chain : chains) start(chain, this::awaitGrant, firstWave);
     }
 
     /**
@@ -303,10 +233,9 @@ final class GlobalExecutor implements AutoCloseable {
     /**
      * Runs {@code ids} one after another on one global thread, all in one slot of the transaction gate
      * ({@link ChainSlot}); the first of them, once in its slot (or failed), counts {@code firstWave} down, and the last
-     * of the wave lets local requests in again. A request {@code parked} ahead (only ever alone) takes no slot: only
-     * its commit is left.
+     * of the wave lets local requests in again.
      */
-    private void start(List<Long> ids, GsnSource gsns, AtomicInteger firstWave, AheadGlobals.Parked parked) {
+    private void start(List<Long> ids, GsnSource gsns, AtomicInteger firstWave) {
         try {
             threads.execute(() -> {
                 try (ChainSlot slot = new ChainSlot()) {
@@ -316,7 +245,7 @@ final class GlobalExecutor implements AutoCloseable {
                             if (firstWave.decrementAndGet() == 0) releaseLocals();
                         };
                         try {
-                            run(id, gsns, entered, slot, i == ids.size() - 1, i == 0 ? parked : null);
+                            run(id, gsns, entered, slot, i == ids.size() - 1);
                         } catch (RuntimeException | Error e) { // the belt waits for this request's report: fail-stop
                             loop.submit(belt -> {
                                 throw new IllegalStateException("global request " + id + " could not be executed: " + e,
@@ -373,12 +302,8 @@ final class GlobalExecutor implements AutoCloseable {
         }
     }
 
-    /**
-     * Runs one request in {@code slot}, which it lets go if it is the {@code last} of its chain or fails to get; or,
-     * executed ahead ({@code parked}), commits it without a slot.
-     */
-    private void run(long id, GsnSource gsns, Runnable entered, ChainSlot slot, boolean last,
-                     AheadGlobals.Parked parked) {
+    /** Runs one request in {@code slot}, which it lets go if it is the {@code last} of its chain or fails to get. */
+    private void run(long id, GsnSource gsns, Runnable entered, ChainSlot slot, boolean last) {
         Pending p = pending.remove(id);
         if (p == null) { // cannot happen: a request is registered before the belt hears of it
             entered.run();
@@ -389,12 +314,9 @@ final class GlobalExecutor implements AutoCloseable {
         stats.globalStarted();
         Outcome outcome;
         try {
-            if (parked != null) {
-                entered.run();
-                p.timeline().ahead = true;
-            } else slot.enter(entered); // held for every attempt
+            slot.enter(entered); // held for every attempt
             p.timeline().inSlot = System.nanoTime();
-            outcome = attempts(id, p, gsns, parked);
+            outcome = attempts(id, p, gsns);
             p.timeline().committed = System.nanoTime();
         } catch (InterruptedException | Stopping e) {
             slot.close();
@@ -433,24 +355,10 @@ final class GlobalExecutor implements AutoCloseable {
         }
     }
 
-    /** The request's transaction on {@code c}, which is in a transaction; not committed. */
-    private Executed executeOn(Connection c, long id, Pending p) throws Exception {
+    /** Runs the request, again while it loses races; commits its writes under the gsn {@code gsns} gives it. */
+    private Outcome attempts(long id, Pending p, GsnSource gsns) throws InterruptedException {
         TransactionCatalog.Entry entry = catalog.get(p.request().transaction());
         RequestObserver watcher = observer;
-        CapturingConnection capture = CapturingConnection.wrap(c, db.dialect(), db.tables());
-        RequestObserver.Attempt watch = watcher.begin(observed(p.request(), watcher), capture.connection(), capture);
-        Object result = p.arguments().invoke(entry, new RequestContext(watch.connection(), p.arrivedAt(),
-                replies.seed(id)), p.request().parameters());
-        watch.ran();
-        return new Executed(result, capture, watch);
-    }
-
-    /**
-     * Runs the request, again while it loses races; commits its writes under the gsn {@code gsns} gives it. Its first
-     * attempt is {@code parked}'s, executed ahead of the token, when there is one.
-     */
-    private Outcome attempts(long id, Pending p, GsnSource gsns, AheadGlobals.Parked parked)
-            throws InterruptedException {
         for (int attempt = 1; ; attempt++) {
             p.timeline().attempts = attempt;
             Connection c = null;
@@ -458,20 +366,16 @@ final class GlobalExecutor implements AutoCloseable {
             long gsn = -1;
             OrderedCommits.Attempt turn = null;
             try {
-                Executed ran;
-                if (attempt == 1 && parked != null) {
-                    c = parked.connection();
-                    turn = parked.turn();
-                    ran = parked.executed();
-                } else {
-                    c = db.writeConnection();
-                    // on the bare connection: nothing to capture; a request that lost a race runs again alone
-                    if (ordered != null) turn = ordered.begin(c, attempt > 1);
-                    ran = executeOn(c, id, p);
-                }
-                Object result = ran.result();
-                RequestObserver.Attempt watch = ran.watch();
-                List<RowChange> changes = ran.capture().changes();
+                c = db.writeConnection();
+                // on the bare connection: nothing to capture; a request that lost a race runs again alone
+                if (ordered != null) turn = ordered.begin(c, attempt > 1);
+                CapturingConnection capture = CapturingConnection.wrap(c, db.dialect(), db.tables());
+                RequestObserver.Attempt watch = watcher.begin(observed(p.request(), watcher), capture.connection(),
+                        capture);
+                Object result = p.arguments().invoke(entry, new RequestContext(watch.connection(), p.arrivedAt(),
+                        replies.seed(id)), p.request().parameters());
+                watch.ran();
+                List<RowChange> changes = capture.changes();
                 StateUpdate update = null;
                 if (!changes.isEmpty()) {
                     if (turn != null) ordered.beforeCommit(c, turn); // gsns granted in commit order, one at a time
@@ -575,7 +479,6 @@ final class GlobalExecutor implements AutoCloseable {
     public void close() {
         closed = true;
         releaseLocals();
-        if (ahead != null) ahead.close();
         threads.shutdownNow();
         for (CompletableFuture<Long> f : grants.values()) f.cancel(false);
         for (Pending p : pending.values()) p.reply().accept(replies.shuttingDown());

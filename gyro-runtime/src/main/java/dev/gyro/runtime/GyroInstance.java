@@ -307,15 +307,6 @@ public final class GyroInstance implements AutoCloseable {
         return stats.mostGlobalsAtOnce();
     }
 
-    /**
-     * Global requests executed ahead of the token (docs/decisions.md, decision 27): started ahead, committed by their
-     * rounds from ahead, and rolled back while they waited (an update wrote their rows, or their round did not hold
-     * them); zeros where nothing runs ahead.
-     */
-    public long[] globalsAhead() {
-        return globals == null ? new long[3] : globals.aheadCounts();
-    }
-
     /** True once the instance has stopped, closed or stopped itself (fail-stop). */
     public boolean stopped() {
         return closed.get();
@@ -367,8 +358,6 @@ public final class GyroInstance implements AutoCloseable {
             more.put("globalLatencyMs", metrics.meanMillis(true));
         }
         if (ring != null) more.putAll(ring.status());
-        long[] ahead = globalsAhead();
-        if (ahead[0] > 0) more.put("globalsAhead", Map.of("started", ahead[0], "committed", ahead[1], "rolledBack", ahead[2]));
         if (http != null) more.put("http", http.url());
         return stats.json(self, config.address(), parallelGlobals, session == null ? 0 : session.waiting(), more);
     }

@@ -30,7 +30,6 @@ final class PhaseClock {
         long gsnWait;   // total time waiting for gsn grants (parallel rounds)
         long committed; // its attempts are over
         int attempts;   // its DBMS transaction's runs so far
-        boolean ahead;  // its first attempt ran ahead of the token, and its round only committed it
 
         Timeline(String transaction, long arrived) {
             this.transaction = transaction;
@@ -149,7 +148,7 @@ final class PhaseClock {
         nanos[Phase.EXECUTE.ordinal()] = committed - inSlot - t.gsnWait;
         nanos[Phase.GSN.ordinal()] = t.gsnWait;
         nanos[Phase.REPLY.ordinal()] = replied - committed;
-        PhaseObserver.Global g = new PhaseObserver.Global(t.transaction, t.arrived, nanos, t.attempts, t.ahead);
+        PhaseObserver.Global g = new PhaseObserver.Global(t.transaction, t.arrived, nanos, t.attempts);
         if (metrics != null) metrics.globalPhases(nanos);
         observer.global(g);
     }

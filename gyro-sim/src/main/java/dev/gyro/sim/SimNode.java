@@ -10,10 +10,8 @@ import dev.gyro.protocol.StateUpdate;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
 import java.util.function.LongConsumer;
@@ -106,11 +104,6 @@ final class SimNode {
     private boolean busy; // a DBMS transaction is in progress or not yet reported
     private final Map<Long, LongConsumer> awaitingGrant = new HashMap<>(); // parallel: by request
     private SimOrderedCommits ordered; // parallel globals on a snapshot-isolated DBMS, else null
-    // Global requests executed ahead of the token (decision 27): still running, and parked with their writes.
-    private final Set<Long> aheadRunning = new HashSet<>();
-    private final Map<Long, Ahead> aheadParked = new HashMap<>();
-
-    private record Ahead(SimOrderedCommits.Attempt attempt, List<RowChange> writes) {}
 
     // A replicated group's leader (decision 24): its transactions whose entries the log has not committed yet.
     private final List<Entry> inLog = new ArrayList<>();
@@ -150,8 +143,6 @@ final class SimNode {
         recoverFrom = null;
         belt = new ConveyorBelt(config, state, sim.now());
         ordered = sim.settings().snapshotIsolation() ? new SimOrderedCommits(this::inThisIncarnation) : null;
-        aheadRunning.clear();
-        aheadParked.clear();
         sim.trace(() -> id + " starts as " + belt.role() + " from last gsn " + db.lastGsn());
         step = Step.STARTED;
         perform();
@@ -204,8 +195,6 @@ final class SimNode {
         todo.clear();
         awaitingGrant.clear();
         ordered = null;
-        aheadRunning.clear();
-        aheadParked.clear();
         busy = false;
         return settled;
     }
@@ -230,33 +219,8 @@ final class SimNode {
     boolean submit(long requestId) {
         boolean accepted = belt.onGlobalRequest(requestId);
         step = Step.REQUEST;
-        if (accepted && ordered != null && sim.settings().globalsAhead() && !sim.settings().replicated()
-                && belt.role() == ConveyorBelt.Role.FOLLOWER) runAhead(requestId);
         perform();
         return accepted;
-    }
-
-    /**
-     * Decision 27: the request runs at once on a snapshot, its attempt parked, while the token is elsewhere; its round
-     * only commits it ({@link #executeRound}). One that fails or writes nothing, or whose round began first, leaves
-     * nothing: the round runs it as ever.
-     */
-    private void runAhead(long requestId) {
-        aheadRunning.add(requestId);
-        ordered.beginAhead(db, attempt -> later(1 + sim.nextLong(sim.settings().maxDbMillis()), Step.ORDERING, () -> {
-            if (!aheadRunning.remove(requestId)) { // its round began meanwhile, and runs it
-                ordered.end(attempt);
-                return;
-            }
-            List<RowChange> writes = sim.chance(sim.settings().failRate()) ? List.of()
-                    : sim.request(requestId).execute(attempt.snapshot());
-            if (writes.isEmpty()) {
-                ordered.end(attempt);
-                return;
-            }
-            aheadParked.put(requestId, new Ahead(attempt, writes));
-            sim.trace(() -> id + ": r" + requestId + " ran ahead of the token on its snapshot and waits for its round");
-        }));
     }
 
     void receive(Message message) {
@@ -438,30 +402,10 @@ final class SimNode {
      */
     private void executeRound(Action.ExecuteGlobals round) {
         int[] unreported = {round.requestIds().size()};
-        Runnable finished = () -> {
-            if (--unreported[0] == 0) busy = false;
-        };
-        List<Long> rest = new ArrayList<>();
-        if (ordered != null) { // those run ahead take their turns first, in the belt's order (decision 27)
-            Set<Long> in = new HashSet<>(round.requestIds());
-            aheadRunning.clear(); // cancelled: their rounds run them as ever
-            for (var it = aheadParked.entrySet().iterator(); it.hasNext(); ) {
-                var e = it.next();
-                if (in.contains(e.getKey())) continue;
-                ordered.end(e.getValue().attempt()); // not this round's: rolled back, as the runtime does
-                it.remove();
-            }
-            for (long requestId : round.requestIds()) {
-                Ahead a = aheadParked.remove(requestId);
-                if (a == null) {
-                    rest.add(requestId);
-                    continue;
-                }
-                sim.trace(() -> id + ": r" + requestId + ", run ahead, takes its turn to commit");
-                readyToCommit(requestId, ordered.unpark(a.attempt()), a.writes(), finished);
-            }
-        } else rest.addAll(round.requestIds());
-        for (long requestId : rest) {
+        for (long requestId : round.requestIds()) {
+            Runnable finished = () -> {
+                if (--unreported[0] == 0) busy = false;
+            };
             if (ordered != null) runOrdered(requestId, finished, false);
             else inTransaction(() -> runInRound(requestId, finished));
         }
@@ -484,18 +428,12 @@ final class SimNode {
                 reportInRound(Step.GLOBAL_REPORTED, () -> belt.onGlobalExecuted(requestId, null), finished);
                 return;
             }
-            readyToCommit(requestId, attempt, writes, finished);
+            step = Step.WAITING_FOR_GSN;
+            ordered.turnToCommit(attempt, () -> {
+                awaitingGrant.put(requestId, gsn -> commitOrdered(requestId, attempt, writes, gsn, finished));
+                reportInRound(Step.WAITING_FOR_GSN, () -> belt.onReadyToCommit(requestId), () -> {});
+            });
         }));
-    }
-
-    /** The attempt ran: it waits for its turn, asks for its gsn, and commits unless its snapshot missed a write. */
-    private void readyToCommit(long requestId, SimOrderedCommits.Attempt attempt, List<RowChange> writes,
-                               Runnable finished) {
-        step = Step.WAITING_FOR_GSN;
-        ordered.turnToCommit(attempt, () -> {
-            awaitingGrant.put(requestId, gsn -> commitOrdered(requestId, attempt, writes, gsn, finished));
-            reportInRound(Step.WAITING_FOR_GSN, () -> belt.onReadyToCommit(requestId), () -> {});
-        });
     }
 
     private void commitOrdered(long requestId, SimOrderedCommits.Attempt attempt, List<RowChange> writes, long gsn,

@@ -14,9 +14,6 @@ import java.util.function.Consumer;
  * read or wrote ({@link SimDatabase#writtenSince}): the cycle that SSI breaks in the real runtime. An attempt that
  * lost runs again alone.
  *
- * <p>An attempt may begin ahead of its round ({@link #beginAhead}, decision 27): until its round {@link #unpark}s it
- * no one waits for it, and then it takes the next position with the snapshot it began with.
- *
  * <p>Waiting is by continuation: {@code later} runs a woken one as a separate simulator event.
  */
 final class SimOrderedCommits {
@@ -24,11 +21,10 @@ final class SimOrderedCommits {
     /** One attempt: its position, the commits its snapshot saw, and the snapshot. */
     record Attempt(long position, long seen, NavigableMap<Long, Long> snapshot) {}
 
-    private record Starting(SimDatabase db, boolean alone, boolean ahead, Consumer<Attempt> then) {}
+    private record Starting(SimDatabase db, boolean alone, Consumer<Attempt> then) {}
 
     private final Consumer<Runnable> later;
     private final TreeSet<Long> running = new TreeSet<>();
-    private final TreeSet<Long> parked = new TreeSet<>(); // running, begun ahead, not yet unparked
     private final ArrayDeque<Starting> waitingToBegin = new ArrayDeque<>();
     private final TreeMap<Long, Runnable> waitingToCommit = new TreeMap<>();
     private long next = 1;
@@ -44,23 +40,8 @@ final class SimOrderedCommits {
      * runs. Its snapshot is taken when it begins.
      */
     void begin(SimDatabase db, boolean alone, Consumer<Attempt> then) {
-        waitingToBegin.add(new Starting(db, alone, false, then));
+        waitingToBegin.add(new Starting(db, alone, then));
         wake();
-    }
-
-    /** As {@link #begin}, ahead of the attempt's round: parked until {@link #unpark}. */
-    void beginAhead(SimDatabase db, Consumer<Attempt> then) {
-        waitingToBegin.add(new Starting(db, false, true, then));
-        wake();
-    }
-
-    /** The parked attempt's round came: the next position, its snapshot as it was. */
-    Attempt unpark(Attempt a) {
-        if (!parked.remove(a.position()) || !running.remove(a.position()))
-            throw new IllegalStateException("attempt " + a.position() + " is not parked");
-        long position = next++;
-        running.add(position);
-        return new Attempt(position, a.seen(), a.snapshot());
     }
 
     /** Runs {@code then} once every lower position ended and no other attempt is committing. */
@@ -72,7 +53,6 @@ final class SimOrderedCommits {
     /** The attempt committed or rolled back. */
     void end(Attempt a) {
         running.remove(a.position());
-        parked.remove(a.position());
         waitingToCommit.remove(a.position());
         if (committer == a.position()) committer = 0;
         if (soloist == a.position()) soloist = 0;
@@ -82,9 +62,7 @@ final class SimOrderedCommits {
     private void wake() {
         if (committer == 0 && !waitingToCommit.isEmpty()) {
             long lowest = waitingToCommit.firstKey();
-            Long first = running.first();
-            while (first != null && parked.contains(first)) first = running.higher(first); // no one waits for those
-            if (first != null && first == lowest) {
+            if (running.first() == lowest) {
                 committer = lowest;
                 later.accept(waitingToCommit.remove(lowest));
                 return; // no start until it ends
@@ -96,7 +74,6 @@ final class SimOrderedCommits {
             long position = next++;
             if (s.alone()) soloist = position;
             running.add(position);
-            if (s.ahead()) parked.add(position);
             Attempt a = new Attempt(position, s.db().commits(), new TreeMap<>(s.db().rows()));
             later.accept(() -> s.then().accept(a));
         }

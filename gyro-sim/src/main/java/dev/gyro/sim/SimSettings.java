@@ -49,9 +49,6 @@ import java.util.SplittableRandom;
  *                              applies it ahead of the token (docs/decisions.md, decision 25)
  * @param trimToken             with updates ahead: instances say what they applied ahead, and a holder leaves off the
  *                              token the updates all others applied (docs/decisions.md, decision 26)
- * @param globalsAhead          with commits ordered on snapshots: a global request that arrives while the token is
- *                              elsewhere runs at once on a snapshot and waits, uncommitted, for its round, which only
- *                              commits it (docs/decisions.md, decision 27)
  */
 public record SimSettings(long seed, int instances, int keys, long minDelayMillis, long maxDelayMillis, double lossRate,
                           double duplicateRate, long meanPartitionMillis, long maxPartitionMillis, long meanCrashMillis, long maxDowntimeMillis, double failRate,
@@ -59,7 +56,7 @@ public record SimSettings(long seed, int instances, int keys, long minDelayMilli
                           long maxDbMillis, double applyRetryRate, long safetyMillis, boolean parallelGlobals,
                           boolean snapshotIsolation, boolean replicated, long maxLogMillis, long meanFailoverMillis,
                           long maxElectionMillis, double unknownCommitRate, long maxDeposedMillis,
-                          boolean updatesAhead, boolean trimToken, boolean globalsAhead) {
+                          boolean updatesAhead, boolean trimToken) {
 
     /**
      * The replicated groups' knobs come from a second random stream of the same seed, so that they leave the run's
@@ -109,10 +106,9 @@ public record SimSettings(long seed, int instances, int keys, long minDelayMilli
         SplittableRandom aheadStream = new SplittableRandom(seed ^ AHEAD_STREAM);
         boolean ahead = aheadStream.nextBoolean();
         boolean trim = ahead && aheadStream.nextBoolean(); // drawn after: each seed sends ahead as it did before
-        boolean globalsAhead = snapshots && aheadStream.nextBoolean(); // and after that: each seed trims as before
         return new SimSettings(seed, instances, keys, minDelay, maxDelay, loss, dup, partition, partitionLength, crash,
                 downtime, fail, request, queue, tokenResend, wantResend, db, retry, safety, parallel, snapshots,
-                replicated, log, failover, election, unknown, deposed, ahead, trim, globalsAhead);
+                replicated, log, failover, election, unknown, deposed, ahead, trim);
     }
 
     /**
@@ -124,7 +120,7 @@ public record SimSettings(long seed, int instances, int keys, long minDelayMilli
                 meanPartitionMillis, maxPartitionMillis, meanCrashMillis, maxDowntimeMillis, failRate, meanRequestMillis,
                 queueBound, tokenResendMillis, wantResendMillis, maxDbMillis, applyRetryRate, safetyMillis,
                 parallelGlobals, snapshotIsolation, true, maxLogMillis, 0, maxElectionMillis, unknownCommitRate,
-                maxDeposedMillis, updatesAhead, trimToken, globalsAhead);
+                maxDeposedMillis, updatesAhead, trimToken);
     }
 
     /** One line: the seed and every fault setting. */
@@ -149,8 +145,7 @@ public record SimSettings(long seed, int instances, int keys, long minDelayMilli
                 applyRetryRate * 100, safetyMillis, !parallelGlobals ? "one at a time"
                         : snapshotIsolation ? "in parallel, commits ordered on snapshots" : "in parallel")
                 + (updatesAhead ? ", updates sent ahead of the token" : "")
-                + (trimToken ? ", the token trimmed of what all applied" : "")
-                + (globalsAhead ? ", globals executed ahead of the token" : "");
+                + (trimToken ? ", the token trimmed of what all applied" : "");
     }
 
     @SafeVarargs

@@ -4,9 +4,7 @@ import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.List;
-import java.util.Set;
 import java.util.TreeMap;
 
 /**
@@ -26,13 +24,6 @@ import java.util.TreeMap;
  * attempt with a new position). Starts are excluded from step (2) until the commit ends, so no attempt begins
  * unseen between an earlier one's read and its commit.
  *
- * <p>An attempt may also begin <em>ahead</em> of its round ({@link #beginAhead}, docs/decisions.md, decision 27): it
- * executes before the token arrives and waits, uncommitted, for its round. While it waits it is <em>parked</em>:
- * whatever commits meanwhile commits before it, so no one waits for it and everyone reads its slot: every attempt
- * that commits, and every apply of other instances' updates ({@link #beforeApplyCommit}), which commit before it in
- * gsn order. A parked attempt that read what one of them wrote closes a cycle with that read, and SSI aborts one of
- * the two. When its round comes it is {@link #unpark}ed: it takes the next position, as if it began then.
- *
  * <p>Why slot tables and not rows: PostgreSQL takes a relation-level predicate lock for a scan of a tiny table, and a
  * row-level one may be promoted to the page; one table per slot keeps the artificial edges exactly the intended ones.
  */
@@ -50,10 +41,6 @@ public final class OrderedCommits {
     private long next = 1;
     private long committer; // the position between its read of the higher slots and its commit, or 0
     private long soloist; // the position running alone, or 0
-    private final Set<Long> parked = new HashSet<>(); // positions begun ahead, not yet unparked
-
-    /** {@link #committer} while an apply of other instances' updates reads the slots and commits. */
-    private static final long APPLYING = -1;
 
     /** One attempt of one request: its position and slot. */
     public record Attempt(long position, int slot) {}
@@ -62,11 +49,6 @@ public final class OrderedCommits {
         if (slots < 1) throw new IllegalArgumentException("slots must be positive");
         this.slots = slots;
         this.slotTaken = new boolean[slots];
-    }
-
-    /** How many attempts may run at once. */
-    public int slots() {
-        return slots;
     }
 
     /** The tables the slots need; idempotent. */
@@ -97,48 +79,10 @@ public final class OrderedCommits {
      * forever (it may still lose one to a local request, as any transaction can).
      */
     public Attempt begin(Connection c, boolean alone) throws SQLException, InterruptedException {
-        return begin(c, alone, false);
-    }
-
-    /**
-     * Begins an attempt ahead of its round: it commits after everything that commits before its {@link #unpark}.
-     * Returns null, beginning nothing, when every slot is taken: an attempt ahead never waits for one (it waits only
-     * while a commit or an attempt running alone keeps every start out).
-     */
-    public Attempt beginAhead(Connection c) throws SQLException, InterruptedException {
-        return begin(c, false, true);
-    }
-
-    /**
-     * The round of a parked attempt came: it takes the next position, so it commits after every attempt of a lower
-     * one (none of which waited for it) and before every later one. Its advisory lock for the new position is taken
-     * on {@code c}, its own connection.
-     */
-    public Attempt unpark(Connection c, Attempt a) throws SQLException {
-        synchronized (this) {
-            if (!parked.remove(a.position()))
-                throw new IllegalStateException("attempt at position " + a.position() + " is not parked");
-            long position = next++;
-            try (Statement st = c.createStatement()) {
-                st.execute("SELECT pg_advisory_xact_lock(" + LOCK_SPACE + ", " + (int) position + ")");
-            } catch (SQLException e) {
-                parked.add(a.position()); // still parked: whoever rolls it back ends it under its old position
-                throw e;
-            }
-            running.remove(a.position());
-            running.put(position, a.slot());
-            return new Attempt(position, a.slot());
-        }
-    }
-
-    private Attempt begin(Connection c, boolean alone, boolean ahead) throws SQLException, InterruptedException {
         long position;
         int slot;
         synchronized (this) {
-            while ((slot = freeSlot()) < 0 || (alone && !running.isEmpty())) {
-                if (ahead && running.size() >= slots) return null;
-                wait();
-            }
+            while ((slot = freeSlot()) < 0 || (alone && !running.isEmpty())) wait();
             if (alone) soloist = next;
             position = next++;
             slotTaken[slot] = true;
@@ -161,7 +105,6 @@ public final class OrderedCommits {
                 throw e;
             }
             running.put(position, slot);
-            if (ahead) parked.add(position);
         }
         return new Attempt(position, slot);
     }
@@ -171,9 +114,9 @@ public final class OrderedCommits {
      * {@link #end} no attempt starts: the caller must commit (or roll back) and call {@link #end} at once.
      */
     public void beforeCommit(Connection c, Attempt a) throws SQLException {
-        List<Long> lower = new ArrayList<>();
+        List<Long> lower;
         synchronized (this) {
-            for (long p : running.headMap(a.position(), false).keySet()) if (!parked.contains(p)) lower.add(p);
+            lower = new ArrayList<>(running.headMap(a.position(), false).keySet());
         }
         // The wait for the lower positions is as long as they run; a lock returns at once for an attempt that ended
         // meanwhile. One round trip for all of them, run in order.
@@ -195,60 +138,10 @@ public final class OrderedCommits {
             }
             committer = a.position();
             higher = new ArrayList<>(running.tailMap(a.position(), false).values());
-            for (long p : parked) if (p < a.position()) higher.add(running.get(p)); // they commit later all the same
         }
-        readSlots(c, higher);
-    }
-
-    /**
-     * An apply of other instances' updates is about to commit on {@code c}: it commits before every running attempt
-     * (their gsns come later), so it reads their slots, and no attempt starts until {@link #applyEnded}. Call that
-     * once the apply committed or rolled back, whatever happened.
-     */
-    public void beforeApplyCommit(Connection c) throws SQLException {
-        List<Integer> all;
-        synchronized (this) {
-            while (committer != 0) {
-                try {
-                    wait();
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                    throw new SQLException("interrupted before commit", e);
-                }
-            }
-            committer = APPLYING;
-            all = new ArrayList<>(running.values());
-        }
-        readSlots(c, all);
-    }
-
-    /**
-     * An apply begins on {@code c} while attempts run ahead: it waits for a row lock only as long as an attempt does,
-     * since the lock may be a parked attempt's, which waits for the apply (the caller rolls back and tries again).
-     */
-    public void boundLockWaits(Connection c) throws SQLException {
-        try (Statement st = c.createStatement()) {
-            st.execute("SET LOCAL lock_timeout = '" + LOCK_WAIT_MILLIS + "ms'");
-        }
-    }
-
-    /** The apply that {@link #beforeApplyCommit} let commit is over; a no-op when none is. */
-    public synchronized void applyEnded() {
-        if (committer == APPLYING) {
-            committer = 0;
-            notifyAll();
-        }
-    }
-
-    /** Attempts running now, parked ones included. */
-    public synchronized int running() {
-        return running.size();
-    }
-
-    private static void readSlots(Connection c, List<Integer> slots) throws SQLException {
-        if (slots.isEmpty()) return;
+        if (higher.isEmpty()) return;
         StringBuilder read = new StringBuilder();
-        for (int s : slots) read.append(read.length() == 0 ? "" : " UNION ALL ").append("SELECT v FROM ").append(table(s));
+        for (int s : higher) read.append(read.length() == 0 ? "" : " UNION ALL ").append("SELECT v FROM ").append(table(s));
         try (Statement st = c.createStatement()) {
             st.executeQuery(read.toString()).close();
         }
@@ -257,7 +150,6 @@ public final class OrderedCommits {
     /** The attempt committed or rolled back: its slot is free, and starts may go on. */
     public synchronized void end(Attempt a) {
         running.remove(a.position());
-        parked.remove(a.position());
         slotTaken[a.slot()] = false;
         if (committer == a.position()) committer = 0;
         if (soloist == a.position()) soloist = 0;

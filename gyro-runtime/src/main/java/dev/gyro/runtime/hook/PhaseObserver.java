@@ -66,10 +66,8 @@ public interface PhaseObserver {
      *                     time at the instance
      * @param attempts     how many times its DBMS transaction ran: more than once when it lost a race (a
      *                     serialization failure, a deadlock, a lock wait cut short) and ran again
-     * @param ahead        its first attempt ran ahead of the token, while it waited for it, and its round committed
-     *                     it (docs/decisions.md, decision 27): its execute phase is a commit
      */
-    record Global(String transaction, long arrivedNanos, long[] nanos, int attempts, boolean ahead) {
+    record Global(String transaction, long arrivedNanos, long[] nanos, int attempts) {
         public long nanos(Phase phase) {
             return nanos[phase.ordinal()];
         }
