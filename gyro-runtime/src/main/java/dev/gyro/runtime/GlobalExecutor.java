@@ -64,6 +64,12 @@ final class GlobalExecutor implements AutoCloseable {
      */
     private static final boolean CLASS_KEEPS_SLOT = !"false".equals(System.getProperty("gyro.classKeepsSlot"));
 
+    /**
+     * {@code -Dgyro.classByFirstValue=false} puts requests in one conflict class only when all their partitioning
+     * values are equal (to compare; {@link #conflictClasses}).
+     */
+    private static final boolean CLASS_BY_FIRST_VALUE = !"false".equals(System.getProperty("gyro.classByFirstValue"));
+
     /** Pause between tries to learn from an unreachable database whether a transaction committed. */
     private static final Backoff DATABASE_DOWN = Backoff.of(10, 1000);
 
@@ -195,12 +201,14 @@ final class GlobalExecutor implements AutoCloseable {
     }
 
     /**
-     * The round split by conflict class: requests of equal partitioning values (the same warehouse, the same user)
-     * almost always touch the same rows, so under {@link OrderedCommits} they would only abort each other or deadlock
-     * on their commit order. Each class runs one request after another, in the belt's order; classes run side by
-     * side (conflict-aware scheduling; docs/decisions.md, decision 20). Serializability does not rest on this:
-     * requests of different classes that do conflict are still ordered by {@link OrderedCommits}. Where the DBMS
-     * orders commits itself (MariaDB), every request is a class of its own.
+     * The round split by conflict class: requests of an equal first partitioning value (the same warehouse, the same
+     * item) almost always touch the same rows, so under {@link OrderedCommits} they would only abort each other or
+     * deadlock on their commit order. The first value is the one that chose this instance as the request's owner
+     * (a local-or-global request runs where its first key lives, decision 7), where the rows it reads and then
+     * writes are: a new order's district, a payment's customer, a bid's item. Each class runs one request after
+     * another, in the belt's order; classes run side by side (conflict-aware scheduling; docs/decisions.md, decision
+     * 20). Serializability does not rest on this: requests of different classes that do conflict are still ordered
+     * by {@link OrderedCommits}. Where the DBMS orders commits itself (MariaDB), every request is a class of its own.
      */
     private Collection<List<Long>> conflictClasses(List<Long> ids) {
         if (ordered == null) return ids.stream().map(List::of).toList();
@@ -208,6 +216,7 @@ final class GlobalExecutor implements AutoCloseable {
         for (long id : ids) {
             Pending p = pending.get(id);
             List<Value> key = p == null ? List.of() : partitionOf.apply(p.request());
+            if (CLASS_BY_FIRST_VALUE && key.size() > 1) key = key.subList(0, 1);
             classes.computeIfAbsent(key, k -> new ArrayList<>()).add(id);
         }
         return classes.values();
