@@ -352,8 +352,9 @@ final class GlobalExecutor implements AutoCloseable {
             reply = u != null ? replies.committedButLost(p.request(), u.gsn(), outcome.failure())
                     : replies.failure(p.request(), outcome.failure()); // rolled back: ships no update, uses no gsn
         }
+        long replied = System.nanoTime(); // before the hand-over: the client may be done before the next line runs
         p.reply().accept(reply);
-        clock.answered(p.timeline());
+        clock.answered(p.timeline(), replied);
     }
 
     private TransactionGate.Slot enterAhead(Runnable entered) throws InterruptedException {

@@ -132,9 +132,8 @@ final class PhaseClock {
         visitGlobals = 0;
     }
 
-    /** The request's reply was handed on; on its global thread. */
-    void answered(Timeline t) {
-        long replied = System.nanoTime();
+    /** The request's reply was handed on at {@code replied} ({@link System#nanoTime()}); on its global thread. */
+    void answered(Timeline t, long replied) {
         long[] nanos = new long[Phase.values().length];
         long executing = t.executing == 0 ? t.arrived : t.executing;
         long applied = t.applied == 0 ? executing : t.applied;
