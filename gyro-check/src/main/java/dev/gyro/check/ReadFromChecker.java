@@ -43,11 +43,11 @@ public final class ReadFromChecker {
         Map<String, List<Access>> localWritersByTable = new HashMap<>();
         Map<RowRef, List<Access>> writersByRow = new HashMap<>();
         for (Access a : accesses) {
-            for (RowRef w : a.writes())
+            for (RowRef w : a.writes()) {
                 if (w.key() != null) writersByRow.computeIfAbsent(row(w), r -> new ArrayList<>()).add(a);
-            if (a.global()) continue; // a global request's writes reach every instance in token order
-            for (RowRef w : a.writes())
-                localWritersByTable.computeIfAbsent(w.table(), t -> new ArrayList<>()).add(a);
+                // a global request's writes reach every instance in token order: only local ones can be read unseen
+                if (!a.global()) localWritersByTable.computeIfAbsent(w.table(), t -> new ArrayList<>()).add(a);
+            }
         }
         List<Violation> violations = new ArrayList<>();
         for (Access reader : accesses) {
