@@ -36,12 +36,15 @@ import java.util.Map;
  *                      over every database instance: how near the system ran to what the servers can serve at all;
  *                      null without capacity emulation
  * @param slots         the emulated servers' slots, all instances together; null without capacity emulation
+ * @param machineBusy   the share of this machine's CPU time that was busy over the measured period (0 to 1; see
+ *                      {@link MachineCpu}): near 1, the machine's own cores and not the emulated servers limited the
+ *                      point; null where it could not be read
  */
 public record Measured(String system, String scenario, String setting, Map<String, Object> parameters, String mode,
                        double seconds, long requests, double throughput, Latency all, Map<String, Latency> byClass,
                        Map<String, Transaction> byTransaction, Series timeline, OpenLoop openLoop, boolean valid,
                        List<String> problems, String notRun, PhaseBreakdown phases, Double serversBusy,
-                       Long slots) {
+                       Long slots, Double machineBusy) {
 
     /** Mean and percentiles in milliseconds. */
     public record Latency(long count, double meanMs, double p50Ms, double p95Ms, double p99Ms, double maxMs) {
@@ -125,19 +128,33 @@ public record Measured(String system, String scenario, String setting, Map<Strin
         }
         return new Measured(system, scenario, setting, Collections.unmodifiableMap(new LinkedHashMap<>(parameters)),
                 mode, r.seconds(), requests, throughput, Latency.of(total), byClass, byTransaction, series, open,
-                problems.isEmpty(), List.copyOf(problems), null, null, null, null);
+                problems.isEmpty(), List.copyOf(problems), null, null, null, null, null);
     }
 
     /** This point with its global phases. */
     public Measured withPhases(PhaseBreakdown p) {
         return new Measured(system, scenario, setting, parameters, mode, seconds, requests, throughput, all, byClass,
-                byTransaction, timeline, openLoop, valid, problems, notRun, p, serversBusy, slots);
+                byTransaction, timeline, openLoop, valid, problems, notRun, p, serversBusy, slots, machineBusy);
     }
 
     /** This point with the share of its emulated servers' capacity it used, and their slots (null: not emulated). */
     public Measured withServersBusy(Double share, Long slots) {
         return new Measured(system, scenario, setting, parameters, mode, seconds, requests, throughput, all, byClass,
-                byTransaction, timeline, openLoop, valid, problems, notRun, phases, share, slots);
+                byTransaction, timeline, openLoop, valid, problems, notRun, phases, share, slots, machineBusy);
+    }
+
+    /** This point with the share of this machine's CPU time that was busy while it was measured (null: unknown). */
+    public Measured withMachineBusy(Double share) {
+        return new Measured(system, scenario, setting, parameters, mode, seconds, requests, throughput, all, byClass,
+                byTransaction, timeline, openLoop, valid, problems, notRun, phases, serversBusy, slots, share);
+    }
+
+    /** Machine CPU share from which a point is reported as limited by this machine rather than its emulated servers. */
+    public static final double MACHINE_SATURATED = 0.9;
+
+    /** True when this machine's cores were {@link #MACHINE_SATURATED} or busier while the point was measured. */
+    public boolean machineSaturated() {
+        return machineBusy != null && machineBusy >= MACHINE_SATURATED;
     }
 
     /**
@@ -156,7 +173,7 @@ public record Measured(String system, String scenario, String setting, Map<Strin
                                   String mode, String reason) {
         return new Measured(system, scenario, setting, Collections.unmodifiableMap(new LinkedHashMap<>(parameters)),
                 mode, 0, 0, 0, Latency.NONE, Map.of(), Map.of(), Series.NONE, null, false, List.of(), reason, null,
-                null, null);
+                null, null, null);
     }
 
     /** A point that was deployed but produced nothing to believe (the run or the clean-up failed). */
@@ -164,7 +181,7 @@ public record Measured(String system, String scenario, String setting, Map<Strin
                                   String mode, String problem) {
         return new Measured(system, scenario, setting, Collections.unmodifiableMap(new LinkedHashMap<>(parameters)),
                 mode, 0, 0, 0, Latency.NONE, Map.of(), Map.of(), Series.NONE, null, false, List.of(problem), null,
-                null, null, null);
+                null, null, null, null);
     }
 
     private static List<Double> boxed(double[] xs) {

@@ -253,12 +253,18 @@ public final class ScenarioOutput {
         if (m.serversBusy() != null) p.put("serversBusy", round(m.serversBusy()));
         if (m.slots() != null) p.put("slots", m.slots());
         if (m.slotMsPerRequest() != null) p.put("slotMsPerRequest", round(m.slotMsPerRequest()));
+        if (m.machineBusy() != null) p.put("machineCpuBusy", round(m.machineBusy()));
         return p;
     }
 
     /** The share of the emulated servers' capacity a point used, as a percentage; "-" where none was emulated. */
     public static String busy(Measured m) {
         return m.serversBusy() == null ? "-" : String.format(Locale.ROOT, "%.0f%%", 100 * m.serversBusy());
+    }
+
+    /** The share of this machine's CPU time busy while a point was measured, as a percentage; "-" where unknown. */
+    public static String machine(Measured m) {
+        return m.machineBusy() == null ? "-" : String.format(Locale.ROOT, "%.0f%%", 100 * m.machineBusy());
     }
 
     /** Slot time per completed request in ms; "-" where no server was emulated. */
@@ -456,6 +462,33 @@ public final class ScenarioOutput {
 
     // ------------------------------------------------------------------------------------------- summary.md
 
+    /**
+     * The summary's line on this machine's own CPU over the measured windows: where it was saturated, the emulated
+     * servers were not what limited those points, and their figures (the ratios between systems too) are this
+     * machine's as much as the protocols'. Empty where the machine's CPU could not be read.
+     */
+    static String machineLine(ScenarioAnalysis a) {
+        List<Measured> read = a.ran().stream().filter(m -> m.machineBusy() != null).toList();
+        if (read.isEmpty()) return "";
+        double lo = read.stream().mapToDouble(Measured::machineBusy).min().orElseThrow();
+        double hi = read.stream().mapToDouble(Measured::machineBusy).max().orElseThrow();
+        List<Measured> saturated = read.stream().filter(Measured::machineSaturated).toList();
+        StringBuilder line = new StringBuilder("- machine CPU while measuring: ").append(percent(lo)).append(" to ")
+                .append(percent(hi)).append(" busy");
+        if (saturated.isEmpty()) return line.append('\n').toString();
+        line.append("; **").append(saturated.size()).append(" of ").append(read.size()).append(" points ran with this "
+                + "machine's cores ").append(percent(Measured.MACHINE_SATURATED)).append(" busy or more** (");
+        line.append(String.join(", ", saturated.stream().limit(6).map(m -> m.system() + " " + m.setting() + " "
+                + a.load(m) + " " + a.loadParameter()).toList()));
+        if (saturated.size() > 6) line.append(", ...");
+        return line.append("): there the machine, not the emulated servers, limited them, and their figures say as much "
+                + "about this machine as about the systems; compare them only side by side, from one run\n").toString();
+    }
+
+    private static String percent(double share) {
+        return String.format(Locale.ROOT, "%.0f%%", 100 * share);
+    }
+
     private static String summary(Run run, ScenarioAnalysis a, List<String> plots) {
         Scenario s = run.scenario();
         StringBuilder out = new StringBuilder();
@@ -485,6 +518,7 @@ public final class ScenarioOutput {
                 + "application's audit" : invalid + " point(s) INVALID (see below and results.json)").append('\n');
         long notRun = a.points().size() - ran.size();
         if (notRun > 0) out.append("- ").append(notRun).append(" point(s) not run (see \"Not run\")\n");
+        out.append(machineLine(a));
         for (String n : s.notes()) out.append("- ").append(n).append('\n');
 
         if (!s.paper().isEmpty()) {
@@ -549,13 +583,13 @@ public final class ScenarioOutput {
 
         out.append("\n## Every point (latency in ms)\n\n");
         out.append("| system | setting | ").append(s.load().parameter())
-                .append(" | ").append(s.figure().yUnit()).append("/s | mean | p50 | p95 | p99 | local mean | global mean | servers busy | slot ms / request | valid |\n");
-        out.append("|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+                .append(" | ").append(s.figure().yUnit()).append("/s | mean | p50 | p95 | p99 | local mean | global mean | servers busy | slot ms / request | machine CPU | valid |\n");
+        out.append("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
         for (Measured m : ran) {
             Measured.Latency l = m.all();
-            out.append(String.format(Locale.ROOT, "| %s | %s | %s | %.0f | %.2f | %.2f | %.2f | %.2f | %s | %s | %s | %s | %s |%n",
+            out.append(String.format(Locale.ROOT, "| %s | %s | %s | %.0f | %.2f | %.2f | %.2f | %.2f | %s | %s | %s | %s | %s | %s |%n",
                     m.system(), m.setting(), a.load(m), m.throughput(), l.meanMs(), l.p50Ms(), l.p95Ms(), l.p99Ms(),
-                    classMean(m, "local"), classMean(m, "global"), busy(m), slotMs(m),
+                    classMean(m, "local"), classMean(m, "global"), busy(m), slotMs(m), machine(m),
                     (m.valid() ? "yes" : "NO: " + String.join("; ", m.problems()))
                             + (m.partial() ? String.format(Locale.ROOT, " (partial: %d calls unsupported)", m.unsupported()) : "")));
         }
@@ -565,8 +599,10 @@ public final class ScenarioOutput {
                 + "no system could serve much more on them). Slot ms / request: the emulated servers' slot time a completed "
                 + "request took on average (service time, its transaction, retries, waits held in the slot; its floor is "
                 + "the service time): the servers' slots over it are the most requests a second the system could serve "
-                + "there at that cost. Per-transaction latencies and throughput over time are in "
-                + "results.json.\n");
+                + "there at that cost. Machine CPU: the share of this machine's own CPU time that was busy while the "
+                + "point was measured (the host's steal time included); from " + percent(Measured.MACHINE_SATURATED)
+                + " on, the machine and not the emulated servers limited the point. Per-transaction latencies and "
+                + "throughput over time are in results.json.\n");
         if (s.load().closedLoop() == false) {
             out.append("\n## Open loop: offered vs achieved\n\n| system | setting | target /s | offered /s | achieved /s "
                     + "| dropped | unfinished | most queued | queue wait p99 ms |\n|---|---|---|---|---|---|---|---|---|\n");

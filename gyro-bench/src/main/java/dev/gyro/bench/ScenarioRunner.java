@@ -164,7 +164,7 @@ public final class ScenarioRunner {
                 problems.add(r.stuckSessions() + " client session(s) still waiting for a reply 30 s after the end: "
                         + "the system is stuck or its calls outlast the window by over 30 s (not checked)");
                 return Measured.of(name, scenario.name(), setting.id(), params, mode, r, problems)
-                        .withPhases(phases(d, window, scenario)).withServersBusy(busy.share(), busy.slots());
+                        .withPhases(phases(d, window, scenario)).withServersBusy(busy.share(), busy.slots()).withMachineBusy(busy.machineShare());
             }
             // Correctness goes with speed: a point whose replicas or audit fail is not a result.
             long t1 = System.nanoTime();
@@ -175,7 +175,7 @@ public final class ScenarioRunner {
                 problems.add("the checks could not run: " + oneLine(e));
             }
             return Measured.of(name, scenario.name(), setting.id(), params, mode, r, problems)
-                    .withPhases(phases(d, window, scenario)).withServersBusy(busy.share(), busy.slots());
+                    .withPhases(phases(d, window, scenario)).withServersBusy(busy.share(), busy.slots()).withMachineBusy(busy.machineShare());
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("interrupted while measuring " + name + " at " + setting.id(), e);

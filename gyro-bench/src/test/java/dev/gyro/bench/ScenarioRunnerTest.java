@@ -154,6 +154,8 @@ class ScenarioRunnerTest {
             // every completed request spent at least the 2 ms service time in a slot (the window's edges cut a little)
             assertThat(p.get("slots").asLong()).as(key + ": the emulated slots").isPositive();
             assertThat(p.get("slotMsPerRequest").asDouble()).as(key + ": slot time per request").isGreaterThan(1.5);
+            if (MachineCpu.read() != null) // Linux: how busy the machine's own cores were, a share
+                assertThat(p.get("machineCpuBusy").asDouble()).as(key + ": machine CPU").isBetween(0.0, 1.0);
             long requests = p.get("requests").asLong();
             // per class and per transaction, every request once
             long byClass = 0;
@@ -252,8 +254,25 @@ class ScenarioRunnerTest {
         assertThat(summary).contains("`./gyro bench tiny`", "cores", "capacity emulation", "## Not run",
                 "unknown system 'nope'", "SQLite has no prepared transactions", "INVALID", "WAN (the paper's Table II)", "| gyro vs centralized | 2.0x |", "a note",
                 "## Where a global request's time goes", "### gyro, n3, 6 clients", "| token (waiting for the token) |",
-                "| **total** |", "| valid |", "| servers busy |", "| slot ms / request |");
-        assertThat(summary).containsPattern("\\| gyro \\| n3 \\| 6 \\| .* \\| \\d+% \\| \\d+\\.\\d \\| yes \\|");
+                "| **total** |", "| valid |", "| servers busy |", "| slot ms / request |", "| machine CPU |");
+        assertThat(summary).containsPattern("\\| gyro \\| n3 \\| 6 \\| .* \\| \\d+% \\| \\d+\\.\\d \\| (\\d+%|-) \\| yes \\|");
+        if (MachineCpu.read() != null) assertThat(summary).containsPattern("machine CPU while measuring: \\d+% to \\d+% busy");
+    }
+
+    @Test
+    void pointsMeasuredOnASaturatedMachineAreNamedInTheSummary() {
+        Scenario s = tiny();
+        Map<String, Object> params = Map.of("clients", 6);
+        Measured hot = Measured.failed("gyro", "tiny", "n3", params, "m", "x").withMachineBusy(0.95);
+        Measured calm = Measured.failed("centralized", "tiny", "n1", params, "m", "x").withMachineBusy(0.4);
+        assertThat(hot.machineSaturated()).isTrue();
+        assertThat(calm.machineSaturated()).isFalse();
+        assertThat(ScenarioOutput.machineLine(new ScenarioAnalysis(s, List.of(hot, calm))))
+                .contains("40% to 95% busy", "1 of 2 points", "(gyro n3 6 clients)", "the machine, not the emulated servers")
+                .doesNotContain("centralized");
+        assertThat(ScenarioOutput.machineLine(new ScenarioAnalysis(s, List.of(calm))))
+                .isEqualTo("- machine CPU while measuring: 40% to 40% busy\n");
+        assertThat(ScenarioOutput.machineLine(new ScenarioAnalysis(s, List.of(calm.withMachineBusy(null))))).isEmpty();
     }
 
     private static Iterable<Map.Entry<String, JsonNode>> iterable(JsonNode object) {

@@ -186,10 +186,12 @@ final class BenchCommand implements Callable<Integer> {
 
                 public void measured(Measured m) {
                     bar[0].done(!m.ran() ? label + "  not run: " + m.notRun()
-                            : String.format(Locale.ROOT, "%s  %7.0f /s  mean %7.2f ms  p99 %7.2f ms%s%s", label,
+                            : String.format(Locale.ROOT, "%s  %7.0f /s  mean %7.2f ms  p99 %7.2f ms%s%s%s", label,
                             m.throughput(), m.all().meanMs(), m.all().p99Ms(),
                             m.serversBusy() == null ? "" : "  servers " + ScenarioOutput.busy(m) + " busy"
                                     + (m.slotMsPerRequest() == null ? "" : ", " + ScenarioOutput.slotMs(m) + " ms a request"),
+                            m.machineBusy() == null ? "" : "  machine CPU " + ScenarioOutput.machine(m)
+                                    + (m.machineSaturated() ? " (saturated: the machine limited this point)" : ""),
                             (m.valid() ? "" : "  INVALID: " + String.join("; ", m.problems()))
                             + (m.partial() ? "  (partial: " + m.unsupported() + " calls unsupported)" : "")));
                 }
