@@ -67,6 +67,11 @@ public final class ConveyorBelt {
     private final ArrayDeque<Long> readyToCommit = new ArrayDeque<>();
     private long committing = -1;
 
+    private static final long NEVER = Long.MIN_VALUE / 2;
+
+    /** How many times {@link ConveyorBeltConfig#wantResendMillis()} a waiting instance lets pass at most between WANTs. */
+    static final int WANT_BACKOFF_LIMIT = 8;
+
     // Updates received ahead of the token, by gsn, beyond the last applied one; only while a follower. Bounded: one
     // beyond the bound is dropped, since the token brings it anyway.
     static final int MAX_AHEAD = 4096;
@@ -79,7 +84,13 @@ public final class ConveyorBelt {
     private final long[] appliedBy;
 
     private boolean wanted;
-    private long wantSentAt = Long.MIN_VALUE / 2;
+    // The last WANT of the present wait, and how long until the next may go: wantResendMillis after the first, doubled
+    // after each one since, up to WANT_BACKOFF_LIMIT times it. Delivered once, a WANT is enough: whoever holds the token
+    // when it would park passes it on instead, or resumes passing when the WANT finds it parked. Only a lost WANT (a
+    // peer down or restarting, which forgets it) needs another, and on a busy ring, whose token takes seconds to come
+    // round, WANTs every wantResendMillis were most of the peer messages sent.
+    private long wantSentAt = NEVER;
+    private long wantBackoff;
     private Token unacked;
     private long unackedSentAt;
     private long now;
@@ -391,7 +402,8 @@ public final class ConveyorBelt {
 
     private void startPrimaryRound() {
         role = Role.PRIMARY;
-        wantSentAt = Long.MIN_VALUE / 2;
+        wantSentAt = NEVER; // the wait is over
+        wantBackoff = 0;
         snapshot.addAll(queue); // line 13: Q' <- atomic-snapshot(Q)
         queue.clear();
         executeNext();
@@ -465,7 +477,9 @@ public final class ConveyorBelt {
     }
 
     private void maybeSendWant() {
-        if (config.ringSize() == 1 || now - wantSentAt < config.wantResendMillis()) return;
+        if (config.ringSize() == 1 || now - wantSentAt < wantBackoff) return;
+        wantBackoff = wantSentAt == NEVER ? config.wantResendMillis()
+                : Math.min(2 * wantBackoff, WANT_BACKOFF_LIMIT * config.wantResendMillis());
         wantSentAt = now;
         for (int i = 0; i < config.ringSize(); i++)
             if (i != self) emit(new Action.Send(i, new Message.Want(self)));

@@ -7,7 +7,8 @@ package dev.gyro.protocol;
  * @param ringSize             number of instances; the token goes from {@code i} to {@code (i+1) % ringSize}
  * @param maxQueuedGlobals     bound on global requests waiting for the token; beyond it requests are refused
  * @param tokenResendMillis    resend an unacknowledged token after this long
- * @param wantResendMillis     repeat a WANT after this long while a global request still waits
+ * @param wantResendMillis     repeat a WANT after this long while a global request still waits; each repeat of one wait
+ *                             waits twice as long as the one before, up to 8 times this
  * @param parallelGlobals      run each round's snapshot of global requests concurrently
  *                             ({@link Action.ExecuteGlobals}) instead of one at a time ({@link Action.ExecuteGlobal}):
  *                             only for a DBMS with commit ordering (paper Appendix B; docs/decisions.md, decision 6)
