@@ -111,13 +111,8 @@ final class InstanceCommand implements Callable<Integer> {
             try (Connection c = DriverManager.getConnection(Dialect.forTarget(target).jdbcUrl(target))) {
                 c.setAutoCommit(false);
                 application.createSchema(c);
-                boolean fresh = !application.isLoaded(c);
-                if (fresh) application.load(c, loadScale, seed);
+                if (!application.isLoaded(c)) application.load(c, loadScale, seed);
                 c.commit();
-                if (fresh) {
-                    c.setAutoCommit(true);
-                    Dialect.forTarget(target).afterBulkLoad(c); // the DBMS's upkeep now, not under load
-                }
             }
         }
         // Fail-stop: an instance that stops itself ends this process with a non-zero status (FailStop.EXIT_STATUS).

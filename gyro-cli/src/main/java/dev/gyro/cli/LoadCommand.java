@@ -1,7 +1,6 @@
 package dev.gyro.cli;
 
 import dev.gyro.app.Application;
-import dev.gyro.runtime.db.Dialect;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
@@ -64,8 +63,6 @@ final class LoadCommand implements Callable<Integer> {
             ProgressBar bar = new ProgressBar(System.out, "loading ");
             application.load(c, scale, seed, bar::update);
             c.commit();
-            c.setAutoCommit(true);
-            Dialect.forTarget(url).afterBulkLoad(c); // the DBMS's upkeep now, not under load
             double seconds = (System.nanoTime() - start) / 1e9;
             bar.done(String.format("%.1f s", seconds));
             System.out.printf("load: OK (%s, %s, %.1f s)%n", app, application.describeScale(scale), seconds);

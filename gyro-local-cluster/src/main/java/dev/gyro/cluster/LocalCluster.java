@@ -137,13 +137,8 @@ public final class LocalCluster implements AutoCloseable {
             try (Connection c = DriverManager.getConnection(jdbcUrlOf(targets.get(i)))) {
                 c.setAutoCommit(false);
                 app.createSchema(c);
-                boolean fresh = !app.isLoaded(c);
-                if (fresh) app.load(c, scale, seed);
+                if (!app.isLoaded(c)) app.load(c, scale, seed);
                 c.commit();
-                if (fresh) {
-                    c.setAutoCommit(true);
-                    Dialect.forTarget(targets.get(i)).afterBulkLoad(c);
-                }
                 progress.accept(done.incrementAndGet());
             } catch (SQLException e) {
                 synchronized (failure) {

@@ -211,15 +211,6 @@ public interface Dialect {
     default void afterApply(Connection connection, Set<String> tables, TableCatalog catalog) throws SQLException {}
 
     /**
-     * Called on an autocommit connection once a database was loaded in bulk (its tables created and filled in one
-     * transaction): brings the DBMS's own upkeep of the new rows forward, so that it does not run later beside the
-     * requests. PostgreSQL's autovacuum otherwise vacuums and analyzes every freshly loaded table a minute later,
-     * on every instance at once, while clients run (and plans the meanwhile without statistics). The default does
-     * nothing.
-     */
-    default void afterBulkLoad(Connection connection) throws SQLException {}
-
-    /**
      * A value read from this DBMS (a captured row, {@link java.sql.ResultSet#getObject}) as a row-image value.
      * The default takes the five storage classes of {@link Value}; a backend may map more of its types to text
      * that it reads back as the same value (PostgreSQL: timestamps, UUIDs, JSON).

@@ -179,14 +179,6 @@ public final class PostgresDialect implements Dialect {
     }
 
     /** Moves the sequence of every serial or identity column of {@code tables} past the largest value present. */
-    /** {@code VACUUM (ANALYZE)} of the whole database: hint bits, visibility map and planner statistics at once. */
-    @Override
-    public void afterBulkLoad(Connection connection) throws SQLException {
-        try (Statement st = connection.createStatement()) {
-            st.execute("VACUUM (ANALYZE)");
-        }
-    }
-
     @Override
     public void afterApply(Connection connection, Set<String> tables, TableCatalog catalog) throws SQLException {
         for (String table : tables) {
