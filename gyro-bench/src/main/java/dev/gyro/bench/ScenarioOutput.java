@@ -259,12 +259,12 @@ public final class ScenarioOutput {
 
     /** The share of the emulated servers' capacity a point used, as a percentage; "-" where none was emulated. */
     public static String busy(Measured m) {
-        return m.serversBusy() == null ? "-" : String.format(Locale.ROOT, "%.0f%%", 100 * m.serversBusy());
+        return m.serversBusy() == null ? "-" : percent(m.serversBusy());
     }
 
     /** The share of this machine's CPU time busy while a point was measured, as a percentage; "-" where unknown. */
     public static String machine(Measured m) {
-        return m.machineBusy() == null ? "-" : String.format(Locale.ROOT, "%.0f%%", 100 * m.machineBusy());
+        return m.machineBusy() == null ? "-" : percent(m.machineBusy());
     }
 
     /** Slot time per completed request in ms; "-" where no server was emulated. */

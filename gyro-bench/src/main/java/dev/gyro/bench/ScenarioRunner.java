@@ -163,8 +163,8 @@ public final class ScenarioRunner {
                 // be settled and checked now: checking it would wait for what may never come.
                 problems.add(r.stuckSessions() + " client session(s) still waiting for a reply 30 s after the end: "
                         + "the system is stuck or its calls outlast the window by over 30 s (not checked)");
-                return Measured.of(name, scenario.name(), setting.id(), params, mode, r, problems)
-                        .withPhases(phases(d, window, scenario)).withServersBusy(busy.share(), busy.slots()).withMachineBusy(busy.machineShare());
+                return gauged(Measured.of(name, scenario.name(), setting.id(), params, mode, r, problems), d, window,
+                        scenario, busy);
             }
             // Correctness goes with speed: a point whose replicas or audit fail is not a result.
             long t1 = System.nanoTime();
@@ -174,8 +174,8 @@ public final class ScenarioRunner {
             } catch (Exception e) {
                 problems.add("the checks could not run: " + oneLine(e));
             }
-            return Measured.of(name, scenario.name(), setting.id(), params, mode, r, problems)
-                    .withPhases(phases(d, window, scenario)).withServersBusy(busy.share(), busy.slots()).withMachineBusy(busy.machineShare());
+            return gauged(Measured.of(name, scenario.name(), setting.id(), params, mode, r, problems), d, window,
+                    scenario, busy);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("interrupted while measuring " + name + " at " + setting.id(), e);
@@ -185,6 +185,13 @@ public final class ScenarioRunner {
             return Measured.failed(name, scenario.name(), setting.id(), params, mode,
                     "closing the deployment failed: " + oneLine(e));
         }
+    }
+
+    /** A measured point with what was read beside it over its window: global phases, servers' and machine's use. */
+    private static Measured gauged(Measured m, SystemUnderTest.Deployment d, long window, Scenario scenario,
+                                   ServersBusy busy) {
+        return m.withPhases(phases(d, window, scenario)).withServersBusy(busy.share(), busy.slots())
+                .withMachineBusy(busy.machineShare());
     }
 
     /** The deployment's global phases over the measured window, or null when it has no token. */
