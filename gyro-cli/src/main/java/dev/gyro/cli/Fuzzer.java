@@ -131,8 +131,9 @@ final class Fuzzer {
                 inFlight.acquire();
                 boolean toPeer = r.nextInt(10) < 4;
                 Call call = toPeer ? peerMessage(r, peerChannel) : clientRequest(r, clientChannel);
-                var future = ClientCalls.futureUnaryCall(call.channel.newCall(call.method,
-                        CallOptions.DEFAULT.withDeadlineAfter(DEADLINE.toMillis(), TimeUnit.MILLISECONDS)), call.body);
+                CallOptions options = CallOptions.DEFAULT.withDeadlineAfter(DEADLINE.toMillis(), TimeUnit.MILLISECONDS);
+                var future = call.method == Wire.LINK ? Wire.linkOnce(call.channel, options, call.body)
+                        : ClientCalls.futureUnaryCall(call.channel.newCall(call.method, options), call.body);
                 future.addListener(() -> {
                     try {
                         count(call, future);
@@ -341,7 +342,8 @@ final class Fuzzer {
             case 11 -> truncate(r, Codec.encodeMessage(new Message.AppliedAhead(self, 1)));
             default -> flip(r, Codec.encodeMessage(new Message.TokenAck(self, r.nextLong())));
         };
-        return peerCall(ch, cluster, ring, from, Wire.DELIVER, body);
+        // as instances send them, on a stream, or one message a call
+        return peerCall(ch, cluster, ring, from, r.nextBoolean() ? Wire.LINK : Wire.DELIVER, body);
     }
 
     private static Call peerCall(Channel ch, String cluster, String ring, String from,

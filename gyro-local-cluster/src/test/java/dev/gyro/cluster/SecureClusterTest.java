@@ -16,6 +16,7 @@ import dev.gyro.wire.Wire;
 import dev.gyro.wire.tls.Certificates;
 import dev.gyro.wire.tls.TlsFiles;
 import io.grpc.CallOptions;
+import io.grpc.Channel;
 import io.grpc.ClientInterceptors;
 import io.grpc.ManagedChannel;
 import io.grpc.Metadata;
@@ -54,18 +55,35 @@ class SecureClusterTest {
         return m;
     }
 
-    /** Delivers one belt message over {@code transport} with {@code headers}; the status the instance answered. */
+    /**
+     * Delivers one belt message over {@code transport} with {@code headers} on a stream, as instances send theirs, and
+     * the status the instance answered. A refused message (which changes nothing) is sent again in a call of its own,
+     * and must be refused alike.
+     */
     static Status deliver(String address, Transport transport, Metadata headers, Message message) {
         ManagedChannel channel = transport.channel(address);
         try {
-            ClientCalls.blockingUnaryCall(ClientInterceptors.intercept(channel,
-                            MetadataUtils.newAttachHeadersInterceptor(headers)), Wire.DELIVER,
-                    CallOptions.DEFAULT.withDeadlineAfter(20, TimeUnit.SECONDS), Codec.encodeMessage(message));
-            return Status.OK;
-        } catch (StatusRuntimeException e) {
-            return e.getStatus();
+            Channel withHeaders = ClientInterceptors.intercept(channel, MetadataUtils.newAttachHeadersInterceptor(headers));
+            CallOptions options = CallOptions.DEFAULT.withDeadlineAfter(20, TimeUnit.SECONDS);
+            Status stream = status(() -> Wire.linkOnce(withHeaders, options, Codec.encodeMessage(message)).get());
+            if (stream.isOk()) return stream;
+            Status unary = status(() -> ClientCalls.blockingUnaryCall(withHeaders, Wire.DELIVER, options,
+                    Codec.encodeMessage(message)));
+            assertThat(unary.getCode()).as("in a call: " + unary).isEqualTo(stream.getCode());
+            if (unary.getCode() != Status.Code.UNAVAILABLE) // else the transport's words, which vary
+                assertThat(unary.getDescription()).as("in a call").isEqualTo(stream.getDescription());
+            return stream;
         } finally {
             channel.shutdownNow();
+        }
+    }
+
+    private static Status status(java.util.concurrent.Callable<?> call) {
+        try {
+            call.call();
+            return Status.OK;
+        } catch (Exception e) {
+            return Status.fromThrowable(e instanceof java.util.concurrent.ExecutionException ? e.getCause() : e);
         }
     }
 

@@ -269,9 +269,7 @@ public final class ConveyorBelt {
                 "update " + update.gsn() + " from " + update.origin() + " does not follow gsn " + lastGsn);
         lastGsn = update.gsn();
         heldUpdates.add(update); // line 16: append <u, p> to T
-        if (config.updatesAhead())
-            for (int i = 0; i < config.ringSize(); i++)
-                if (i != self) emit(new Action.Send(i, new Message.UpdateAhead(self, update)));
+        if (config.updatesAhead()) broadcast(new Message.UpdateAhead(self, update));
     }
 
     /**
@@ -481,8 +479,13 @@ public final class ConveyorBelt {
         wantBackoff = wantSentAt == NEVER ? config.wantResendMillis()
                 : Math.min(2 * wantBackoff, WANT_BACKOFF_LIMIT * config.wantResendMillis());
         wantSentAt = now;
+        broadcast(new Message.Want(self));
+    }
+
+    /** One message to every other instance: the same object for each, so the runtime may encode it once. */
+    private void broadcast(Message m) {
         for (int i = 0; i < config.ringSize(); i++)
-            if (i != self) emit(new Action.Send(i, new Message.Want(self)));
+            if (i != self) emit(new Action.Send(i, m));
     }
 
     private void emit(Action action) {

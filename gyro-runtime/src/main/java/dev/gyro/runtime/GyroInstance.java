@@ -215,9 +215,12 @@ public final class GyroInstance implements AutoCloseable {
                     this::statusJson, () -> position.encode(), ring::received).start();
             if (config.http() != null)
                 http = new HttpEndpoint(self, config.http(), metrics::scrape, this::statusJson, this::ringJson);
-            // Once a second: the request rates Status reports, and whether the ring has been broken for too long.
+            // Once a second: the request rates Status reports, whether the ring has been broken for too long, and
+            // whether a peer stopped acknowledging belt messages.
+            PeerLinks peerLinks = peers;
             timers.scheduleAtFixedRate(() -> {
                 metrics.sample();
+                peerLinks.check();
                 ring.check();
             }, 1, 1, TimeUnit.SECONDS);
             timers.scheduleAtFixedRate(() -> loop.submit(b -> b.onTick(config.hooks().clock().getAsLong())),

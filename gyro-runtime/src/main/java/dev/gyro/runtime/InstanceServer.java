@@ -29,8 +29,8 @@ import java.util.function.Consumer;
 import java.util.function.Supplier;
 
 /**
- * The instance's gRPC endpoint: the client service (Execute, Describe, Status) and the peer service (Deliver, the
- * belt's messages). Each service has its own executor, and no handler blocks: a request is handed to the router,
+ * The instance's gRPC endpoint: the client service (Execute, Describe, Status) and the peer service (Link, the belt's
+ * messages on one stream per peer; Deliver, one message a call; Position). Each service has its own executor, and no handler blocks: a request is handed to the router,
  * which queues it, parks it or refuses it; a peer message is handed to the belt loop. So no client request, however
  * many wait, can delay a token delivery.
  */
@@ -44,6 +44,7 @@ final class InstanceServer implements AutoCloseable {
     private final ExecutorService peerCalls;
     private final Server server;
     private final Consumer<Message> seen; // the ring's watch sees each accepted message, on the belt loop
+    private static final byte[] ACK = new byte[0];
 
     /**
      * @param deliver  hands a decoded peer message to the belt loop
@@ -75,7 +76,8 @@ final class InstanceServer implements AutoCloseable {
                         .addMethod(Wire.STATUS, ServerCalls.asyncUnaryCall((body, out) -> respond(out, status.get())))
                         .build(), check))
                 .addService(ServerInterceptors.intercept(ServerServiceDefinition.builder(Wire.PEER_SERVICE)
-                        .addMethod(Wire.DELIVER, ServerCalls.asyncUnaryCall((body, out) -> deliver(deliver, body, out)))
+                        .addMethod(Wire.DELIVER, ServerCalls.asyncUnaryCall((body, out) -> deliverOne(deliver, body, out)))
+                        .addMethod(Wire.LINK, ServerCalls.asyncBidiStreamingCall(out -> new LinkIn(deliver, out)))
                         .addMethod(Wire.POSITION, ServerCalls.asyncUnaryCall((body, out) -> respond(out, position.get())))
                         .build(), check))
                 .build();
@@ -97,23 +99,76 @@ final class InstanceServer implements AutoCloseable {
         router.handle(request, reply -> respond(out, reply.encode()));
     }
 
-    private void deliver(Consumer<Consumer<ConveyorBelt>> loop, byte[] body, StreamObserver<byte[]> out) {
+    private void deliverOne(Consumer<Consumer<ConveyorBelt>> loop, byte[] body, StreamObserver<byte[]> out) {
+        Status refused = deliver(loop, body);
+        if (refused != null) out.onError(refused.asRuntimeException());
+        else respond(out, ACK);
+    }
+
+    /**
+     * One peer's stream of belt messages ({@link Wire#LINK}): each is handled as {@link Wire#DELIVER} handles one, in
+     * the order sent (the peer service's executor is a single thread), and acknowledged. The first refused or
+     * malformed message ends the stream with its status; what the peer sent after it is dropped, as a lost message
+     * would be (the belt resends what matters, paper Section V).
+     */
+    private final class LinkIn implements StreamObserver<byte[]> {
+        private final Consumer<Consumer<ConveyorBelt>> loop;
+        private final StreamObserver<byte[]> out;
+        private boolean ended;
+
+        LinkIn(Consumer<Consumer<ConveyorBelt>> loop, StreamObserver<byte[]> out) {
+            this.loop = loop;
+            this.out = out;
+        }
+
+        @Override
+        public void onNext(byte[] body) {
+            if (ended) return;
+            Status refused = deliver(loop, body);
+            try {
+                if (refused == null) {
+                    out.onNext(ACK);
+                } else {
+                    ended = true;
+                    out.onError(refused.asRuntimeException());
+                }
+            } catch (RuntimeException e) {
+                ended = true;
+                log.debug("acknowledgement not delivered: {}", e.toString()); // the peer went away
+            }
+        }
+
+        @Override
+        public void onError(Throwable t) {
+            ended = true; // the peer closed its side (stopping, or it gave up on an unacknowledged message)
+        }
+
+        @Override
+        public void onCompleted() {
+            if (ended) return;
+            ended = true;
+            try {
+                out.onCompleted();
+            } catch (RuntimeException e) {
+                log.debug("stream not closed: {}", e.toString());
+            }
+        }
+    }
+
+    /** Decodes and checks a peer message and hands it to the belt loop; the status it is refused with, or null. */
+    private Status deliver(Consumer<Consumer<ConveyorBelt>> loop, byte[] body) {
         Message m;
         try {
             m = Codec.decodeMessage(body);
         } catch (MalformedMessageException e) {
             log.warn("instance {} rejected a malformed message: {}", self, e.getMessage());
-            out.onError(Status.INVALID_ARGUMENT.withDescription(e.getMessage()).asRuntimeException());
-            return;
+            return Status.INVALID_ARGUMENT.withDescription(e.getMessage());
         }
         String refusal = check.refusal(m, PeerCheck.CALLER.get());
         if (refusal != null) {
             log.warn("instance {} refused a message: {}", self, refusal);
-            out.onError(Status.PERMISSION_DENIED.withDescription("instance " + self + " refused: " + refusal)
-                    .asRuntimeException());
-            return;
+            return Status.PERMISSION_DENIED.withDescription("instance " + self + " refused: " + refusal);
         }
-        respond(out, new byte[0]);
         loop.accept(belt -> {
             seen.accept(m);
             try {
@@ -122,6 +177,7 @@ final class InstanceServer implements AutoCloseable {
                 log.warn("instance {} rejected a message: {}", self, e.getMessage());
             }
         });
+        return null;
     }
 
     private static void respond(StreamObserver<byte[]> out, byte[] body) {

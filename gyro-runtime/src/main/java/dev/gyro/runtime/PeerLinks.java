@@ -1,8 +1,5 @@
 package dev.gyro.runtime;
 
-import com.google.common.util.concurrent.FutureCallback;
-import com.google.common.util.concurrent.Futures;
-import com.google.common.util.concurrent.MoreExecutors;
 import dev.gyro.wire.Reply;
 import dev.gyro.wire.Request;
 import dev.gyro.wire.Transport;
@@ -13,6 +10,7 @@ import dev.gyro.protocol.Message;
 import dev.gyro.runtime.hook.LinkDelay;
 import io.grpc.CallOptions;
 import io.grpc.Channel;
+import io.grpc.ClientCall;
 import io.grpc.ClientInterceptors;
 import io.grpc.Metadata;
 import io.grpc.stub.MetadataUtils;
@@ -47,6 +45,7 @@ final class PeerLinks implements BeltActions.Peers, AutoCloseable {
     private final List<String> addresses;
     private final Channel[] channels;
     private final ManagedChannel[] raw;
+    private final Link[] links;
     private final LinkDelay delay;
     private final RingWatch watch;
 
@@ -63,11 +62,13 @@ final class PeerLinks implements BeltActions.Peers, AutoCloseable {
         this.delay = delay;
         this.channels = new Channel[addresses.size()];
         this.raw = new ManagedChannel[addresses.size()];
+        this.links = new Link[addresses.size()];
         for (int i = 0; i < addresses.size(); i++)
             if (i != self) {
                 raw[i] = transport.channel(addresses.get(i));
                 // every message says which cluster, ring and instance it is from (PeerCheck)
                 channels[i] = ClientInterceptors.intercept(raw[i], MetadataUtils.newAttachHeadersInterceptor(identity));
+                links[i] = new Link(i);
             }
     }
 
@@ -91,25 +92,131 @@ final class PeerLinks implements BeltActions.Peers, AutoCloseable {
 
     @Override
     public void send(int to, Message message) {
-        byte[] body = Codec.encodeMessage(message); // encoded now: the message as it was when sent
-        delay.send(to, () -> transmit(to, message, body));
+        byte[] body = encoded(message); // encoded now: the message as it was when sent
+        delay.send(to, () -> links[to].transmit(body));
     }
 
-    private void transmit(int to, Message message, byte[] body) {
-        Channel ch = channels[to];
-        var call = ch.newCall(Wire.DELIVER,
-                CallOptions.DEFAULT.withDeadlineAfter(DELIVER_DEADLINE.toMillis(), TimeUnit.MILLISECONDS));
-        Futures.addCallback(ClientCalls.futureUnaryCall(call, body), new FutureCallback<byte[]>() {
-            @Override
-            public void onSuccess(byte[] result) {
-                watch.reached(to);
-            }
+    /**
+     * The message's bytes. The belt sends one message object to every peer it broadcasts to (an update sent ahead, a
+     * Want), so the last one's bytes serve the next send of the same object.
+     */
+    private byte[] encoded(Message message) {
+        Encoded last = lastEncoded;
+        if (last != null && last.message() == message) return last.body();
+        byte[] body = Codec.encodeMessage(message);
+        lastEncoded = new Encoded(message, body);
+        return body;
+    }
 
-            @Override
-            public void onFailure(Throwable t) {
-                failed(to, message.getClass().getSimpleName(), t);
+    private record Encoded(Message message, byte[] body) {}
+
+    private volatile Encoded lastEncoded;
+
+    /**
+     * Gives up on streams with a message unacknowledged for longer than {@link #DELIVER_DEADLINE}: the peer is
+     * reported unreachable, as a message that missed its deadline would make it, and the next message opens a new
+     * stream. Called every second or so.
+     */
+    void check() {
+        long now = System.nanoTime();
+        for (Link l : links) if (l != null) l.check(now);
+    }
+
+    /**
+     * The belt's messages to one peer, over one long-lived {@link Wire#LINK} stream: a gRPC call per message would
+     * cost a new HTTP/2 stream with its headers and trailers each time, which on a busy ring of 8 was where most of
+     * an instance's CPU went (docs/decisions.md, decision 28). The stream keeps the messages in the order sent; a
+     * broken stream (the peer stopped, refused a message, or stopped acknowledging) is dropped with what was in
+     * flight, which the belt tolerates as it tolerates any lost message, and the next message opens a new one.
+     */
+    private final class Link {
+        private final int to;
+        private Stream open; // guarded by this
+
+        Link(int to) {
+            this.to = to;
+        }
+
+        synchronized void transmit(byte[] body) {
+            if (open == null) open = new Stream(this);
+            open.send(body);
+        }
+
+        synchronized void ended(Stream s) {
+            if (open == s) open = null;
+        }
+
+        void check(long now) {
+            Stream s;
+            synchronized (this) {
+                s = open;
+                if (s == null || !s.overdue(now)) return;
+                open = null;
             }
-        }, MoreExecutors.directExecutor());
+            s.abandon();
+        }
+    }
+
+    /** One stream of a {@link Link}, and the send times of its messages not acknowledged yet. */
+    private final class Stream implements StreamObserver<byte[]> {
+        private final Link link;
+        private final ClientCall<byte[], byte[]> call;
+        private final java.util.ArrayDeque<Long> unacked = new java.util.ArrayDeque<>(); // guarded by this
+        private boolean over; // guarded by this
+
+        Stream(Link link) {
+            this.link = link;
+            this.call = channels[link.to].newCall(Wire.LINK, CallOptions.DEFAULT);
+            ClientCalls.asyncBidiStreamingCall(call, this);
+        }
+
+        synchronized void send(byte[] body) {
+            if (over) return;
+            unacked.addLast(System.nanoTime());
+            call.sendMessage(body);
+        }
+
+        synchronized boolean overdue(long now) {
+            Long oldest = unacked.peekFirst();
+            return oldest != null && now - oldest > DELIVER_DEADLINE.toNanos();
+        }
+
+        /** No acknowledgement within the deadline: the peer counts as unreachable, the stream is given up. */
+        void abandon() {
+            synchronized (this) {
+                if (over) return;
+                over = true;
+                call.cancel("no acknowledgement within " + DELIVER_DEADLINE.toSeconds() + " s", null);
+            }
+            failed(link.to, "belt messages", Status.DEADLINE_EXCEEDED.withDescription("no acknowledgement within "
+                    + DELIVER_DEADLINE.toSeconds() + " s").asRuntimeException());
+        }
+
+        @Override
+        public void onNext(byte[] ack) {
+            synchronized (this) {
+                unacked.pollFirst();
+            }
+            watch.reached(link.to);
+        }
+
+        @Override
+        public void onError(Throwable t) {
+            synchronized (this) {
+                if (over) return; // abandoned: already reported
+                over = true;
+            }
+            link.ended(this);
+            failed(link.to, "belt messages", t);
+        }
+
+        @Override
+        public void onCompleted() {
+            synchronized (this) {
+                over = true;
+            }
+            link.ended(this);
+        }
     }
 
     /**

@@ -1,7 +1,14 @@
 package dev.gyro.wire;
 
+import com.google.common.util.concurrent.ListenableFuture;
+import com.google.common.util.concurrent.SettableFuture;
+import io.grpc.CallOptions;
+import io.grpc.Channel;
 import io.grpc.ManagedChannel;
 import io.grpc.MethodDescriptor;
+import io.grpc.Status;
+import io.grpc.stub.ClientCalls;
+import io.grpc.stub.StreamObserver;
 
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
@@ -47,10 +54,47 @@ public final class Wire {
     /** One protocol {@link dev.gyro.protocol.Message} between instances; the answer is empty. */
     public static final MethodDescriptor<byte[], byte[]> DELIVER = unary(PEER_SERVICE + "/Deliver");
     /**
+     * The belt's messages from one instance to another, in the order sent, over one long-lived stream per link: each
+     * {@link dev.gyro.protocol.Message} in, an empty acknowledgement out for each one accepted. A refused or
+     * malformed message ends the stream with the status {@link #DELIVER} would have answered.
+     */
+    public static final MethodDescriptor<byte[], byte[]> LINK = method(PEER_SERVICE + "/Link",
+            MethodDescriptor.MethodType.BIDI_STREAMING);
+    /**
      * Where the token stands at the answering instance (its last received hop, the highest hop its successor recorded,
      * its last gsn), asked by an instance at start to check that its database is the ring's; the body is empty.
      */
     public static final MethodDescriptor<byte[], byte[]> POSITION = unary(PEER_SERVICE + "/Position");
+
+    /**
+     * Sends one message on a {@link #LINK} stream of its own and closes it: the future completes with the
+     * acknowledgement, or fails with the status the message was refused with. For tools and tests that speak to one
+     * instance as a peer would; an instance keeps its streams open.
+     */
+    public static ListenableFuture<byte[]> linkOnce(Channel channel, CallOptions options, byte[] body) {
+        SettableFuture<byte[]> answer = SettableFuture.create();
+        StreamObserver<byte[]> out = ClientCalls.asyncBidiStreamingCall(
+                channel.newCall(LINK, options), new StreamObserver<>() {
+                    @Override
+                    public void onNext(byte[] ack) {
+                        answer.set(ack);
+                    }
+
+                    @Override
+                    public void onError(Throwable t) {
+                        answer.setException(t);
+                    }
+
+                    @Override
+                    public void onCompleted() {
+                        answer.setException(Status.UNAVAILABLE
+                                .withDescription("the stream ended without an answer").asRuntimeException());
+                    }
+                });
+        out.onNext(body);
+        out.onCompleted();
+        return answer;
+    }
 
     /** A plaintext channel to the instance at {@code address} (host:port); {@link Transport#channel} in general. */
     public static ManagedChannel channel(String address) {
@@ -58,8 +102,12 @@ public final class Wire {
     }
 
     private static MethodDescriptor<byte[], byte[]> unary(String name) {
+        return method(name, MethodDescriptor.MethodType.UNARY);
+    }
+
+    private static MethodDescriptor<byte[], byte[]> method(String name, MethodDescriptor.MethodType type) {
         return MethodDescriptor.<byte[], byte[]>newBuilder()
-                .setType(MethodDescriptor.MethodType.UNARY)
+                .setType(type)
                 .setFullMethodName(name)
                 .setRequestMarshaller(BYTES)
                 .setResponseMarshaller(BYTES)
