@@ -36,6 +36,10 @@ public final class ScenarioRunner {
         default void point(int index, int of, String label) {}
         default void running(double elapsed, double total, long completed) {}
         default void measured(Measured m) {}
+        /** A warm-up run of {@code label} starts ({@link #running} follows); it is not a point. */
+        default void warmingUp(String label) {}
+        /** The warm-up run is over; {@code m} is what it did, kept nowhere. */
+        default void warmedUp(Measured m) {}
     }
 
     private ScenarioRunner() {}
@@ -47,15 +51,24 @@ public final class ScenarioRunner {
      * @throws IllegalArgumentException when a setting's workload options are wrong (before anything runs)
      */
     public static List<Measured> run(Scenario scenario, Path work, Listener listener) throws Exception {
-        return run(scenario, work, listener, Systems::byName);
+        return run(scenario, work, listener, Systems::byName, true);
     }
 
     /**
      * As {@link #run(Scenario, Path, Listener)}, finding systems with {@code systems} (which throws
-     * IllegalArgumentException, with the known names, for a system it does not have).
+     * IllegalArgumentException, with the known names, for a system it does not have), with no warm-up run.
      */
     public static List<Measured> run(Scenario scenario, Path work, Listener listener,
                                      Function<String, SystemUnderTest> systems) throws Exception {
+        return run(scenario, work, listener, systems, false);
+    }
+
+    /**
+     * As {@link #run(Scenario, Path, Listener, Function)}; with {@code warmUp}, each system of the first setting first
+     * runs once at its heaviest load, unmeasured ({@link #warmUp}).
+     */
+    public static List<Measured> run(Scenario scenario, Path work, Listener listener,
+                                     Function<String, SystemUnderTest> systems, boolean warmUp) throws Exception {
         // Every setting's workload first: a misspelt option fails now, not after an hour of other points.
         Map<String, Workload> workloads = new HashMap<>();
         for (Scenario.Setting s : scenario.settings()) {
@@ -69,7 +82,32 @@ public final class ScenarioRunner {
         // --out, which may be a private folder (mktemp -d) that user cannot enter.
         try (ServerPool servers = new ServerPool(dev.gyro.servers.ThrowawayServers.base()
                 .resolve("bench-" + ProcessHandle.current().pid() + "-" + System.nanoTime()))) {
+            if (warmUp) warmUp(scenario, work, listener, systems, workloads, servers);
             return run(scenario, work, listener, systems, workloads, servers);
+        }
+    }
+
+    /**
+     * Before any point is measured, each system of the first setting runs once at the heaviest load, deployed, driven
+     * and checked as a point is, and its figures are dropped: the JIT compiler's warm-up. Without it the compiler
+     * threads took 3 to 5 s of CPU in each 10 s of the first points' windows on 2 cores (decisions, "Benchmark
+     * method"), and the system measured first at a setting, Gyro, paid for compiling the code every system shares
+     * (the JDBC driver, the workload, the application).
+     */
+    private static void warmUp(Scenario scenario, Path work, Listener listener, Function<String, SystemUnderTest> systems,
+                               Map<String, Workload> workloads, ServerPool servers) throws Exception {
+        Scenario.Setting first = scenario.settings().get(0);
+        int level = scenario.load().levels() - 1;
+        for (String system : scenario.systemsAt(first)) {
+            listener.warmingUp(String.format(Locale.ROOT, "%-11s %-14s %s", system, first.id(),
+                    scenario.load().describe(level)));
+            Path dir = work.resolve("warm-up").resolve(system);
+            deleteTree(dir);
+            Measured m = measure(scenario, first, system, systems, workloads.get(first.id()), level, dir, servers,
+                    parameters(first, system, scenario.load(), level), listener);
+            servers.dropDatabases();
+            deleteTree(dir);
+            listener.warmedUp(m);
         }
     }
 

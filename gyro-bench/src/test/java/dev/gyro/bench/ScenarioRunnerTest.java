@@ -106,13 +106,27 @@ class ScenarioRunnerTest {
     @Test
     void aTinyScenarioWritesResultsThatValidate(@TempDir Path dir) throws Exception {
         Scenario scenario = tiny();
-        List<String> started = new ArrayList<>();
+        List<String> started = new ArrayList<>(), warmUps = new ArrayList<>();
+        List<Measured> warmedUp = new ArrayList<>();
         List<Measured> points = ScenarioRunner.run(scenario, dir.resolve("work"), new ScenarioRunner.Listener() {
             public void point(int index, int of, String label) {
                 started.add(index + "/" + of);
             }
-        }, ScenarioRunnerTest::systems);
+
+            public void warmingUp(String label) {
+                assertThat(started).as("warm-up before every point").isEmpty();
+                warmUps.add(label.replaceAll(" +", " "));
+            }
+
+            public void warmedUp(Measured m) {
+                warmedUp.add(m);
+            }
+        }, ScenarioRunnerTest::systems, true);
         assertThat(started).hasSize(scenario.points()).startsWith("1/12").endsWith("12/12");
+        // the JIT's warm-up: each system of the first setting once, at the heaviest load, and not among the points
+        assertThat(warmUps).containsExactly("centralized n1 6 clients");
+        assertThat(warmedUp).singleElement().satisfies(m -> assertThat(m.ran()).isTrue());
+        assertThat(points).hasSize(scenario.points()).doesNotContain(warmedUp.get(0));
         Path out = dir.resolve("out");
         ScenarioOutput.write(out, new ScenarioOutput.Run(scenario, "./gyro bench tiny", 3), points);
 

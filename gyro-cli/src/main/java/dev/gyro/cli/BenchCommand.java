@@ -180,6 +180,16 @@ final class BenchCommand implements Callable<Integer> {
                     bar[0] = new ProgressBar(System.out, String.format(Locale.ROOT, "[%2d/%d %4.0fs]", i, n, elapsed));
                 }
 
+                public void warmingUp(String what) {
+                    label = what;
+                    bar[0] = new ProgressBar(System.out, "[warm-up]");
+                }
+
+                public void warmedUp(Measured m) {
+                    bar[0].done(label + "  " + (m.ran() ? String.format(Locale.ROOT, "%7.0f /s", m.throughput())
+                            : "not run") + "  (the JIT compiler's warm-up: not a point, not kept)");
+                }
+
                 public void running(double elapsed, double total, long completed) {
                     bar[0].update(Math.min(0.99, elapsed / total), label); // 100% is for measured()
                 }
