@@ -1,6 +1,7 @@
 package dev.gyro.runtime;
 
 import dev.gyro.protocol.Action;
+import dev.gyro.protocol.DurableState;
 import dev.gyro.protocol.Message;
 import dev.gyro.runtime.db.Database;
 import dev.gyro.runtime.db.MetadataStore;
@@ -104,7 +105,8 @@ final class BeltActions implements BeltLoop.Actions {
     private void applyUpdates(Action.ApplyUpdates apply) throws SQLException {
         globals.clock().tokenArrived();
         globals.tokenArrived();
-        durably("apply the updates of hop " + apply.token().hop(), c -> {
+        durably("apply the updates of hop " + apply.token().hop(), (c, retry) -> {
+            if (retry && receivedAlready(c, apply.token().hop())) return;
             UpdateApplier.applyAll(c, db.dialect(), apply.updates());
             MetadataStore.recordReceived(c, apply.token(), apply.lastGsn());
         });
@@ -121,7 +123,8 @@ final class BeltActions implements BeltLoop.Actions {
      * committed (it may tell their maker, decision 26).
      */
     private void applyAhead(Action.ApplyAhead ahead) throws SQLException {
-        durably("apply the updates up to gsn " + ahead.lastGsn() + " ahead of the token", c -> {
+        durably("apply the updates up to gsn " + ahead.lastGsn() + " ahead of the token", (c, retry) -> {
+            if (retry && MetadataStore.lastGsn(c) >= ahead.lastGsn()) return; // the first attempt committed
             UpdateApplier.applyAll(c, db.dialect(), ahead.updates());
             MetadataStore.recordAppliedAhead(c, ahead.updates().get(0).gsn() - 1, ahead.lastGsn());
         });
@@ -140,7 +143,7 @@ final class BeltActions implements BeltLoop.Actions {
     /** Algorithm 1, line 19: recorded as passed first, so that a restart resends it instead of acting as primary. */
     private void passToken(Action.PassToken pass) throws SQLException {
         durably("record the token of hop " + pass.token().hop() + " as passed",
-                c -> MetadataStore.recordPassed(c, pass.token()));
+                (c, retry) -> MetadataStore.recordPassed(c, pass.token()));
         stats.tokenPasses.increment();
         globals.releaseLocals(); // the round had none to run after all
         globals.clock().tokenPassed(pass.token().updates().size());
@@ -149,15 +152,28 @@ final class BeltActions implements BeltLoop.Actions {
     }
 
     private interface Work {
-        void run(Connection c) throws SQLException;
+        /** @param retry an earlier attempt failed, maybe only its commit's answer: it may have committed */
+        void run(Connection c, boolean retry) throws SQLException;
+    }
+
+    /**
+     * The token's record of hop {@code hop} is in the database already: the attempt that applied its updates committed
+     * although its connection broke before the answer came (a database server crash). Applying the updates again
+     * would write their row images over whatever local requests wrote since, so the retry does nothing.
+     */
+    private boolean receivedAlready(Connection c, long hop) throws SQLException {
+        DurableState recorded = MetadataStore.load(c, self);
+        return recorded.tokenStatus() == DurableState.TokenStatus.HELD && recorded.token() != null
+                && recorded.token().hop() == hop;
     }
 
     private void durably(String what, Work work) throws SQLException {
         for (int attempt = 1; ; attempt++) {
             if (closed.getAsBoolean()) throw new GlobalExecutor.Stopping();
+            boolean retry = attempt > 1;
             try {
                 db.inTransaction(false, c -> {
-                    work.run(c);
+                    work.run(c, retry);
                     return null;
                 });
                 return;
