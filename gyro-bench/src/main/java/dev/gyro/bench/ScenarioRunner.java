@@ -56,16 +56,8 @@ public final class ScenarioRunner {
 
     /**
      * As {@link #run(Scenario, Path, Listener)}, finding systems with {@code systems} (which throws
-     * IllegalArgumentException, with the known names, for a system it does not have), with no warm-up run.
-     */
-    public static List<Measured> run(Scenario scenario, Path work, Listener listener,
-                                     Function<String, SystemUnderTest> systems) throws Exception {
-        return run(scenario, work, listener, systems, false);
-    }
-
-    /**
-     * As {@link #run(Scenario, Path, Listener, Function)}; with {@code warmUp}, each system of the first setting first
-     * runs once at its heaviest load, unmeasured ({@link #warmUp}).
+     * IllegalArgumentException, with the known names, for a system it does not have); with {@code warmUp}, each
+     * system of the first setting first runs once at its heaviest load, unmeasured ({@link #warmUp}).
      */
     public static List<Measured> run(Scenario scenario, Path work, Listener listener,
                                      Function<String, SystemUnderTest> systems, boolean warmUp) throws Exception {

@@ -30,9 +30,9 @@ import java.util.function.Supplier;
 
 /**
  * The instance's gRPC endpoint: the client service (Execute, Describe, Status) and the peer service (Link, the belt's
- * messages on one stream per peer; Deliver, one message a call; Position). Each service has its own executor, and no handler blocks: a request is handed to the router,
- * which queues it, parks it or refuses it; a peer message is handed to the belt loop. So no client request, however
- * many wait, can delay a token delivery.
+ * messages on one stream per peer; Deliver, one message a call; Position). Each service has its own executor, and no
+ * handler blocks: a request is handed to the router, which queues it, parks it or refuses it; a peer message is handed
+ * to the belt loop. So no client request, however many wait, can delay a token delivery.
  */
 final class InstanceServer implements AutoCloseable {
 

@@ -52,6 +52,10 @@ final class PeerLinks implements BeltActions.Peers, AutoCloseable {
     private final Transport transport;
     private final Metadata identity;
 
+    private record Encoded(Message message, byte[] body) {}
+
+    private volatile Encoded lastEncoded; // the last message sent and its bytes (encoded())
+
     PeerLinks(int self, List<String> addresses, LinkDelay delay, Transport transport, Metadata identity,
               RingWatch watch) {
         this.self = self;
@@ -108,9 +112,6 @@ final class PeerLinks implements BeltActions.Peers, AutoCloseable {
         return body;
     }
 
-    private record Encoded(Message message, byte[] body) {}
-
-    private volatile Encoded lastEncoded;
 
     /**
      * Gives up on streams with a message unacknowledged for longer than {@link #DELIVER_DEADLINE}: the peer is
@@ -183,13 +184,13 @@ final class PeerLinks implements BeltActions.Peers, AutoCloseable {
 
         /** No acknowledgement within the deadline: the peer counts as unreachable, the stream is given up. */
         void abandon() {
+            String why = "no acknowledgement within " + DELIVER_DEADLINE.toSeconds() + " s";
             synchronized (this) {
                 if (over) return;
                 over = true;
-                call.cancel("no acknowledgement within " + DELIVER_DEADLINE.toSeconds() + " s", null);
+                call.cancel(why, null);
             }
-            failed(link.to, "belt messages", Status.DEADLINE_EXCEEDED.withDescription("no acknowledgement within "
-                    + DELIVER_DEADLINE.toSeconds() + " s").asRuntimeException());
+            failed(link.to, "belt messages", Status.DEADLINE_EXCEEDED.withDescription(why).asRuntimeException());
         }
 
         @Override
