@@ -169,4 +169,55 @@ class OrderedCommitsTest {
         first.close();
         later.close();
     }
+    /**
+     * A request that lost a race runs again alone: while it waits for the running attempts to end, no other attempt
+     * starts, so it runs next, before a request that asked to begin after it (else it would wait for every other
+     * conflict class's chain to run out, the token waiting with it).
+     */
+    @Test
+    void anAttemptWaitingToRunAloneStartsBeforeOnesAskedForAfterIt() throws Exception {
+        Connection running = db.writeConnection();
+        OrderedCommits.Attempt a = order.begin(running);
+        Connection loser = db.writeConnection();
+        Connection other = db.writeConnection();
+        CompletableFuture<OrderedCommits.Attempt> alone = new CompletableFuture<>();
+        Thread aloneThread = beginOn(loser, true, alone);
+        awaitWaiting(aloneThread, alone);
+        CompletableFuture<OrderedCommits.Attempt> later = new CompletableFuture<>();
+        Thread laterThread = beginOn(other, false, later);
+        awaitWaiting(laterThread, later);
+        assertThat(later).as("a start asked for while an attempt waits to run alone").isNotDone();
+
+        db.rollback(running);
+        order.end(a);
+        OrderedCommits.Attempt soloist = alone.get(60, TimeUnit.SECONDS);
+        awaitWaiting(laterThread, later);
+        assertThat(later).as("no start while the soloist runs").isNotDone();
+        db.rollback(loser);
+        order.end(soloist);
+        OrderedCommits.Attempt next = later.get(60, TimeUnit.SECONDS);
+        assertThat(soloist.position()).isLessThan(next.position());
+        db.rollback(other);
+        order.end(next);
+        running.close();
+        loser.close();
+        other.close();
+    }
+
+    private Thread beginOn(Connection c, boolean alone, CompletableFuture<OrderedCommits.Attempt> begun) {
+        Thread t = new Thread(() -> {
+            try {
+                begun.complete(order.begin(c, alone));
+            } catch (Exception e) {
+                begun.completeExceptionally(e);
+            }
+        });
+        t.start();
+        return t;
+    }
+
+    /** Until {@code t} waits inside {@link OrderedCommits#begin} (or has begun). */
+    private static void awaitWaiting(Thread t, CompletableFuture<?> begun) {
+        while (!begun.isDone() && t.getState() != Thread.State.WAITING) Thread.onSpinWait();
+    }
 }

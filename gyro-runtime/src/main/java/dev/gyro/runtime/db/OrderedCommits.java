@@ -41,6 +41,7 @@ public final class OrderedCommits {
     private long next = 1;
     private long committer; // the position between its read of the higher slots and its commit, or 0
     private long soloist; // the position running alone, or 0
+    private int aloneWaiting; // attempts waiting to run alone: no other starts until they have
 
     /** One attempt of one request: its position and slot. */
     public record Attempt(long position, int slot) {}
@@ -74,15 +75,23 @@ public final class OrderedCommits {
     }
 
     /**
-     * As {@link #begin(Connection)}; an {@code alone} attempt waits until no other runs, and none starts until it
-     * ended: how a request that lost a race runs again, so that it cannot lose the same race to other globals
-     * forever (it may still lose one to a local request, as any transaction can).
+     * As {@link #begin(Connection)}; an {@code alone} attempt waits until no other runs, none starts while it waits,
+     * and none until it ended: how a request that lost a race runs again, so that it cannot lose the same race to
+     * other globals forever (it may still lose one to a local request, as any transaction can).
      */
     public Attempt begin(Connection c, boolean alone) throws SQLException, InterruptedException {
         long position;
         int slot;
         synchronized (this) {
-            while ((slot = freeSlot()) < 0 || (alone && !running.isEmpty())) wait();
+            if (alone) aloneWaiting++;
+            try {
+                while ((slot = freeSlot(alone)) < 0 || (alone && !running.isEmpty())) wait();
+            } finally {
+                if (alone) {
+                    aloneWaiting--;
+                    notifyAll();
+                }
+            }
             if (alone) soloist = next;
             position = next++;
             slotTaken[slot] = true;
@@ -156,9 +165,13 @@ public final class OrderedCommits {
         notifyAll();
     }
 
-    private int freeSlot() {
+    private int freeSlot(boolean alone) {
         if (committer != 0) return -1; // a start now could slip between an earlier attempt's read and its commit
         if (soloist != 0) return -1;
+        // An attempt waiting to run alone goes first: were other attempts to start meanwhile, it would wait for every
+        // other conflict class's whole chain, the token waiting with it (the simulator's model serves starts in the
+        // order asked, SimOrderedCommits).
+        if (!alone && aloneWaiting > 0) return -1;
         for (int s = 0; s < slots; s++) if (!slotTaken[s]) return s;
         return -1;
     }
