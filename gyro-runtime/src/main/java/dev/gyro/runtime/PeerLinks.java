@@ -112,7 +112,6 @@ final class PeerLinks implements BeltActions.Peers, AutoCloseable {
         return body;
     }
 
-
     /**
      * Gives up on streams with a message unacknowledged for longer than {@link #DELIVER_DEADLINE}: the peer is
      * reported unreachable, as a message that missed its deadline would make it, and the next message opens a new
