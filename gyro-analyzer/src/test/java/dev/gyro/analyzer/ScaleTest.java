@@ -1,5 +1,6 @@
 package dev.gyro.analyzer;
 
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.slf4j.Logger;
@@ -19,6 +20,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * a generated tree of DAO classes, each with transactions opening their own connection, helpers receiving
  * it, and the validation and formatting code real classes carry around their SQL.
  */
+@Tag("slow")
 class ScaleTest {
     private static final Logger LOG = LoggerFactory.getLogger(ScaleTest.class);
     static final int CLASSES = 250;

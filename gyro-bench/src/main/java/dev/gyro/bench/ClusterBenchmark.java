@@ -32,7 +32,13 @@ public final class ClusterBenchmark {
      * @param seed      seeds the data and the sessions
      */
     public record Spec(Application app, Path dir, int instances, int scale, long seed, int sessions,
-                       Duration duration, WorkloadOptions options, Backend backend) {
+                       Duration duration, WorkloadOptions options, Backend backend, long calls) {
+
+        /** Runs for {@code duration}. */
+        public Spec(Application app, Path dir, int instances, int scale, long seed, int sessions, Duration duration,
+                    WorkloadOptions options, Backend backend) {
+            this(app, dir, instances, scale, seed, sessions, duration, options, backend, 0);
+        }
 
         /** On SQLite, the embedded default. */
         public Spec(Application app, Path dir, int instances, int scale, long seed, int sessions, Duration duration,
@@ -41,7 +47,20 @@ public final class ClusterBenchmark {
         }
 
         public Spec on(Backend other) {
-            return new Spec(app, dir, instances, scale, seed, sessions, duration, options, other);
+            return new Spec(app, dir, instances, scale, seed, sessions, duration, options, other, calls);
+        }
+
+        /**
+         * The same run, ended once {@code calls} calls were made ({@link WorkloadRunner.Settings#calls}); its
+         * duration becomes the most it may last.
+         */
+        public Spec bounded(long calls) {
+            return new Spec(app, dir, instances, scale, seed, sessions, duration, options, backend, calls);
+        }
+
+        WorkloadRunner.Settings settings() {
+            return calls > 0 ? WorkloadRunner.Settings.calls(sessions, calls, duration, seed)
+                    : new WorkloadRunner.Settings(sessions, duration, seed);
         }
     }
 
@@ -98,7 +117,7 @@ public final class ClusterBenchmark {
             WorkloadRunner.Result result;
             try (GyroTarget target = new GyroTarget(cluster.addresses())) {
                 result = WorkloadRunner.run(workload, target,
-                        new WorkloadRunner.Settings(spec.sessions(), spec.duration(), spec.seed()),
+                        spec.settings(),
                         listener::running);
             }
             listener.finished(result);

@@ -16,9 +16,11 @@ import java.util.SplittableRandom;
 import java.util.TreeMap;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.LockSupport;
@@ -54,9 +56,11 @@ public final class WorkloadRunner {
      * @param openLoop null for a closed loop; otherwise the arrival schedule
      * @param interval the width of one throughput-over-time bucket; null picks one from the duration
      *                 ({@link #defaultInterval})
+     * @param calls    0: the run lasts {@code duration}; otherwise it ends as soon as this many calls were recorded
+     *                 (calls in flight then still finish and count), {@code duration} being the most it may last
      */
     public record Settings(int sessions, Duration duration, long seed, Duration warmup, OpenLoop openLoop,
-                           Duration interval) {
+                           Duration interval, long calls) {
         public Settings {
             if (sessions < 1) throw new IllegalArgumentException("at least one session is needed, got " + sessions);
             if (duration.isNegative() || duration.isZero()) throw new IllegalArgumentException("duration must be positive");
@@ -64,6 +68,23 @@ public final class WorkloadRunner {
             if (warmup.isNegative()) throw new IllegalArgumentException("warm-up must not be negative");
             if (interval == null) interval = defaultInterval(duration);
             if (interval.toMillis() < 1) throw new IllegalArgumentException("the time-series interval must be at least 1 ms");
+            if (calls < 0) throw new IllegalArgumentException("the number of calls must not be negative, got " + calls);
+        }
+
+        /** No bound on the number of calls: the run lasts {@code duration}. */
+        public Settings(int sessions, Duration duration, long seed, Duration warmup, OpenLoop openLoop,
+                        Duration interval) {
+            this(sessions, duration, seed, warmup, openLoop, interval, 0);
+        }
+
+        /**
+         * A closed loop, no warm-up, that ends once {@code calls} calls were recorded, or after {@code atMost} if that
+         * comes first: a run bounded by work done rather than by time, so that a loaded machine makes it slower, not
+         * shorter of calls (correctness tests).
+         */
+        public static Settings calls(int sessions, long calls, Duration atMost, long seed) {
+            if (calls < 1) throw new IllegalArgumentException("a run bounded by calls needs at least one, got " + calls);
+            return new Settings(sessions, atMost, seed, Duration.ZERO, null, null, calls);
         }
 
         /** A closed loop. */
@@ -249,8 +270,8 @@ public final class WorkloadRunner {
         threads.forEach(Thread::start);
         try {
             long durationNanos = rec.endNanos;
-            while (rec.elapsed() < durationNanos && crashed.isEmpty()) {
-                Thread.sleep(Math.min(500, Math.max(1, (durationNanos - rec.elapsed()) / 1_000_000)));
+            while (rec.elapsed() < durationNanos && crashed.isEmpty() && !rec.enough()) {
+                rec.awaitEnough(Math.min(500, Math.max(1, (durationNanos - rec.elapsed()) / 1_000_000)));
                 progress.update(rec.elapsed() / 1e9, durationNanos / 1e9, rec.completed.sum());
             }
         } finally {
@@ -302,8 +323,13 @@ public final class WorkloadRunner {
         final LongAdder completed = new LongAdder();
         final AtomicLongArray perInterval, latencyPerInterval;
         final int sessions;
+        /** Counts the calls still wanted down to zero ({@link Settings#calls}); null: the run is bounded by time. */
+        final CountDownLatch wanted;
+        /** When the measured window closed because enough calls were recorded ({@link #wanted}); else MAX_VALUE. */
+        final AtomicLong closedEarly = new AtomicLong(Long.MAX_VALUE);
 
         Recorder(Settings s) {
+            wanted = s.calls() > 0 ? new CountDownLatch((int) Math.min(Integer.MAX_VALUE, s.calls())) : null;
             warmupNanos = s.warmup().toNanos();
             endNanos = warmupNanos + s.duration().toNanos();
             interval = s.interval();
@@ -318,6 +344,17 @@ public final class WorkloadRunner {
             return System.nanoTime() - start;
         }
 
+        boolean enough() {
+            return wanted != null && wanted.getCount() == 0;
+        }
+
+        /** Waits up to {@code millis} for the calls wanted, or just waits where the run is bounded by time. */
+        void awaitEnough(long millis) throws InterruptedException {
+            if (wanted == null) Thread.sleep(millis);
+            else wanted.await(millis, TimeUnit.MILLISECONDS);
+        }
+
+
         boolean inWindow(long sinceStart) {
             return sinceStart >= warmupNanos && sinceStart < endNanos;
         }
@@ -331,7 +368,7 @@ public final class WorkloadRunner {
          * sessions then seemed idle for two thirds of the window (Little's law).
          */
         boolean record(Call call, Target.Result r, long from, long done) {
-            if (from < warmupNanos || from >= endNanos) return false;
+            if (from < warmupNanos || from >= Math.min(endNanos, closedEarly.get())) return false;
             long micros = Math.max(1, (done - from) / 1000);
             Counts c = counts.computeIfAbsent(call.transaction(), k -> new Counts());
             if (Target.UNSUPPORTED.equals(r.executedAs())) {
@@ -354,11 +391,16 @@ public final class WorkloadRunner {
             perInterval.incrementAndGet(bucket);
             latencyPerInterval.addAndGet(bucket, micros);
             completed.increment();
+            if (wanted != null) {
+                wanted.countDown();
+                // the window closes with the last call wanted: calls sent later are not counted, those in flight are
+                if (wanted.getCount() == 0) closedEarly.compareAndSet(Long.MAX_VALUE, elapsed());
+            }
             return true;
         }
 
         Result result(OpenLoopResult open, int stuck) {
-            double seconds = (endNanos - warmupNanos) / 1e9;
+            double seconds = (Math.min(endNanos, closedEarly.get()) - warmupNanos) / 1e9;
             long[] tp = new long[perInterval.length()], lat = new long[perInterval.length()];
             for (int i = 0; i < tp.length; i++) {
                 tp[i] = perInterval.get(i);

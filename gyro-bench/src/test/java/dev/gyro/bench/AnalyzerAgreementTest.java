@@ -19,11 +19,11 @@ import dev.gyro.check.AccessLog;
 import dev.gyro.check.ReadFromChecker;
 import dev.gyro.client.GyroClient;
 import dev.gyro.cluster.LocalCluster;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -40,6 +40,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * recorded; no request may have read a row that a request the analyzer classified local wrote in another partition
  * (ReadFromChecker). Where the analyzer differs from the hand-written files is said in gyro-analyzer/TABLE-I.md.
  */
+@Tag("slow")
 class AnalyzerAgreementTest {
 
     /** The analyzer's classification of one built-in application, from gyro-apps' source in this checkout. */
@@ -83,8 +84,8 @@ class AnalyzerAgreementTest {
         Classification c = analyzed("tpcw");
         assertThat(named(c, Kind.GLOBAL, false)).containsExactlyInAnyOrder("adminUpdate", "createEmptyCart",
                 "createNewCustomer", "doBuyConfirm", "doBuyConfirmWithAddress");
-        List<Access> all = assertAgrees(new ClusterBenchmark.Spec(new Tpcw(new Tpcw.Size(300, 400)), dir, 3, 1, 5, 8,
-                Duration.ofSeconds(4), WorkloadOptions.of(Map.of("mix", "ordering"))), c);
+        List<Access> all = assertAgrees((new ClusterBenchmark.Spec(new Tpcw(new Tpcw.Size(300, 400)), dir, 3, 1, 5, 8,
+                Bounded.AT_MOST, WorkloadOptions.of(Map.of("mix", "ordering")))).bounded(Bounded.CALLS), c);
         // the two writers the existence reads made local ran locally, beside the inserts at MAX + 1 they once feared
         assertThat(all).anySatisfy(a -> assertThat(a.transaction()).isEqualTo("doCart"));
         assertThat(all).anySatisfy(a -> assertThat(a.transaction()).isEqualTo("createEmptyCart"));
@@ -95,8 +96,8 @@ class AnalyzerAgreementTest {
         Classification c = analyzed("rubis");
         assertThat(named(c, Kind.LOCAL_OR_GLOBAL, false)).containsExactlyInAnyOrder("storeBid", "storeBuyNow",
                 "retractBid", "storeComment");
-        List<Access> all = assertAgrees(new ClusterBenchmark.Spec(new Rubis(new Rubis.Size(300, 200, 100)), dir, 3, 1,
-                7, 10, Duration.ofSeconds(4), WorkloadOptions.NONE), c);
+        List<Access> all = assertAgrees((new ClusterBenchmark.Spec(new Rubis(new Rubis.Size(300, 200, 100)), dir, 3, 1,
+                7, 10, Bounded.AT_MOST, WorkloadOptions.NONE)).bounded(Bounded.CALLS), c);
         assertThat(all).anySatisfy(a -> {
             assertThat(a.transaction()).isEqualTo("storeBid");
             assertThat(a.global()).isFalse();
@@ -129,8 +130,8 @@ class AnalyzerAgreementTest {
     void microMostlyLocal(@TempDir Path dir) throws Exception {
         Classification c = analyzed("micro");
         assertThat(named(c, Kind.LOCAL, true)).containsExactly("localOp");
-        assertAgrees(new ClusterBenchmark.Spec(new Micro(), dir, 3, 1, 3, 6, Duration.ofSeconds(3),
-                WorkloadOptions.of(Map.of("service-ms", "0", "local", "70"))), c);
+        assertAgrees((new ClusterBenchmark.Spec(new Micro(), dir, 3, 1, 3, 6, Bounded.AT_MOST,
+                WorkloadOptions.of(Map.of("service-ms", "0", "local", "70")))).bounded(Bounded.CALLS), c);
     }
 
     /** The store defines no workload: carts are filled and ordered by hand, as its tutorial does. */

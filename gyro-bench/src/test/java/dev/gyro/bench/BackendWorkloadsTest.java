@@ -12,10 +12,10 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.Map;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import org.junit.jupiter.api.Tag;
 
 /**
  * Every benchmark application runs unchanged through Gyro on PostgreSQL and on MariaDB: each
@@ -23,6 +23,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * then replica convergence and the application's own consistency conditions. Outside CI a missing server skips
  * the test with the reason; with CI=true it fails.
  */
+@Tag("servers")
 class BackendWorkloadsTest {
 
     static void require(Backend backend) {
@@ -32,8 +33,8 @@ class BackendWorkloadsTest {
     static void run(Backend backend, String name, Application app, int scale, int sessions, WorkloadOptions options)
             throws Exception {
         Path dir = ThrowawayServers.base().resolve("bench-" + backend.label() + "-" + name);
-        ClusterBenchmark.Report report = ClusterBenchmark.run(new ClusterBenchmark.Spec(app, dir, 3, scale, 21,
-                sessions, Duration.ofSeconds(3), options, backend), new ClusterBenchmark.Listener() {});
+        ClusterBenchmark.Report report = ClusterBenchmark.run((new ClusterBenchmark.Spec(app, dir, 3, scale, 21,
+                sessions, Bounded.AT_MOST, options, backend)).bounded(Bounded.CALLS), new ClusterBenchmark.Listener() {});
         Reports.print(report, System.out);
         assertThat(report.problems()).as(name + " on " + backend).isEmpty();
         assertThat(report.run().count("local")).as(name + " local requests on " + backend).isPositive();

@@ -5,11 +5,11 @@ import dev.gyro.apps.rubis.Rubis;
 import dev.gyro.apps.tpcc.Tpcc;
 import dev.gyro.apps.tpcw.Tpcw;
 import dev.gyro.check.AccessLog;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.Map;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -20,6 +20,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * instances, every request's reads and writes are recorded, and no request may read a row that a local request
  * of another partition wrote.
  */
+@Tag("slow")
 class ClassificationCheckTest {
 
     static void assertNoReadFromOtherPartitions(ClusterBenchmark.Spec spec) throws Exception {
@@ -31,19 +32,19 @@ class ClassificationCheckTest {
 
     @Test
     void tpcwOrderingMix(@TempDir Path dir) throws Exception {
-        assertNoReadFromOtherPartitions(new ClusterBenchmark.Spec(new Tpcw(new Tpcw.Size(300, 400)), dir, 3, 1, 5, 8,
-                Duration.ofSeconds(4), WorkloadOptions.of(Map.of("mix", "ordering"))));
+        assertNoReadFromOtherPartitions((new ClusterBenchmark.Spec(new Tpcw(new Tpcw.Size(300, 400)), dir, 3, 1, 5, 8,
+                Bounded.AT_MOST, WorkloadOptions.of(Map.of("mix", "ordering")))).bounded(Bounded.CALLS));
     }
 
     @Test
     void rubisBiddingMix(@TempDir Path dir) throws Exception {
-        assertNoReadFromOtherPartitions(new ClusterBenchmark.Spec(new Rubis(new Rubis.Size(300, 200, 100)), dir, 3, 1,
-                7, 10, Duration.ofSeconds(4), WorkloadOptions.NONE));
+        assertNoReadFromOtherPartitions((new ClusterBenchmark.Spec(new Rubis(new Rubis.Size(300, 200, 100)), dir, 3, 1,
+                7, 10, Bounded.AT_MOST, WorkloadOptions.NONE)).bounded(Bounded.CALLS));
     }
 
     @Test
     void tpccWithRemoteWarehouses(@TempDir Path dir) throws Exception {
-        assertNoReadFromOtherPartitions(new ClusterBenchmark.Spec(new Tpcc(new Tpcc.Size(500, 20)), dir, 3, 6, 9, 12,
-                Duration.ofSeconds(4), WorkloadOptions.of(Map.of("remote-lines", "20", "remote-payments", "40"))));
+        assertNoReadFromOtherPartitions((new ClusterBenchmark.Spec(new Tpcc(new Tpcc.Size(500, 20)), dir, 3, 6, 9, 12,
+                Bounded.AT_MOST, WorkloadOptions.of(Map.of("remote-lines", "20", "remote-payments", "40")))).bounded(Bounded.CALLS));
     }
 }

@@ -12,6 +12,7 @@ import dev.gyro.protocol.Value;
 import dev.gyro.cluster.Backend;
 import dev.gyro.emulation.Capacity;
 import dev.gyro.emulation.wan.Wan;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.slf4j.Logger;
@@ -31,6 +32,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  * {@link HomedWorkload}: session k draws its keys among the partitions of the instance channel k enters at, and on
  * the emulated WAN a homed micro-benchmark's requests are run where they enter instead of being forwarded.
  */
+@Tag("slow")
 class HomedWorkloadTest {
 
     private static final Logger log = LoggerFactory.getLogger(HomedWorkloadTest.class);

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.gyro.cluster.Backend;
 import dev.gyro.emulation.Capacity;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -22,6 +23,7 @@ import static org.assertj.core.api.Assertions.within;
  * has every required field with sane values, its ratios agree with its own numbers, and the plots and summary
  * are written.
  */
+@Tag("slow")
 class LocalRatioScenarioTest {
 
     @Test

@@ -6,7 +6,6 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 
@@ -17,8 +16,8 @@ class MicroClusterTest {
 
     @Test
     void halfLocalMixRunsConvergesAndCountsEveryOperationOnce(@TempDir Path dir) throws Exception {
-        ClusterBenchmark.Report report = ClusterBenchmark.run(new ClusterBenchmark.Spec(new Micro(), dir, 3, 1, 7, 6,
-                Duration.ofSeconds(3), WorkloadOptions.of(Map.of("local", "50", "service-ms", "1"))),
+        ClusterBenchmark.Report report = ClusterBenchmark.run((new ClusterBenchmark.Spec(new Micro(), dir, 3, 1, 7, 6,
+                Bounded.AT_MOST, WorkloadOptions.of(Map.of("local", "50", "service-ms", "1")))).bounded(Bounded.CALLS),
                 new ClusterBenchmark.Listener() {});
         assertThat(report.problems()).isEmpty();
         assertThat(report.run().count("local")).isPositive();
@@ -28,8 +27,8 @@ class MicroClusterTest {
 
     @Test
     void voidModeSendsNoSqlButIsStillOrdered(@TempDir Path dir) throws Exception {
-        ClusterBenchmark.Report report = ClusterBenchmark.run(new ClusterBenchmark.Spec(new Micro(), dir, 3, 1, 7, 4,
-                Duration.ofSeconds(2), WorkloadOptions.parse(List.of("local=80", "void", "service-ms=0"))),
+        ClusterBenchmark.Report report = ClusterBenchmark.run((new ClusterBenchmark.Spec(new Micro(), dir, 3, 1, 7, 4,
+                Bounded.AT_MOST, WorkloadOptions.parse(List.of("local=80", "void", "service-ms=0")))).bounded(Bounded.CALLS),
                 new ClusterBenchmark.Listener() {});
         assertThat(report.problems()).isEmpty();
         assertThat(report.run().byTransaction()).containsOnlyKeys("voidLocal", "voidGlobal");

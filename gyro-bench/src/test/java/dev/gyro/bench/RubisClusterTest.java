@@ -6,7 +6,6 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Path;
-import java.time.Duration;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -15,9 +14,9 @@ class RubisClusterTest {
 
     @Test
     void biddingMixRunsConvergesAndKeepsTheInvariants(@TempDir Path dir) throws Exception {
-        ClusterBenchmark.Report report = ClusterBenchmark.run(new ClusterBenchmark.Spec(
-                new Rubis(new Rubis.Size(300, 200, 100)), dir, 3, 1, 17, 10, Duration.ofSeconds(6),
-                WorkloadOptions.NONE), new ClusterBenchmark.Listener() {});
+        ClusterBenchmark.Report report = ClusterBenchmark.run((new ClusterBenchmark.Spec(
+                new Rubis(new Rubis.Size(300, 200, 100)), dir, 3, 1, 17, 10, Bounded.AT_MOST,
+                WorkloadOptions.NONE)).bounded(Bounded.CALLS), new ClusterBenchmark.Listener() {});
         Reports.print(report, System.out);
         assertThat(report.problems()).isEmpty();
         assertThat(report.run().count("local")).isPositive();

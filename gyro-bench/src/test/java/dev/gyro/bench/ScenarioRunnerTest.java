@@ -8,6 +8,7 @@ import dev.gyro.cluster.Backend;
 import dev.gyro.emulation.Capacity;
 import dev.gyro.cluster.LocalCluster;
 import dev.gyro.emulation.wan.Wan;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -33,6 +34,7 @@ import static org.assertj.core.api.Assertions.within;
  * that could not run (a system this class path lacks, 2PC on SQLite) recorded with the reason instead of ending the
  * run, and a setting on the emulated WAN.
  */
+@Tag("slow")
 class ScenarioRunnerTest {
 
     /**

@@ -2,6 +2,7 @@ package dev.gyro.bench;
 
 import dev.gyro.app.Call;
 import dev.gyro.cluster.Backend;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 import java.util.List;
@@ -15,6 +16,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  * The scenario definitions say what each experiment needs and what the paper reports for it (the engine itself:
  * ScenarioRunnerTest).
  */
+@Tag("servers")
 class ScenariosTest {
 
     static Scenario quick(String name) {

@@ -6,6 +6,7 @@ import dev.gyro.cluster.Backend;
 import dev.gyro.emulation.Capacity;
 import dev.gyro.emulation.wan.Wan;
 import dev.gyro.servers.ThrowawayServers;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -27,6 +28,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  * The scenario runner's long-lived servers: each point gets new, empty databases on the same servers, and the last
  * point's are gone; a scenario on PostgreSQL runs valid points for Gyro and 2PC with them.
  */
+@Tag("servers")
 class ServerPoolTest {
 
     @ParameterizedTest

@@ -4,11 +4,11 @@ import dev.gyro.app.Call;
 import dev.gyro.app.Workload;
 import dev.gyro.app.WorkloadOptions;
 import dev.gyro.apps.tpcc.Tpcc;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.Map;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -17,6 +17,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * TPC-C over 6 warehouses on 3 instances over SQLite, partitioned by warehouse. Remote rates are raised (20% of
  * lines, 40% of payments) so that a short run has many global requests and pending rows to fold.
  */
+@Tag("slow")
 class TpccClusterTest {
 
     static final Tpcc APP = new Tpcc(new Tpcc.Size(500, 20));
@@ -44,8 +45,8 @@ class TpccClusterTest {
 
     @Test
     void standardMixWithRemoteWarehousesKeepsConditionsOneToFour(@TempDir Path dir) throws Exception {
-        ClusterBenchmark.Report report = ClusterBenchmark.run(new ClusterBenchmark.Spec(
-                APP, dir, 3, WAREHOUSES, SEED, SESSIONS, Duration.ofSeconds(6), REMOTE), new ClusterBenchmark.Listener() {});
+        ClusterBenchmark.Report report = ClusterBenchmark.run((new ClusterBenchmark.Spec(
+                APP, dir, 3, WAREHOUSES, SEED, SESSIONS, Bounded.AT_MOST, REMOTE)).bounded(Bounded.CALLS), new ClusterBenchmark.Listener() {});
         Reports.print(report, System.out);
         assertThat(report.problems()).isEmpty();
         assertThat(report.run().count("local")).isPositive();

@@ -14,7 +14,6 @@ import java.sql.DriverManager;
 import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
-import java.time.Duration;
 import java.util.Map;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -24,9 +23,9 @@ class TpcwClusterTest {
 
     @Test
     void orderingMixRunsConvergesAndKeepsTheInvariants(@TempDir Path dir) throws Exception {
-        ClusterBenchmark.Report report = ClusterBenchmark.run(new ClusterBenchmark.Spec(
-                new Tpcw(new Tpcw.Size(300, 400)), dir, 3, 1, 11, 8, Duration.ofSeconds(6),
-                WorkloadOptions.of(Map.of("mix", "ordering"))), new ClusterBenchmark.Listener() {});
+        ClusterBenchmark.Report report = ClusterBenchmark.run((new ClusterBenchmark.Spec(
+                new Tpcw(new Tpcw.Size(300, 400)), dir, 3, 1, 11, 8, Bounded.AT_MOST,
+                WorkloadOptions.of(Map.of("mix", "ordering")))).bounded(Bounded.CALLS), new ClusterBenchmark.Listener() {});
         Reports.print(report, System.out);
         assertThat(report.problems()).isEmpty();
         assertThat(report.run().count("local")).isPositive();

@@ -14,6 +14,7 @@ import dev.gyro.cluster.Backend;
 import dev.gyro.emulation.Capacity;
 import dev.gyro.emulation.wan.Site;
 import dev.gyro.emulation.wan.Wan;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -36,6 +37,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * lower bound the emulation guarantees (Table II round trips), except where the point is that a request crosses
  * no inter-site link: there the median must stay under the shortest one-way delay it would otherwise add.
  */
+@Tag("slow")
 class WanSystemsTest {
 
     static final ObjectMapper JSON = new ObjectMapper();

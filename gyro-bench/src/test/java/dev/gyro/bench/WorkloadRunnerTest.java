@@ -4,6 +4,7 @@ import dev.gyro.app.WorkloadOptions;
 import dev.gyro.apps.micro.Micro;
 import dev.gyro.cluster.Backend;
 import dev.gyro.emulation.Capacity;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -20,6 +21,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * The load generator against a real system: the centralized micro-benchmark database behind an emulated server of
  * one transaction at a time, 20 ms each, so that it completes at most 50 calls a second whatever this machine does.
  */
+@Tag("slow")
 class WorkloadRunnerTest {
 
     static final Micro APP = new Micro();
@@ -173,5 +175,30 @@ class WorkloadRunnerTest {
         long inTime = 0;
         for (long c : r.timeline().completed()) inTime += c;
         assertThat(inTime).as("the timeline counts each call in the interval it was sent in").isEqualTo(3);
+    }
+
+    /**
+     * A run bounded by calls ends once that many were recorded, long before its bound in time, and its throughput is
+     * over the time it took: 4 sessions against a target that answers at once make 50 calls long before 60 s.
+     */
+    @Test
+    void aRunBoundedByCallsEndsWhenTheyAreMade() throws InterruptedException {
+        Target instant = new Target() {
+            public Channel open() {
+                return call -> new Result(dev.gyro.app.Outcome.ok(List.of()), "local");
+            }
+
+            public void close() {}
+        };
+        WorkloadRunner.Result r = WorkloadRunner.run(APP.workload(1, WorkloadOptions.of(Map.of("service-ms", "0"))),
+                instant, WorkloadRunner.Settings.calls(4, 50, Duration.ofSeconds(60), 9), (e, t, c) -> {});
+        assertThat(r.completed()).as("the calls asked for, and those in flight at the end").isBetween(50L, 54L);
+        assertThat(r.seconds()).as("measured until the calls were made, not for the 60 s").isLessThan(60);
+    }
+
+    @Test
+    void aRunBoundedByNoCallsIsRefused() {
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> WorkloadRunner.Settings.calls(4, 0,
+                Duration.ofSeconds(1), 1)).hasMessageContaining("at least one");
     }
 }

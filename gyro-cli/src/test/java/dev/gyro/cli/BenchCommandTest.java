@@ -3,6 +3,7 @@ package dev.gyro.cli;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.gyro.cluster.Backend;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -22,6 +23,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * scenario's quick configuration end to end as a user would (the engine is tested further in gyro-bench:
  * ScenarioRunnerTest, LocalRatioScenarioTest).
  */
+@Tag("servers")
 class BenchCommandTest {
 
     record Run(int exit, String out) {}

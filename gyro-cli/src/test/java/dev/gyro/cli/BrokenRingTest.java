@@ -10,6 +10,7 @@ import dev.gyro.wire.Transport;
 import dev.gyro.wire.tls.Certificates;
 import dev.gyro.wire.tls.TlsFiles;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -32,6 +33,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * the metrics show it; the client that gave up hears "outcome unknown: queued at instance I behind the token held by
  * J", not "instance I unreachable"; when the holder is back, an INFO line says so and the queued request runs.
  */
+@Tag("processes")
 class BrokenRingTest {
 
     @TempDir

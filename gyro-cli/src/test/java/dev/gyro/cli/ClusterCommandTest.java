@@ -12,6 +12,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Assertions;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 import java.io.ByteArrayOutputStream;
@@ -36,6 +37,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  * {@code gyro cluster} and {@code gyro demo --backend} on real PostgreSQL and MariaDB servers that the commands
  * start themselves. Skipped when a server is not installed, failed instead under CI=true.
  */
+@Tag("servers")
+@Tag("processes")
 class ClusterCommandTest {
 
     static Path base;

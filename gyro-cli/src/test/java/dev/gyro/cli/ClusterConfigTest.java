@@ -6,6 +6,7 @@ import dev.gyro.cluster.Backend;
 import dev.gyro.cluster.LocalCluster;
 import dev.gyro.servers.DatabaseServer;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -18,6 +19,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /** {@code gyro cluster start --config cluster.yaml}: one file describes a cluster; a mistake names line and key. */
+@Tag("servers")
+@Tag("processes")
 class ClusterConfigTest {
 
     @TempDir

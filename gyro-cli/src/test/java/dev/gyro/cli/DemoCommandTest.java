@@ -1,5 +1,6 @@
 package dev.gyro.cli;
 
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -11,6 +12,7 @@ import java.nio.file.Path;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /** The demo's contract: checks and figures printed, exit 0 and a last line starting with "demo: OK". */
+@Tag("slow")
 class DemoCommandTest {
 
     @TempDir

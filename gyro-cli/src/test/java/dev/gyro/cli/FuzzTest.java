@@ -9,6 +9,7 @@ import dev.gyro.wire.Reply;
 import dev.gyro.wire.Transport;
 import dev.gyro.wire.tls.Certificates;
 import dev.gyro.wire.tls.TlsFiles;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -24,6 +25,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * requests and peer messages, each answered with an error of a known kind, no instance crashed or hung, no replica
  * changed, and the ring still runs global requests afterwards.
  */
+@Tag("slow")
 class FuzzTest {
 
     @Test

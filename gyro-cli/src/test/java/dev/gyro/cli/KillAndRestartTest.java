@@ -9,6 +9,7 @@ import dev.gyro.wire.Reply;
 import dev.gyro.cluster.LocalCluster;
 import dev.gyro.check.ReplicaCheck;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -37,6 +38,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * been applied exactly once everywhere: replicated tables equal, stock conserved, and each instance's last
  * applied gsn equal to the number of orders (every successful order is exactly one state update).
  */
+@Tag("processes")
 class KillAndRestartTest {
 
     static final long SEED = 42;

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.gyro.client.GyroClient;
 import dev.gyro.wire.Transport;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -29,6 +30,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * during a workload, {@code gyro cluster status}, and the live view in a real headless Chromium, which must show the
  * ring with live numbers (a last gsn above 0, the token's holder).
  */
+@Tag("processes")
 class LiveViewTest {
 
     @TempDir

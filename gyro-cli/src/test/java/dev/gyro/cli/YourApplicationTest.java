@@ -7,6 +7,7 @@ import dev.gyro.runtime.ApplicationCheck;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 import java.io.IOException;
@@ -36,6 +37,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  * PostgreSQL), answering {@code gyro call --cluster}; then every kind of bad jar is refused with one line naming the
  * jar, the class and the reason.
  */
+@Tag("servers")
+@Tag("processes")
 class YourApplicationTest {
 
     static Path base;
@@ -52,7 +55,32 @@ class YourApplicationTest {
         ClusterCommandTest.Run made = gyro("new-app", "bank", "--dir", project.toString());
         assertThat(made.exit()).as(made.out()).isZero();
         assertThat(made.out()).contains("wrote bank").contains("transfer").contains("global");
-        mvnPackage(project);
+        // The scaffolds the refusal tests need, built with the bank in one Maven run (each run of its own cost 10-20 s)
+        Path other = base.resolve("other-bank");
+        assertThat(gyro("new-app", "bank", "--package", "com.example.other", "--dir", other.toString()).exit()).isZero();
+        Path otherPom = other.resolve("pom.xml"); // one reactor cannot hold two com.example:bank
+        Files.writeString(otherPom, Files.readString(otherPom).replaceFirst("<artifactId>bank</artifactId>",
+                "<artifactId>other-bank</artifactId>"));
+        assertThat(gyro("new-app", "store", "--dir", base.resolve("store-app").toString()).exit()).isZero();
+        for (Path pom : List.of(otherPom, base.resolve("store-app/pom.xml"))) // the bank's own tests are enough
+            Files.writeString(pom, Files.readString(pom).replaceFirst("<properties>", "<properties><skipTests>true</skipTests>"));
+        Path bad = base.resolve("badsql");
+        assertThat(gyro("new-app", "badsql", "--dir", bad.toString()).exit()).isZero();
+        Path transfer = bad.resolve("src/main/java/com/example/badsql/Transfer.java");
+        Files.writeString(transfer, Files.readString(transfer).replace(
+                "\"UPDATE ACCOUNTS SET BALANCE = BALANCE + ? WHERE ACC_ID = ?\"",
+                "\"UPDATE ACCOUNTS SET BALANCE = BALANCE + ? WHERE ACC_ID = ? RETURNING BALANCE\""));
+        // its own BankTest would fail, as it should: transfer's statement now returns rows
+        deleteTree(bad.resolve("src/test"));
+        Files.writeString(base.resolve("pom.xml"), """
+                <project xmlns="http://maven.apache.org/POM/4.0.0">
+                  <modelVersion>4.0.0</modelVersion>
+                  <groupId>com.example</groupId><artifactId>scaffolds</artifactId><version>1</version>
+                  <packaging>pom</packaging>
+                  <modules><module>bank</module><module>other-bank</module><module>store-app</module><module>badsql</module></modules>
+                </project>
+                """);
+        mvnPackage(base);
         jar = project.resolve("target/bank-0.1.0.jar");
         assertThat(jar).exists();
     }
@@ -64,8 +92,11 @@ class YourApplicationTest {
 
     @AfterAll
     static void cleanUp() throws IOException {
-        if (base == null) return;
-        try (Stream<Path> all = Files.walk(base)) {
+        if (base != null) deleteTree(base);
+    }
+
+    static void deleteTree(Path root) throws IOException {
+        try (Stream<Path> all = Files.walk(root)) {
             for (Path p : all.sorted(Comparator.reverseOrder()).toList()) Files.deleteIfExists(p);
         }
     }
@@ -219,10 +250,7 @@ class YourApplicationTest {
 
     @Test
     void twoApplicationsWithOneNameAreRefused() throws Exception {
-        Path other = base.resolve("other-bank");
-        assertThat(gyro("new-app", "bank", "--package", "com.example.other", "--dir", other.toString()).exit()).isZero();
-        mvnPackage(other, "-DskipTests");
-        Path otherJar = other.resolve("target/bank-0.1.0.jar");
+        Path otherJar = base.resolve("other-bank/target/other-bank-0.1.0.jar");
         assertThat(loadWith("bank", jar, otherJar)).contains("two applications are named 'bank'")
                 .contains("com.example.bank.Bank (" + jar + ")").contains("com.example.other.Bank (" + otherJar + ")");
         // the same classes in two jars: the first wins, and Gyro says so instead of picking one in silence
@@ -231,10 +259,7 @@ class YourApplicationTest {
         assertThat(loadWith("bank", jar, twin)).contains("application jar " + twin)
                 .contains("com.example.bank.Bank is also in application jar " + jar);
         // an application named like a built-in one
-        Path store = base.resolve("store-app");
-        assertThat(gyro("new-app", "store", "--dir", store.toString()).exit()).isZero();
-        mvnPackage(store, "-DskipTests");
-        assertThat(loadWith("store", store.resolve("target/store-0.1.0.jar")))
+        assertThat(loadWith("store", base.resolve("store-app/target/store-0.1.0.jar")))
                 .contains("two applications are named 'store'").contains("dev.gyro.apps.store.OnlineStore (the class path)");
     }
 
@@ -251,12 +276,6 @@ class YourApplicationTest {
     @Test
     void aGlobalTransactionWhoseSqlCaptureRefusesIsRefusedAtLoad() throws Exception {
         Path bad = base.resolve("badsql");
-        assertThat(gyro("new-app", "badsql", "--dir", bad.toString()).exit()).isZero();
-        Path transfer = bad.resolve("src/main/java/com/example/badsql/Transfer.java");
-        Files.writeString(transfer, Files.readString(transfer).replace(
-                "\"UPDATE ACCOUNTS SET BALANCE = BALANCE + ? WHERE ACC_ID = ?\"",
-                "\"UPDATE ACCOUNTS SET BALANCE = BALANCE + ? WHERE ACC_ID = ? RETURNING BALANCE\""));
-        mvnPackage(bad, "-DskipTests"); // its own BankTest fails, as it should: transfer's statement now returns rows
         Path badJar = bad.resolve("target/badsql-0.1.0.jar");
         assertThat(loadWith("badsql", badJar)).contains("application jar " + badJar)
                 .contains("com.example.badsql.Transfer.ADD").contains("transaction transfer, global")

@@ -3,12 +3,14 @@ package dev.gyro.cluster;
 import dev.gyro.runtime.db.MariaDbDialect;
 import dev.gyro.runtime.db.PostgresDialect;
 import dev.gyro.servers.ServerKind;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /** A backend is chosen per cluster by name, or follows from an instance's JDBC URL. */
+@Tag("servers")
 class BackendTest {
 
     @Test

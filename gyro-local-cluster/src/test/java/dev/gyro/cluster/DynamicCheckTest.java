@@ -8,6 +8,7 @@ import dev.gyro.app.Classification;
 import dev.gyro.app.Kind;
 import dev.gyro.apps.store.OnlineStore;
 import dev.gyro.client.GyroClient;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -23,6 +24,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * classification no request reads from a local request of another partition; with order misclassified as local,
  * addItem requests of other carts read the ITEMS rows such local orders wrote, and the checker names them.
  */
+@Tag("slow")
 class DynamicCheckTest {
 
     @TempDir

@@ -20,6 +20,7 @@ import io.grpc.stub.ClientCalls;
 import io.grpc.stub.MetadataUtils;
 import io.grpc.stub.ServerCalls;
 import io.grpc.stub.StreamObserver;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -39,6 +40,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * 28): what a peer sends on it is acknowledged in order; a malformed message ends that stream only; and a peer that
  * takes messages but never acknowledges them is reported unreachable, as one that misses a call's deadline was.
  */
+@Tag("slow")
 class PeerLinkTest {
 
     @Test

@@ -3,6 +3,7 @@ package dev.gyro.cluster;
 import dev.gyro.runtime.db.PostgresDialect;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 
 /**
  * {@link BackendClusterContract} on three PostgreSQL servers with {@link dev.gyro.runtime.db.OrderedCommits} turned
@@ -10,6 +11,7 @@ import org.junit.jupiter.api.BeforeAll;
  * contract holds the same (replicas equal, the store's audit, one update per order, a database server's crash).
  * {@link PostgresClusterTest} runs it with the default, a round's globals in parallel.
  */
+@Tag("servers")
 class PostgresGlobalsOneAtATimeClusterTest extends BackendClusterContract {
 
     @BeforeAll

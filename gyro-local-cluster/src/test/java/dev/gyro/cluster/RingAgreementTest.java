@@ -6,6 +6,7 @@ import dev.gyro.client.GyroClient;
 import dev.gyro.runtime.GyroInstance;
 import dev.gyro.runtime.InstanceConfig;
 import dev.gyro.wire.Reply;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -24,6 +25,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  * instance started twice on one database (SQLite, PostgreSQL, MariaDB) is refused, and so is an instance restarted on a recreated database or on a
  * backup the ring has moved past; the others carry on unchanged, and with the right database back the ring goes on.
  */
+@Tag("servers")
 class RingAgreementTest {
 
     static final List<String> TABLES = List.of("ITEMS", "SHOPPING_CARTS", "ORDERS", "ORDER_LINES", "gyro_state");

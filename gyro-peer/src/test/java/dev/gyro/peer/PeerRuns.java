@@ -18,6 +18,9 @@ import java.util.Map;
 /** What the peer's tests share: backends that may be missing, and one short workload run through the peer. */
 final class PeerRuns {
 
+    /** The most one run may last before it ends with the calls it made. */
+    static final Duration AT_MOST = Duration.ofSeconds(30);
+
     private PeerRuns() {}
 
     /** Outside CI a missing server skips the test with the reason; with CI=true it fails. */
@@ -36,19 +39,23 @@ final class PeerRuns {
 
     /** What one run did, and what the checks found afterwards. */
     /**
-     * @param committed transactions the peer committed over the whole run, warm-up included: the peer on MariaDB
-     *                  can stall for seconds on RUBiS (lock waits across shards, seen: 662 commits in the warm-up,
-     *                  then none in a 3 s window), so progress is judged over the run, not the measured window alone
+     * @param committed transactions the peer committed over the whole run: the peer on MariaDB can stall for seconds
+     *                  on RUBiS (lock waits across shards, seen: 662 commits, then none in a 3 s window), so progress
+     *                  is judged over the run
      */
     record Run(WorkloadRunner.Result result, java.util.List<String> problems, long retries, long crossShard,
                long committed) {}
 
-    static Run run(SystemUnderTest.Setup setup, int sessions, Duration duration, WorkloadOptions options)
+    /**
+     * Drives {@code calls} calls of the application's mix through the peer (at most for {@link #AT_MOST}: a run bounded
+     * by work, not time, so a loaded machine makes it slower rather than thinner), then settles and checks.
+     */
+    static Run run(SystemUnderTest.Setup setup, int sessions, long calls, WorkloadOptions options)
             throws Exception {
         ShardingSphereSystem peer = new ShardingSphereSystem();
         try (SystemUnderTest.Deployment d = peer.deploy(setup)) {
             WorkloadRunner.Result r = WorkloadRunner.run(setup.app().workload(setup.scale(), options), d.target(),
-                    new WorkloadRunner.Settings(sessions, duration, 5, Duration.ofSeconds(3)), (e, t, n) -> {});
+                    WorkloadRunner.Settings.calls(sessions, calls, AT_MOST, 5), (e, t, n) -> {});
             PeerTarget t = (PeerTarget) d.target();
             Run run = new Run(r, d.settleAndCheck(), t.retries(), t.crossShard(), t.committed());
             print(setup, run);

@@ -9,6 +9,7 @@ import dev.gyro.app.Outcome;
 import dev.gyro.bench.sharded.ShardedDatabases;
 import dev.gyro.cluster.Backend;
 import dev.gyro.emulation.Capacity;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -28,6 +29,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  * failed after writing to both (the application throws, or one shard's server session dies before the commit), its
  * rows are on neither, and no prepared branch is left behind.
  */
+@Tag("servers")
 class PeerTransactionsTest {
 
     /** One micro-benchmark operation's rows for a new partition (both, so that the application's audit holds). */

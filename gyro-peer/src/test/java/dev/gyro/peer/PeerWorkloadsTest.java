@@ -10,21 +10,22 @@ import dev.gyro.cluster.Backend;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
-import java.time.Duration;
 import java.util.Map;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import org.junit.jupiter.api.Tag;
 
 /**
- * Every benchmark application runs through the peer on PostgreSQL and MariaDB: its mix for a few seconds over three
+ * Every benchmark application runs through the peer on PostgreSQL and MariaDB: its mix for 400 calls over three
  * throwaway servers, then placement, replicas and the application's audit over the union of the shards. Calls
  * of transactions the peer cannot run ({@link Unsupported}) must fail with their reason; nothing else may fail.
  */
+@Tag("servers")
 class PeerWorkloadsTest {
 
     private static void runs(Backend backend, String name, Application app, int scale, WorkloadOptions options)
             throws Exception {
-        PeerRuns.Run run = PeerRuns.run(PeerRuns.setup(app, backend, name, scale), 4, Duration.ofSeconds(3), options);
+        PeerRuns.Run run = PeerRuns.run(PeerRuns.setup(app, backend, name, scale), 4, 400, options);
         assertThat(run.problems()).as(name + " on " + backend + ": checks").isEmpty();
         assertThat(run.committed()).as(name + " on " + backend + ": committed transactions").isPositive();
         assertThat(run.crossShard()).as(name + " on " + backend + ": cross-shard commits").isPositive();

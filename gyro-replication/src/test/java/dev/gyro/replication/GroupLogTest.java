@@ -7,6 +7,7 @@ import dev.gyro.protocol.Token;
 import dev.gyro.protocol.Value;
 import dev.gyro.runtime.db.Database;
 import dev.gyro.runtime.db.MetadataStore;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -29,6 +30,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  * A group's log of row images on real Ratis servers and SQLite files (docs/decisions.md, decision 22): every replica
  * ends with the leader's rows, Gyro's metadata included, and records the log index it applied.
  */
+@Tag("slow")
 class GroupLogTest {
 
     @TempDir

@@ -18,12 +18,14 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import org.junit.jupiter.api.Tag;
 
 /**
  * On each backend, a group's leader killed mid-stream (its Ratis server closed at once): Ratis elects another, requests go on, nothing
  * acknowledged is lost, nothing is applied twice, and the killed replica restarted on its database and log catches up
  * (docs/decisions.md, decision 22).
  */
+@Tag("servers")
 class LeaderFailoverTest {
 
     @TempDir

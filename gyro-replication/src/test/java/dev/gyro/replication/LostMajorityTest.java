@@ -1,5 +1,6 @@
 package dev.gyro.replication;
 
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -14,6 +15,7 @@ import static org.assertj.core.api.Assertions.catchThrowableOfType;
  * with an error naming the group and how many replicas the leader reaches, its effect is not in the leader's
  * database, and the group carries on when its replicas return, every replica equal.
  */
+@Tag("slow")
 class LostMajorityTest {
 
     @TempDir

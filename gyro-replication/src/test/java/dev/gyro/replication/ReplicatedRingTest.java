@@ -13,6 +13,7 @@ import dev.gyro.servers.ThrowawayServers;
 import dev.gyro.wire.Reply;
 import org.junit.jupiter.api.Assertions;
 import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -43,6 +44,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * from a snapshot; a group loses its majority and gets it back. Every wait is for an event (orders succeeding, a
  * leader elected, the log applied); the bounds only end a failing run.
  */
+@Tag("servers")
 class ReplicatedRingTest {
 
     static final long SEED = 11;

@@ -2,6 +2,7 @@ package dev.gyro.servers;
 
 import org.junit.jupiter.api.Assertions;
 import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -19,6 +20,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /** Throwaway servers: they start on their own port, keep their data across a clean stop and across a crash. */
+@Tag("servers")
 class DatabaseServerTest {
 
     @TempDir

@@ -8,6 +8,7 @@ import dev.gyro.app.WorkloadOptions;
 import dev.gyro.apps.Databases;
 import dev.gyro.apps.Driver;
 import dev.gyro.protocol.PartitionMap;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -18,6 +19,7 @@ import java.util.List;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+@Tag("servers")
 class RubisTest {
 
     static final Rubis SMALL = new Rubis(new Rubis.Size(200, 150, 100));

@@ -7,6 +7,7 @@ import dev.gyro.app.WorkloadOptions;
 import dev.gyro.apps.Databases;
 import dev.gyro.apps.Driver;
 import dev.gyro.protocol.PartitionMap;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -18,6 +19,7 @@ import java.util.Map;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+@Tag("servers")
 class TpccTest {
 
     static final Tpcc SMALL = new Tpcc(new Tpcc.Size(500, 20));

@@ -8,6 +8,7 @@ import dev.gyro.app.WorkloadOptions;
 import dev.gyro.apps.Databases;
 import dev.gyro.apps.Driver;
 import dev.gyro.protocol.PartitionMap;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -19,6 +20,7 @@ import java.util.Map;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+@Tag("servers")
 class TpcwTest {
 
     static final Tpcw SMALL = new Tpcw(new Tpcw.Size(200, 300));

@@ -8,6 +8,7 @@ import dev.gyro.apps.tpcw.Tpcw;
 import dev.gyro.bench.SystemUnderTest;
 import dev.gyro.cluster.Backend;
 import dev.gyro.emulation.Capacity;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -19,6 +20,7 @@ import java.util.List;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+@Tag("slow")
 class ShardedDatabasesTest {
 
     @TempDir

@@ -16,6 +16,7 @@ import dev.gyro.bench.WorkloadRunner;
 import dev.gyro.cluster.Backend;
 import dev.gyro.emulation.Capacity;
 import dev.gyro.servers.ThrowawayServers;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -37,6 +38,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  * router unchanged and leaves valid shards (placement, replicas, the application's audit over the union, no
  * prepared transaction left behind); a call across shards commits on both or on neither.
  */
+@Tag("servers")
 class TwoPhaseCommitSystemTest {
 
     @TempDir
@@ -56,13 +58,13 @@ class TwoPhaseCommitSystemTest {
         SystemUnderTest system = Systems.byName("2pc");
         try (SystemUnderTest.Deployment d = system.deploy(setup(app, backend, name, scale))) {
             TwoPhaseCommitSystem.TwoPcTarget t = (TwoPhaseCommitSystem.TwoPcTarget) d.target();
-            // Windows of the workload until a call has spanned shards (an event, not a time: on a loaded machine a
-            // window can pass without one), at most 20, each with a seed of its own.
+            // Runs of 200 calls until a call has spanned shards (an event, not a time), at most 20, each with a seed
+            // of its own.
             WorkloadRunner.Result r;
             int window = 0;
             do {
                 r = WorkloadRunner.run(app.workload(scale, options), d.target(),
-                        new WorkloadRunner.Settings(4, Duration.ofSeconds(3), 21 + window), (a, b, c) -> {});
+                        WorkloadRunner.Settings.calls(4, 200, Duration.ofSeconds(30), 21 + window), (a, b, c) -> {});
                 assertThat(r.failures()).as(name + " on " + backend).isEmpty();
             } while (t.twoPhase.sum() == 0 && ++window < 20);
             assertThat(d.settleAndCheck()).as(name + " on " + backend).isEmpty();

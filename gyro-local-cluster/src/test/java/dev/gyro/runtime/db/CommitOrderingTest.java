@@ -2,6 +2,7 @@ package dev.gyro.runtime.db;
 
 import dev.gyro.cluster.Backend;
 import dev.gyro.cluster.TestServers;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 import java.sql.Connection;
@@ -27,6 +28,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  * <p>The scenario: a reader R reads row x and later writes row y from what it read; a writer W writes x. When R
  * reads x before W writes it, R is serialized before W whatever the commit order.
  */
+@Tag("servers")
 class CommitOrderingTest {
 
     static final String[] SCHEMA = {

@@ -2,6 +2,7 @@ package dev.gyro.runtime.db;
 
 import dev.gyro.protocol.RowChange;
 import dev.gyro.cluster.Backend;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 import java.sql.PreparedStatement;
@@ -16,6 +17,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * {@link BackendCaptureContract} on real MariaDB servers, plus what only MariaDB has: UPDATE without RETURNING
  * (captured by a keyed re-read), UPDATE ... ORDER BY ... LIMIT, REPLACE.
  */
+@Tag("servers")
 class MariaDbCaptureTest extends BackendCaptureContract {
 
     @Override

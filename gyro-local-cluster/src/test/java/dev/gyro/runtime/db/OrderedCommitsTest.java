@@ -3,6 +3,7 @@ package dev.gyro.runtime.db;
 import dev.gyro.cluster.Backend;
 import dev.gyro.cluster.TestServers;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 import java.sql.Connection;
@@ -20,6 +21,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  * (a reader serialized first commits last) cannot commit, requests that do not conflict run side by side and both
  * commit, and a cycle between row locks and the commit order is a deadlock PostgreSQL breaks.
  */
+@Tag("servers")
 class OrderedCommitsTest {
 
     private Database db;

@@ -1,8 +1,10 @@
 package dev.gyro.runtime.db;
 
 import dev.gyro.cluster.Backend;
+import org.junit.jupiter.api.Tag;
 
 /** {@link BackendCaptureContract} on real PostgreSQL servers. */
+@Tag("servers")
 class PostgresCaptureTest extends BackendCaptureContract {
 
     @Override

@@ -20,6 +20,7 @@ import java.sql.SQLException;
 import java.util.List;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import org.junit.jupiter.api.Tag;
 
 /**
  * Exactly once across crashes of the database server itself (docs/decisions.md, decision 5): instance 1 of a ring of three,
@@ -28,6 +29,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * resumes from what its database recorded, driven by the real {@link ConveyorBelt}: the update that did not commit
  * is applied again, the one that did is not.
  */
+@Tag("servers")
 class ServerCrashExactlyOnceTest {
 
     static final StateUpdate U1 = update(1, 0, 1, 10);
