@@ -116,7 +116,7 @@ final class Commands {
         Result r = run(command, user, timeout);
         if (!r.ok())
             throw new IllegalStateException(what + " failed (exit " + r.exitCode() + ", '" + String.join(" ",
-                    as(user, command)) + "'):\n" + tail(r.output(), 25));
+                    as(user, command)) + "'):\n" + errors(r.output()) + tail(r.output(), 25));
         return r.output();
     }
 
@@ -148,6 +148,14 @@ final class Commands {
     }
 
     /** The last {@code lines} lines of {@code text}. */
+    /** The lines of {@code output} that report an error (a long output's tail may be all advice), each once. */
+    static String errors(String output) {
+        StringBuilder out = new StringBuilder();
+        output.lines().filter(l -> l.contains("ERROR") || l.contains("error:") || l.contains("FATAL")).distinct()
+                .limit(10).forEach(l -> out.append(l).append('\n'));
+        return out.isEmpty() ? "" : out.append("...\n").toString();
+    }
+
     static String tail(String text, int lines) {
         String[] all = text.strip().split("\n");
         int from = Math.max(0, all.length - lines);

@@ -68,7 +68,15 @@ public final class MariaDbServer extends DatabaseServer {
                     "--datadir=" + data, "--auth-root-authentication-method=normal", "--skip-test-db",
                     "--innodb-log-file-size=16M", "--innodb-buffer-pool-size=32M"));
             if (osUser != null) cmd.add("--user=" + osUser);
-            Commands.check("mariadb-install-db", cmd, null, TIMEOUT);
+            try {
+                Commands.check("mariadb-install-db", cmd, null, TIMEOUT);
+            } catch (IllegalStateException first) {
+                // Seen once, with a second JVM installing its own at the same moment: the bootstrap failed within a
+                // second. Said, then tried once more on a clean directory; a second failure is the caller's.
+                System.err.println("gyro: " + first.getMessage() + "\ngyro: installing once more");
+                deleteTree(data);
+                Commands.check("mariadb-install-db", cmd, null, TIMEOUT);
+            }
             Runtime.getRuntime().addShutdownHook(new Thread(() -> deleteTree(base)));
             template = data;
             return data;
