@@ -18,7 +18,8 @@ final class DemoCommand implements Callable<Integer> {
     @Option(names = {"--clients", "--sessions"}, defaultValue = "16", description = "concurrent clients (default: ${DEFAULT-VALUE})")
     int clients;
 
-    @Option(names = "--duration", defaultValue = "20", description = "seconds of workload (default: ${DEFAULT-VALUE})")
+    @Option(names = "--duration", defaultValue = "20", description = "seconds of workload, longer while no order (a global request) has completed yet, up to 60 s more"
+            + " (default: ${DEFAULT-VALUE})")
     double seconds;
 
     @Option(names = "--dir", defaultValue = "demo-data", description = "where the databases go (SQLite files or"
