@@ -55,21 +55,6 @@ final class GlobalExecutor implements AutoCloseable {
 
     private static final Logger log = LoggerFactory.getLogger(GlobalExecutor.class);
 
-    /** {@code -Dgyro.holdLocals=false} lets local requests in while the token's updates are applied (to compare). */
-    private static final boolean HOLD_LOCALS = !"false".equals(System.getProperty("gyro.holdLocals"));
-
-    /**
-     * {@code -Dgyro.classKeepsSlot=false} lets each global request of a conflict class go through the transaction gate
-     * on its own, behind whatever took the slot its predecessor freed (to compare; {@link ChainSlot}).
-     */
-    private static final boolean CLASS_KEEPS_SLOT = !"false".equals(System.getProperty("gyro.classKeepsSlot"));
-
-    /**
-     * {@code -Dgyro.classByFirstValue=false} puts requests in one conflict class only when all their partitioning
-     * values are equal (to compare; {@link #conflictClasses}).
-     */
-    private static final boolean CLASS_BY_FIRST_VALUE = !"false".equals(System.getProperty("gyro.classByFirstValue"));
-
     /** Pause between tries to learn from an unreachable database whether a transaction committed. */
     private static final Backoff DATABASE_DOWN = Backoff.of(10, 1000);
 
@@ -171,7 +156,7 @@ final class GlobalExecutor implements AutoCloseable {
      * so that the transactions in service finish while the updates are applied. Called on the belt loop.
      */
     void tokenArrived() {
-        if (!HOLD_LOCALS || pending.isEmpty()) return;
+        if (pending.isEmpty()) return;
         TransactionGate.Hold before = held.getAndSet(gate.holdLocals());
         if (before != null) before.close();
     }
@@ -216,7 +201,7 @@ final class GlobalExecutor implements AutoCloseable {
         for (long id : ids) {
             Pending p = pending.get(id);
             List<Value> key = p == null ? List.of() : partitionOf.apply(p.request());
-            if (CLASS_BY_FIRST_VALUE && key.size() > 1) key = key.subList(0, 1);
+            if (key.size() > 1) key = key.subList(0, 1);
             classes.computeIfAbsent(key, k -> new ArrayList<>()).add(id);
         }
         return classes.values();
@@ -279,7 +264,6 @@ final class GlobalExecutor implements AutoCloseable {
         private TransactionGate.Slot slot;
 
         void enter(Runnable entered) throws InterruptedException {
-            if (!CLASS_KEEPS_SLOT) close();
             if (slot == null) {
                 slot = enterAhead(entered);
                 return;

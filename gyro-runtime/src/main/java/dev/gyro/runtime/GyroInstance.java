@@ -51,18 +51,6 @@ public final class GyroInstance implements AutoCloseable {
 
     private static final Logger log = LoggerFactory.getLogger(GyroInstance.class);
 
-    /**
-     * The holder sends each update it commits to every other instance at once (docs/decisions.md, decision 25);
-     * {@code -Dgyro.updatesAhead=false} leaves them to the token alone (to compare).
-     */
-    static final boolean UPDATES_AHEAD = !"false".equals(System.getProperty("gyro.updatesAhead"));
-
-    /**
-     * With updates ahead, instances say what they applied, and the holder leaves those updates off the token
-     * (docs/decisions.md, decision 26); {@code -Dgyro.trimToken=false} keeps every update on it for a whole round.
-     */
-    static final boolean TRIM_TOKEN = !"false".equals(System.getProperty("gyro.trimToken"));
-
     private final InstanceConfig config;
     private final int self;
     private final TransactionCatalog catalog;
@@ -182,7 +170,7 @@ public final class GyroInstance implements AutoCloseable {
             // vouches for its database, and asking the peers would lengthen every failover by their answers' wait.
             if (replicated == null) agreeWithTheRing(state);
             ConveyorBelt belt = new ConveyorBelt(config.beltConfig(links, parallelGlobals)
-                    .withUpdatesAhead(UPDATES_AHEAD).withTrimToken(TRIM_TOKEN), state,
+                    .withUpdatesAhead(true).withTrimToken(true), state,
                     config.hooks().clock().getAsLong());
             position = RingAgreement.Position.of(belt);
             loop = new BeltLoop(belt, Threads.single(self, "belt"), this::failStop, b -> {
