@@ -4,6 +4,7 @@ import dev.gyro.protocol.Action;
 import dev.gyro.protocol.DurableState;
 import dev.gyro.protocol.Message;
 import dev.gyro.runtime.db.Database;
+import dev.gyro.runtime.db.Failures;
 import dev.gyro.runtime.db.MetadataStore;
 import dev.gyro.runtime.db.UpdateApplier;
 import org.slf4j.Logger;
@@ -11,8 +12,6 @@ import org.slf4j.LoggerFactory;
 
 import java.sql.Connection;
 import java.sql.SQLException;
-import java.sql.SQLRecoverableException;
-import java.sql.SQLTransientException;
 import java.util.function.BooleanSupplier;
 
 /**
@@ -28,9 +27,6 @@ import java.util.function.BooleanSupplier;
 final class BeltActions implements BeltLoop.Actions {
 
     private static final Logger log = LoggerFactory.getLogger(BeltActions.class);
-
-    /** Pause between tries of an action's DBMS transaction while the database does not answer. */
-    static final Backoff DATABASE_DOWN = Backoff.of(10, 1000);
 
     /**
      * What the token does here, for the instance's watch on its ring and its metrics (docs/decisions.md, decision 18).
@@ -178,30 +174,10 @@ final class BeltActions implements BeltLoop.Actions {
                 });
                 return;
             } catch (SQLException | RuntimeException e) {
-                if (!passes(e)) throw e;
+                if (!db.failures().passes(e)) throw e;
                 log.warn("instance {} could not {} (attempt {}), retrying: {}", self, what, attempt, e.toString());
-                if (!DATABASE_DOWN.pause(attempt)) throw new GlobalExecutor.Stopping();
+                if (!Failures.DATABASE_DOWN.pause(attempt)) throw new GlobalExecutor.Stopping();
             }
-        }
-    }
-
-    /**
-     * True for a failure that goes away by itself: a lost race, or a database that cannot be reached (connection
-     * errors, a server shutting down or out of resources), which a fresh connection confirms.
-     */
-    private boolean passes(Exception e) {
-        if (db.isRetryable(e)) return true;
-        for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
-            if (t instanceof SQLTransientException || t instanceof SQLRecoverableException) return true;
-            if (t instanceof SQLException s && s.getSQLState() != null
-                    && (s.getSQLState().startsWith("08") || s.getSQLState().startsWith("57")
-                    || s.getSQLState().startsWith("53"))) return true;
-        }
-        try (Connection probe = db.readConnection()) { // answers: the failure was this transaction's own
-            db.rollback(probe);
-            return false;
-        } catch (SQLException | RuntimeException unreachable) {
-            return true;
         }
     }
 }

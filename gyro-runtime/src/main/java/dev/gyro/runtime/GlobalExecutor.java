@@ -12,6 +12,7 @@ import dev.gyro.protocol.StateUpdate;
 import dev.gyro.protocol.Value;
 import dev.gyro.runtime.db.CapturingConnection;
 import dev.gyro.runtime.db.Database;
+import dev.gyro.runtime.db.Failures;
 import dev.gyro.runtime.db.MetadataStore;
 import dev.gyro.runtime.db.OrderedCommits;
 import dev.gyro.runtime.db.UnavailableException;
@@ -54,9 +55,6 @@ import java.util.function.Function;
 final class GlobalExecutor implements AutoCloseable {
 
     private static final Logger log = LoggerFactory.getLogger(GlobalExecutor.class);
-
-    /** Pause between tries to learn from an unreachable database whether a transaction committed. */
-    private static final Backoff DATABASE_DOWN = Backoff.of(10, 1000);
 
     private record Pending(Request request, Arguments arguments, long arrivedAt, Consumer<Reply> reply,
                            PhaseClock.Timeline timeline) {}
@@ -400,7 +398,7 @@ final class GlobalExecutor implements AutoCloseable {
                     if (anyway != null) return new Outcome(null, anyway, e);
                     abortGrant(id); // a fixed gsn (one at a time) is simply offered again on the next attempt
                 }
-                if (attempt < db.options().maxAttempts() && db.isRetryable(e)) {
+                if (attempt < db.options().maxAttempts() && db.failures().lostRace(e)) {
                     if (!retry.pause(attempt)) throw new InterruptedException();
                     continue;
                 }
@@ -443,9 +441,11 @@ final class GlobalExecutor implements AutoCloseable {
                             gsn, failure.toString());
                 return found;
             } catch (SQLException | RuntimeException e) {
+                if (!db.failures().passes(e))
+                    throw new IllegalStateException("cannot learn whether global update " + gsn + " committed", e);
                 log.warn("instance {} cannot learn whether global update {} committed (attempt {}), retrying: {}",
                         self, gsn, attempt, e.toString());
-                if (!DATABASE_DOWN.pause(attempt)) throw new InterruptedException();
+                if (!Failures.DATABASE_DOWN.pause(attempt)) throw new InterruptedException();
             }
         }
     }
