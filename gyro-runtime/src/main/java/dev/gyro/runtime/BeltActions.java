@@ -46,6 +46,9 @@ final class BeltActions implements BeltLoop.Actions {
 
         /** The token of {@code hop} arrived and its {@code updates} were applied. */
         void received(long hop, int updates);
+
+        /** A peer's message arrived, before the belt hears of it. */
+        default void heard(Message message) {}
     }
 
     /** Where messages to the other instances of the ring go. */
@@ -83,6 +86,21 @@ final class BeltActions implements BeltLoop.Actions {
     }
 
     @Override
+    public void queued(long requestId, boolean holdsToken, boolean wasParked) {
+        globals.queued(requestId, holdsToken, wasParked);
+    }
+
+    @Override
+    public void refused(long requestId, int queued) {
+        globals.refused(requestId, queued);
+    }
+
+    @Override
+    public void received(Message message) {
+        token.heard(message);
+    }
+
+    @Override
     public void perform(Action action) throws SQLException {
         if (action instanceof Action.Send send) {
             if (send.message() instanceof Message.TokenPass pass) token.sent(send.to(), pass.token().hop());
@@ -110,7 +128,7 @@ final class BeltActions implements BeltLoop.Actions {
         applied(apply.updates().size(), apply.lastGsn());
         long hop = apply.token().hop();
         token.received(hop, apply.updates().size());
-        loop.submit(belt -> belt.onUpdatesApplied(hop));
+        loop.step(new BeltEvent.UpdatesApplied(hop));
     }
 
     /**
@@ -126,7 +144,7 @@ final class BeltActions implements BeltLoop.Actions {
         });
         stats.updatesAhead.add(ahead.updates().size());
         applied(ahead.updates().size(), ahead.lastGsn());
-        loop.submit(belt -> belt.onAheadApplied(ahead));
+        loop.step(new BeltEvent.AheadApplied(ahead));
     }
 
     /** Other instances' updates up to {@code lastGsn} are in the database: counted, and the session waiters go on. */

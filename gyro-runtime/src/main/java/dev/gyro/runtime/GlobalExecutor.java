@@ -6,7 +6,6 @@ import dev.gyro.app.UserAbort;
 import dev.gyro.wire.Reply;
 import dev.gyro.wire.Request;
 import dev.gyro.protocol.Action;
-import dev.gyro.protocol.ConveyorBelt;
 import dev.gyro.protocol.RowChange;
 import dev.gyro.protocol.StateUpdate;
 import dev.gyro.protocol.Value;
@@ -135,17 +134,21 @@ final class GlobalExecutor implements AutoCloseable {
         long id = requestIds.getAndIncrement();
         PhaseClock.Timeline timeline = clock.arrived(request.transaction(), arrivedNanos);
         pending.put(id, new Pending(request, new Arguments(converted), System.currentTimeMillis(), reply, timeline));
-        loop.submit(belt -> {
-            boolean parked = belt.role() == ConveyorBelt.Role.PARKED;
-            if (belt.onGlobalRequest(id)) {
-                clock.queued(timeline, belt, parked);
-                return;
-            }
-            Pending p = pending.remove(id);
-            stats.refused.increment();
-            if (p != null) p.reply().accept(replies.error(Reply.Status.OVERLOADED, "instance " + self
-                    + " already has " + belt.queuedGlobals() + " global requests waiting for the token"));
-        });
+        loop.step(new BeltEvent.GlobalRequest(id));
+    }
+
+    /** The belt took request {@code id} into its queue ({@link BeltLoop.Actions#queued}). On the belt loop. */
+    void queued(long id, boolean holdsToken, boolean wasParked) {
+        Pending p = pending.get(id);
+        if (p != null) clock.queued(p.timeline(), holdsToken, wasParked);
+    }
+
+    /** The belt refused request {@code id}: its client is told the instance is overloaded. On the belt loop. */
+    void refused(long id, int queued) {
+        Pending p = pending.remove(id);
+        stats.refused.increment();
+        if (p != null) p.reply().accept(replies.error(Reply.Status.OVERLOADED, "instance " + self
+                + " already has " + queued + " global requests waiting for the token"));
     }
 
     /**
@@ -239,10 +242,8 @@ final class GlobalExecutor implements AutoCloseable {
                         try {
                             run(id, gsns, entered, slot, i == ids.size() - 1);
                         } catch (RuntimeException | Error e) { // the belt waits for this request's report: fail-stop
-                            loop.submit(belt -> {
-                                throw new IllegalStateException("global request " + id + " could not be executed: " + e,
-                                        e);
-                            });
+                            loop.failStop(new IllegalStateException("global request " + id
+                                    + " could not be executed: " + e, e));
                             return;
                         }
                     }
@@ -283,7 +284,7 @@ final class GlobalExecutor implements AutoCloseable {
     private long awaitGrant(long id, PhaseClock.Timeline timeline) throws InterruptedException {
         CompletableFuture<Long> f = grants.computeIfAbsent(id, k -> new CompletableFuture<>());
         long asked = System.nanoTime();
-        loop.submit(belt -> belt.onReadyToCommit(id));
+        loop.step(new BeltEvent.ReadyToCommit(id));
         try {
             return f.get();
         } catch (ExecutionException | CancellationException e) {
@@ -421,7 +422,7 @@ final class GlobalExecutor implements AutoCloseable {
 
     /** Parallel rounds: the granted gsn stays unused; a new grant is asked for when the request is ready again. */
     private void abortGrant(long id) {
-        if (grants.replace(id, new CompletableFuture<>()) != null) loop.submit(belt -> belt.onCommitAborted(id));
+        if (grants.replace(id, new CompletableFuture<>()) != null) loop.step(new BeltEvent.CommitAborted(id));
     }
 
     /**
@@ -451,7 +452,7 @@ final class GlobalExecutor implements AutoCloseable {
     }
 
     private void report(long id, StateUpdate update) {
-        loop.submit(belt -> belt.onGlobalExecuted(id, update));
+        loop.step(new BeltEvent.GlobalExecuted(id, update));
     }
 
     private RequestObserver.Observed observed(Request request, RequestObserver watcher) {

@@ -141,10 +141,10 @@ final class InstanceParts implements AutoCloseable {
             ConveyorBelt belt = new ConveyorBelt(config.beltConfig(links, parallelGlobals)
                     .withUpdatesAhead(true).withTrimToken(true), state, config.hooks().clock().getAsLong());
             position = RingAgreement.Position.of(belt);
-            loop = built(new BeltLoop(belt, Threads.single(self, "belt"), failStop, b -> {
-                stats.belt(b.role().name(), b.queuedGlobals());
-                position = RingAgreement.Position.of(b);
-            }));
+            loop = built(new BeltLoop(self, belt, Threads.single(self, "belt"), failStop, view -> {
+                stats.belt(view.role().name(), view.queuedGlobals());
+                position = view.position();
+            }, BeltLoop.Recorder.NONE));
             globals.attach(loop);
             Database database = db;
             router = new RequestRouter(self, routing, catalog, local, globals, peers, session, requestThreads, replies,
@@ -166,9 +166,14 @@ final class InstanceParts implements AutoCloseable {
                             log.debug("instance {} received the token of hop {} with {} update(s) to apply", self,
                                     hop, updates);
                         }
+
+                        @Override
+                        public void heard(dev.gyro.protocol.Message message) {
+                            ring.received(message);
+                        }
                     }));
-            server = built(new InstanceServer(config, check, router, loop::submit, routing.toJson(),
-                    this::statusJson, () -> position.encode(), ring::received).start());
+            server = built(new InstanceServer(config, check, router, loop::step, routing.toJson(),
+                    this::statusJson, () -> position.encode()).start());
             http = config.http() == null ? null
                     : built(new HttpEndpoint(self, config.http(), metrics::scrape, this::statusJson, this::ringJson));
             built(() -> {
@@ -182,7 +187,7 @@ final class InstanceParts implements AutoCloseable {
                 peers.check();
                 ring.check();
             }, 1, 1, TimeUnit.SECONDS);
-            timers.scheduleAtFixedRate(() -> loop.submit(b -> b.onTick(config.hooks().clock().getAsLong())),
+            timers.scheduleAtFixedRate(() -> loop.step(new BeltEvent.Tick(config.hooks().clock().getAsLong())),
                     config.tickMillis(), config.tickMillis(), TimeUnit.MILLISECONDS);
             built(timers::shutdownNow); // closed first: no tick after close begins
         } catch (SQLException e) {

@@ -1,6 +1,5 @@
 package dev.gyro.runtime;
 
-import dev.gyro.protocol.ConveyorBelt;
 import dev.gyro.runtime.hook.PhaseObserver;
 import dev.gyro.runtime.hook.PhaseObserver.Phase;
 
@@ -64,9 +63,9 @@ final class PhaseClock {
     }
 
     /** The belt took the request into Q; {@code wasParked}: it held a parked token, which the request woke. */
-    void queued(Timeline t, ConveyorBelt belt, boolean wasParked) {
+    void queued(Timeline t, boolean holdsToken, boolean wasParked) {
         long now = System.nanoTime();
-        if (!belt.holdsToken()) {
+        if (!holdsToken) {
             awaitingToken.add(t);
             return;
         }
