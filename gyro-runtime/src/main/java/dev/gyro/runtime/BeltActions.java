@@ -4,11 +4,8 @@ import dev.gyro.protocol.Action;
 import dev.gyro.protocol.DurableState;
 import dev.gyro.protocol.Message;
 import dev.gyro.runtime.db.Database;
-import dev.gyro.runtime.db.Failures;
 import dev.gyro.runtime.db.MetadataStore;
 import dev.gyro.runtime.db.UpdateApplier;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -20,13 +17,11 @@ import java.util.function.BooleanSupplier;
  * here, in order; executing global requests is handed to the {@link GlobalExecutor}, which reports back through
  * the loop; sends go to the peers without waiting.
  *
- * <p>A DBMS transaction of an action is tried again while the failure is one that passes (the database server is
- * down or restarting, a lost race): the belt cannot go on without it, and the database is what a restart would
- * recover from anyway. Any other failure is thrown, and the loop stops the instance (fail-stop).
+ * <p>A DBMS transaction of an action is tried again while the failure is one that passes (the database server is down
+ * or restarting, a lost race; {@link RetryRule#durably}): the belt cannot go on without it, and the database is what a
+ * restart would recover from anyway. Any other failure is thrown, and the loop stops the instance (fail-stop).
  */
 final class BeltActions implements BeltLoop.Actions {
-
-    private static final Logger log = LoggerFactory.getLogger(BeltActions.class);
 
     /**
      * What the token does here, for the instance's watch on its ring and its metrics (docs/decisions.md, decision 18).
@@ -64,7 +59,7 @@ final class BeltActions implements BeltLoop.Actions {
     private final SessionGate session;
     private final InstanceStats stats;
     private final BeltLoop loop;
-    private final BooleanSupplier closed;
+    private final RetryRule retry;
     private final TokenEvents token;
 
     BeltActions(int self, Database db, Peers peers, GlobalExecutor globals, SessionGate session, InstanceStats stats,
@@ -82,7 +77,7 @@ final class BeltActions implements BeltLoop.Actions {
         this.session = session;
         this.stats = stats;
         this.loop = loop;
-        this.closed = closed;
+        this.retry = new RetryRule(self, db, closed);
     }
 
     @Override
@@ -119,7 +114,7 @@ final class BeltActions implements BeltLoop.Actions {
     private void applyUpdates(Action.ApplyUpdates apply) throws SQLException {
         globals.clock().tokenArrived();
         globals.tokenArrived();
-        durably("apply the updates of hop " + apply.token().hop(), (c, retry) -> {
+        retry.durably("apply the updates of hop " + apply.token().hop(), (c, retry) -> {
             if (retry && receivedAlready(c, apply.token().hop())) return;
             UpdateApplier.applyAll(c, db.dialect(), apply.updates());
             MetadataStore.recordReceived(c, apply.token(), apply.lastGsn());
@@ -137,7 +132,7 @@ final class BeltActions implements BeltLoop.Actions {
      * committed (it may tell their maker, decision 26).
      */
     private void applyAhead(Action.ApplyAhead ahead) throws SQLException {
-        durably("apply the updates up to gsn " + ahead.lastGsn() + " ahead of the token", (c, retry) -> {
+        retry.durably("apply the updates up to gsn " + ahead.lastGsn() + " ahead of the token", (c, retry) -> {
             if (retry && MetadataStore.lastGsn(c) >= ahead.lastGsn()) return; // the first attempt committed
             UpdateApplier.applyAll(c, db.dialect(), ahead.updates());
             MetadataStore.recordAppliedAhead(c, ahead.updates().get(0).gsn() - 1, ahead.lastGsn());
@@ -156,18 +151,13 @@ final class BeltActions implements BeltLoop.Actions {
 
     /** Algorithm 1, line 19: recorded as passed first, so that a restart resends it instead of acting as primary. */
     private void passToken(Action.PassToken pass) throws SQLException {
-        durably("record the token of hop " + pass.token().hop() + " as passed",
+        retry.durably("record the token of hop " + pass.token().hop() + " as passed",
                 (c, retry) -> MetadataStore.recordPassed(c, pass.token()));
         stats.tokenPasses.increment();
         globals.releaseLocals(); // the round had none to run after all
         globals.clock().tokenPassed(pass.token().updates().size());
         token.sent(pass.to(), pass.token().hop());
         peers.send(pass.to(), new Message.TokenPass(self, pass.token()));
-    }
-
-    private interface Work {
-        /** @param retry an earlier attempt failed, maybe only its commit's answer: it may have committed */
-        void run(Connection c, boolean retry) throws SQLException;
     }
 
     /**
@@ -179,23 +169,5 @@ final class BeltActions implements BeltLoop.Actions {
         DurableState recorded = MetadataStore.load(c, self);
         return recorded.tokenStatus() == DurableState.TokenStatus.HELD && recorded.token() != null
                 && recorded.token().hop() == hop;
-    }
-
-    private void durably(String what, Work work) throws SQLException {
-        for (int attempt = 1; ; attempt++) {
-            if (closed.getAsBoolean()) throw new GlobalExecutor.Stopping();
-            boolean retry = attempt > 1;
-            try {
-                db.inTransaction(false, c -> {
-                    work.run(c, retry);
-                    return null;
-                });
-                return;
-            } catch (SQLException | RuntimeException e) {
-                if (!db.failures().passes(e)) throw e;
-                log.warn("instance {} could not {} (attempt {}), retrying: {}", self, what, attempt, e.toString());
-                if (!Failures.DATABASE_DOWN.pause(attempt)) throw new GlobalExecutor.Stopping();
-            }
-        }
     }
 }

@@ -112,7 +112,7 @@ final class BeltLoop implements AutoCloseable {
                     actions.perform(a);
                 }
             afterEach.accept(new View(belt.role(), belt.queuedGlobals(), RingAgreement.Position.of(belt)));
-        } catch (GlobalExecutor.Stopping e) {
+        } catch (Stopping e) {
             stopped = true; // the instance is closing: what is left is decided by the database on restart
         } catch (Throwable t) {
             if (stopped) return;

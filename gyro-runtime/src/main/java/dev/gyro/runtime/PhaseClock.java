@@ -103,6 +103,26 @@ final class PhaseClock {
         visitGlobals++;
     }
 
+    /** The request's attempt number {@code attempt} begins; on its global thread. */
+    void attempt(Timeline t, int attempt) {
+        t.attempts = attempt;
+    }
+
+    /** The request got through the transaction gate; on its global thread. */
+    void inSlot(Timeline t) {
+        t.inSlot = System.nanoTime();
+    }
+
+    /** The request waited for a gsn grant since {@code askedNanos} ({@link System#nanoTime()}); on its global thread. */
+    void grantedSince(Timeline t, long askedNanos) {
+        t.gsnWait += System.nanoTime() - askedNanos;
+    }
+
+    /** The request's attempts are over; on its global thread. */
+    void committed(Timeline t) {
+        t.committed = System.nanoTime();
+    }
+
     /** The token is passed on (line 19), carrying {@code updatesCarried}. */
     void tokenPassed(int updatesCarried) {
         long now = System.nanoTime();

@@ -553,7 +553,7 @@ final class SimNode {
         runDeposed(() -> {
             try {
                 deposed.onMessage(message);
-            } catch (IllegalArgumentException e) { // refused and dropped, as the runtime does (InstanceServer)
+            } catch (IllegalArgumentException e) { // refused and dropped, as the runtime does (BeltLoop)
                 sim.trace(() -> id + "'s deposed leader refuses a message: " + e.getMessage());
             }
         });

@@ -88,7 +88,10 @@ public final class PostgresDialect implements Dialect {
         return false;
     }
 
-    /** SSI aborts one side of every cycle, which is what {@link OrderedCommits} builds on (docs/decisions.md, decision 20). */
+    /**
+     * SSI aborts one side of every cycle, which is what {@link OrderedCommits} builds on: a round's globals run side by
+     * side (docs/decisions.md, decision 20).
+     */
     @Override
     public boolean orderedCommits() {
         return true;
