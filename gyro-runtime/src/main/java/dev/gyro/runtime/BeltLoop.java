@@ -1,6 +1,7 @@
 package dev.gyro.runtime;
 
 import dev.gyro.protocol.Action;
+import dev.gyro.protocol.BeltEvent;
 import dev.gyro.protocol.ConveyorBelt;
 import dev.gyro.protocol.Message;
 import org.slf4j.Logger;
@@ -128,16 +129,16 @@ final class BeltLoop implements AutoCloseable {
         if (event instanceof BeltEvent.MessageReceived m) {
             actions.received(m.message());
             try {
-                m.feed(belt);
+                belt.step(m);
             } catch (IllegalArgumentException e) { // from no member of the ring, or out of ring order: dropped
                 log.warn("instance {} rejected a message: {}", self, e.getMessage());
             }
         } else if (event instanceof BeltEvent.GlobalRequest g) {
             boolean wasParked = belt.role() == ConveyorBelt.Role.PARKED;
-            if (g.feed(belt)) actions.queued(g.requestId(), belt.holdsToken(), wasParked);
+            if (belt.step(g)) actions.queued(g.requestId(), belt.holdsToken(), wasParked);
             else actions.refused(g.requestId(), belt.queuedGlobals());
         } else {
-            event.feed(belt);
+            belt.step(event);
         }
     }
 

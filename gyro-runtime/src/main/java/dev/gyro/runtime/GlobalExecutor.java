@@ -4,6 +4,7 @@ import dev.gyro.app.TransactionCatalog;
 import dev.gyro.wire.Reply;
 import dev.gyro.wire.Request;
 import dev.gyro.protocol.Action;
+import dev.gyro.protocol.BeltEvent;
 import dev.gyro.protocol.StateUpdate;
 import dev.gyro.protocol.Value;
 import dev.gyro.runtime.db.Database;
@@ -38,7 +39,7 @@ import java.util.function.Function;
  * <p>Threads: {@link #enqueue} from request threads; {@link #execute} and {@link #grant} from the belt loop, which
  * they never block; each request runs on one of the global threads, whose number is the window.
  */
-final class GlobalExecutor implements AutoCloseable {
+final class GlobalExecutor implements BeltActions.Globals, AutoCloseable {
 
     private static final Logger log = LoggerFactory.getLogger(GlobalExecutor.class);
 
@@ -106,13 +107,15 @@ final class GlobalExecutor implements AutoCloseable {
     }
 
     /** The belt took request {@code id} into its queue ({@link BeltLoop.Actions#queued}). On the belt loop. */
-    void queued(long id, boolean holdsToken, boolean wasParked) {
+    @Override
+    public void queued(long id, boolean holdsToken, boolean wasParked) {
         GlobalAttempts.Pending p = pending.get(id);
         if (p != null) clock.queued(p.timeline(), holdsToken, wasParked);
     }
 
     /** The belt refused request {@code id}: its client is told the instance is overloaded. On the belt loop. */
-    void refused(long id, int queued) {
+    @Override
+    public void refused(long id, int queued) {
         GlobalAttempts.Pending p = pending.remove(id);
         stats.refused.increment();
         if (p != null) p.reply().accept(replies.error(Reply.Status.OVERLOADED, "instance " + self
@@ -121,20 +124,30 @@ final class GlobalExecutor implements AutoCloseable {
 
     /**
      * The token arrived and its updates are about to be applied: if global requests wait here, local requests are
-     * held back from now until the round's first requests are in their slots ({@link TransactionGate#holdLocals()}),
-     * so that the transactions in service finish while the updates are applied. Called on the belt loop.
+     * held back from now until the round's first requests are in their slots ({@link RoundScheduler#holdLocals}), so
+     * that the transactions in service finish while the updates are applied. Called on the belt loop.
      */
-    void tokenArrived() {
+    @Override
+    public void tokenArrived() {
+        clock.tokenArrived();
         if (!pending.isEmpty()) rounds.holdLocals();
     }
 
-    /** Lets local requests in again, if {@link #tokenArrived()} held them. Safe from any thread, any number of times. */
-    void releaseLocals() {
+    @Override
+    public void updatesApplied(int updates) {
+        clock.updatesApplied(updates);
+    }
+
+    /** Lets local requests in again, if {@link #tokenArrived()} held them, and ends the token's visit here. */
+    @Override
+    public void tokenPassed(int updates) {
         rounds.releaseLocals();
+        clock.tokenPassed(updates);
     }
 
     /** {@link Action.ExecuteGlobal}: one request, whose gsn the belt fixed. Does not wait for it. */
-    void execute(Action.ExecuteGlobal one) {
+    @Override
+    public void execute(Action.ExecuteGlobal one) {
         long gsn = one.gsn();
         executing(one.requestId());
         GlobalAttempts.GsnSource fixed = new GlobalAttempts.GsnSource() {
@@ -150,7 +163,8 @@ final class GlobalExecutor implements AutoCloseable {
     }
 
     /** {@link Action.ExecuteGlobals}: the whole round at once; each request asks for its gsn when ready. */
-    void execute(Action.ExecuteGlobals round) {
+    @Override
+    public void execute(Action.ExecuteGlobals round) {
         for (long id : round.requestIds()) {
             granted.expect(id);
             executing(id);
@@ -159,7 +173,8 @@ final class GlobalExecutor implements AutoCloseable {
     }
 
     /** {@link Action.CommitGlobal}: the belt grants a waiting request its gsn ({@link GsnGrants#grant}). */
-    void grant(Action.CommitGlobal commit) {
+    @Override
+    public void grant(Action.CommitGlobal commit) {
         granted.grant(commit);
     }
 

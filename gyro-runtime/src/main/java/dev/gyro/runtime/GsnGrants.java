@@ -1,6 +1,7 @@
 package dev.gyro.runtime;
 
 import dev.gyro.protocol.Action;
+import dev.gyro.protocol.BeltEvent;
 
 import java.util.Map;
 import java.util.concurrent.CancellationException;

@@ -25,7 +25,7 @@ import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * One Gyro instance: the application's transactions, the coordination runtime and one DBMS instance (paper
- * Section III, Figure 1). This class only wires the parts together and runs their lifecycle
+ * Section III, Figure 1). This class only runs the lifecycle of its parts, which {@link InstanceParts} builds once
  * (docs/architecture.md, "The runtime shell"):
  * <ul>
  *   <li>{@link InstanceServer}: the gRPC endpoint, a client service and a peer service on executors of their own;</li>
@@ -34,8 +34,8 @@ import java.util.concurrent.atomic.AtomicLong;
  *   <li>{@link SessionGate}: parks a request until the gsn its client saw is applied here;</li>
  *   <li>{@link GlobalExecutor}: Algorithm 1, lines 6 and 14-18, one request at a time or a whole round at once
  *       where the DBMS has commit ordering (paper Appendix B);</li>
- *   <li>{@link BeltLoop} and {@link BeltActions}: the only thread that touches the {@link ConveyorBelt}, performing
- *       its actions in order; fail-stop;</li>
+ *   <li>{@link BeltLoop} and {@link BeltActions}: the driver, the only thread that touches the {@link ConveyorBelt},
+ *       feeding it events and performing its actions in order; fail-stop;</li>
  *   <li>{@link InstanceStats}: what the Status method reports.</li>
  * </ul>
  */

@@ -1,8 +1,10 @@
 package dev.gyro.runtime;
 
 import dev.gyro.app.TransactionCatalog;
+import dev.gyro.protocol.BeltEvent;
 import dev.gyro.protocol.ConveyorBelt;
 import dev.gyro.protocol.DurableState;
+import dev.gyro.protocol.Message;
 import dev.gyro.runtime.db.Database;
 import dev.gyro.runtime.db.Dialect;
 import dev.gyro.runtime.db.InstanceLock;
@@ -153,8 +155,8 @@ final class InstanceParts implements AutoCloseable {
                         return r == null ? null : Reply.decode(r);
                     });
             // The belt exists before the server accepts anything, so no request or message can find it missing.
-            loop.start(new BeltActions(self, db, peers, globals, session, stats, loop, closed,
-                    new BeltActions.TokenEvents() {
+            loop.start(new BeltActions(self, new JdbcBeltStore(self, db, closed), peers, globals, loop::step,
+                    new ShellProgress(stats, session, new ShellProgress.TokenEvents() {
                         @Override
                         public void sent(int to, long hop) {
                             if (ring.tokenSent(to, hop)) metrics.tokenPassed();
@@ -168,10 +170,10 @@ final class InstanceParts implements AutoCloseable {
                         }
 
                         @Override
-                        public void heard(dev.gyro.protocol.Message message) {
+                        public void heard(Message message) {
                             ring.received(message);
                         }
-                    }));
+                    })));
             server = built(new InstanceServer(config, check, router, loop::step, routing.toJson(),
                     this::statusJson, () -> position.encode()).start());
             http = config.http() == null ? null

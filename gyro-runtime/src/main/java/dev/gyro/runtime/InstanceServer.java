@@ -3,6 +3,7 @@ package dev.gyro.runtime;
 import dev.gyro.wire.Reply;
 import dev.gyro.wire.Request;
 import dev.gyro.wire.Wire;
+import dev.gyro.protocol.BeltEvent;
 import dev.gyro.protocol.Codec;
 import dev.gyro.protocol.MalformedMessageException;
 import dev.gyro.protocol.Message;

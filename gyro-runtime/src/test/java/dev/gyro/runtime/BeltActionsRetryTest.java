@@ -121,7 +121,8 @@ class BeltActionsRetryTest {
         GlobalExecutor globals = new GlobalExecutor(1, flaky, catalog, TransactionGate.NONE, new Replies(1, stats),
                 stats, session, new AtomicLong(), r -> List.of(), new ShellSimulationTest.Lane(), null,
                 new PhaseClock(null));
-        actions = new BeltActions(1, flaky, (to, m) -> {}, globals, session, stats, loop, () -> false);
+        actions = new BeltActions(1, new JdbcBeltStore(1, flaky, () -> false), (to, m) -> {}, globals, loop::step,
+                new ShellProgress(stats, session, ShellProgress.TokenEvents.NONE));
     }
 
     @Test

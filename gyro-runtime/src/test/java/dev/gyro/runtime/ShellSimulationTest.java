@@ -4,6 +4,7 @@ import dev.gyro.app.Transaction;
 import dev.gyro.app.TransactionCatalog;
 import dev.gyro.app.TxContext;
 import dev.gyro.protocol.Action;
+import dev.gyro.protocol.BeltEvent;
 import dev.gyro.protocol.Codec;
 import dev.gyro.protocol.ConveyorBelt;
 import dev.gyro.protocol.ConveyorBeltConfig;
@@ -80,7 +81,7 @@ class ShellSimulationTest {
                 ConveyorBelt fresh = new ConveyorBelt(n.beltConfig, n.recovered, n.startedAt);
                 for (Stepped s : n.recorded) {
                     try {
-                        s.event().feed(fresh);
+                        fresh.step(s.event());
                     } catch (IllegalArgumentException dropped) { // the loop drops a message from outside the ring
                         assertThat(s.event()).isInstanceOf(BeltEvent.MessageReceived.class);
                     }
@@ -241,8 +242,9 @@ class ShellSimulationTest {
                     (event, actions) -> recorded.add(new Stepped(event, List.copyOf(actions))));
             run.incarnations.add(this);
             globals.attach(loop);
-            loop.start(new BeltActions(id, db, (to, m) -> run.network.add(new Run.InFlight(id, to,
-                    Codec.encodeMessage(m))), globals, session, stats, loop, () -> closed));
+            loop.start(new BeltActions(id, new JdbcBeltStore(id, db, () -> closed),
+                    (to, m) -> run.network.add(new Run.InFlight(id, to, Codec.encodeMessage(m))), globals, loop::step,
+                    new ShellProgress(stats, session, ShellProgress.TokenEvents.NONE)));
         }
 
         /** Everything in memory is lost; the database keeps what committed. */
