@@ -87,7 +87,7 @@ final class GlobalExecutor implements BeltActions.Globals, AutoCloseable {
         attempts.observe(observer);
     }
 
-    /** Where the phases of its requests and the token's visits are timed (the belt actions report to it too). */
+    /** Where the phases of its requests and the token's visits are timed (for observers of an instance's phases). */
     PhaseClock clock() {
         return clock;
     }
