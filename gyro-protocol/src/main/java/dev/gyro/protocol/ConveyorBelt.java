@@ -140,6 +140,28 @@ public final class ConveyorBelt {
     // ---------------------------------------------------------------- events
 
     /**
+     * Feeds one event (etcd raft's {@code Step}): does exactly what the {@code on...} method it names does; a
+     * {@link BeltEvent.Start} does nothing. {@link #ready()} then returns the actions it asks for.
+     *
+     * @return false only for a {@link BeltEvent.GlobalRequest} refused because the queue is full
+     * @throws IllegalArgumentException for a message from no member of the ring ({@link #onMessage})
+     * @throws IllegalStateException    when the event breaks the belt's invariants, and always for a
+     *                                  {@link BeltEvent.FailStop}
+     */
+    public boolean step(BeltEvent event) {
+        if (event instanceof BeltEvent.GlobalRequest g) return onGlobalRequest(g.requestId());
+        if (event instanceof BeltEvent.MessageReceived m) onMessage(m.message());
+        else if (event instanceof BeltEvent.Tick t) onTick(t.nowMillis());
+        else if (event instanceof BeltEvent.UpdatesApplied u) onUpdatesApplied(u.hop());
+        else if (event instanceof BeltEvent.AheadApplied a) onAheadApplied(a.ahead());
+        else if (event instanceof BeltEvent.ReadyToCommit r) onReadyToCommit(r.requestId());
+        else if (event instanceof BeltEvent.CommitAborted c) onCommitAborted(c.requestId());
+        else if (event instanceof BeltEvent.GlobalExecuted e) onGlobalExecuted(e.requestId(), e.update());
+        else if (event instanceof BeltEvent.FailStop f) throw new IllegalStateException(f.reason(), f.cause());
+        return true;
+    }
+
+    /**
      * A global request arrived from a client (Algorithm 1, line 6: append to Q).
      *
      * @return false if the queue is full; the request was not accepted and the client must be told so

@@ -1,55 +1,35 @@
 package dev.gyro.runtime;
 
 import dev.gyro.protocol.Action;
-import dev.gyro.protocol.DurableState;
+import dev.gyro.protocol.BeltEvent;
 import dev.gyro.protocol.Message;
-import dev.gyro.runtime.db.Database;
-import dev.gyro.runtime.db.MetadataStore;
-import dev.gyro.runtime.db.UpdateApplier;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
+import dev.gyro.protocol.Token;
 
-import java.sql.Connection;
-import java.sql.SQLException;
-import java.sql.SQLRecoverableException;
-import java.sql.SQLTransientException;
-import java.util.function.BooleanSupplier;
+import java.util.function.Consumer;
 
 /**
  * Performs the Conveyor Belt's actions on the instance, each as {@link Action}'s Javadoc demands, on the belt loop
- * thread ({@link BeltLoop}). Applying a token's updates and recording a token as passed are DBMS transactions done
- * here, in order; executing global requests is handed to the {@link GlobalExecutor}, which reports back through
- * the loop; sends go to the peers without waiting.
+ * thread ({@link BeltLoop}). It depends only on the small interfaces below, each of which a deterministic environment
+ * can stand in for: the belt's durable duties ({@link BeltStore}: applying a token's updates, updates sent ahead,
+ * recording a token as passed, each one transaction done in order here), the other instances ({@link Peers}: sends
+ * never wait), the execution of global requests ({@link Globals}, which reports back through the loop), and what the
+ * instance observes of its progress ({@link Progress}).
  *
- * <p>A DBMS transaction of an action is tried again while the failure is one that passes (the database server is
- * down or restarting, a lost race): the belt cannot go on without it, and the database is what a restart would
- * recover from anyway. Any other failure is thrown, and the loop stops the instance (fail-stop).
+ * <p>A durable duty that fails stops the instance: the loop's fail-stop (docs/decisions.md, decision 11). Trying it
+ * again while the failure passes is the store's own duty.
  */
 final class BeltActions implements BeltLoop.Actions {
 
-    private static final Logger log = LoggerFactory.getLogger(BeltActions.class);
+    /** The belt's durable duties: each returns once committed, in one transaction (see each {@link Action}). */
+    interface BeltStore {
+        /** Algorithm 1, lines 8-12: the updates applied and the token recorded as held with the last gsn, at once. */
+        void applyUpdates(Action.ApplyUpdates apply) throws Exception;
 
-    /** Pause between tries of an action's DBMS transaction while the database does not answer. */
-    static final Backoff DATABASE_DOWN = Backoff.of(10, 1000);
+        /** Updates sent ahead of the token (decision 25) applied with the last applied gsn, at once. */
+        void applyAhead(Action.ApplyAhead ahead) throws Exception;
 
-    /**
-     * What the token does here, for the instance's watch on its ring and its metrics (docs/decisions.md, decision 18).
-     * Called on the belt loop.
-     */
-    interface TokenEvents {
-        TokenEvents NONE = new TokenEvents() {
-            @Override
-            public void sent(int to, long hop) {}
-
-            @Override
-            public void received(long hop, int updates) {}
-        };
-
-        /** The token of {@code hop} was sent to {@code to} (passed, or resent until acknowledged). */
-        void sent(int to, long hop);
-
-        /** The token of {@code hop} arrived and its {@code updates} were applied. */
-        void received(long hop, int updates);
+        /** Algorithm 1, line 19: the token recorded as passed, before it is sent. */
+        void recordPassed(Token token) throws Exception;
     }
 
     /** Where messages to the other instances of the ring go. */
@@ -58,38 +38,85 @@ final class BeltActions implements BeltLoop.Actions {
         void send(int to, Message message);
     }
 
-    private final int self;
-    private final Database db;
-    private final Peers peers;
-    private final GlobalExecutor globals;
-    private final SessionGate session;
-    private final InstanceStats stats;
-    private final BeltLoop loop;
-    private final BooleanSupplier closed;
-    private final TokenEvents token;
+    /**
+     * The execution of global requests (Algorithm 1, lines 6 and 14-18): told what the belt decided, on the belt loop,
+     * which it never blocks; it reports each request back as a {@link BeltEvent}.
+     */
+    interface Globals {
+        /** The belt took request {@code requestId} into its queue Q. */
+        void queued(long requestId, boolean holdsToken, boolean wasParked);
 
-    BeltActions(int self, Database db, Peers peers, GlobalExecutor globals, SessionGate session, InstanceStats stats,
-                BeltLoop loop, BooleanSupplier closed) {
-        this(self, db, peers, globals, session, stats, loop, closed, TokenEvents.NONE);
+        /** The belt refused request {@code requestId} ({@code queued} wait already): its client is answered. */
+        void refused(long requestId, int queued);
+
+        /** The token arrived; its updates are about to be applied. */
+        void tokenArrived();
+
+        /** The token's {@code updates} are applied. */
+        void updatesApplied(int updates);
+
+        /** The token, carrying {@code updates}, is recorded as passed. */
+        void tokenPassed(int updates);
+
+        void execute(Action.ExecuteGlobal one);
+
+        void execute(Action.ExecuteGlobals round);
+
+        void grant(Action.CommitGlobal commit);
     }
 
-    BeltActions(int self, Database db, Peers peers, GlobalExecutor globals, SessionGate session, InstanceStats stats,
-                BeltLoop loop, BooleanSupplier closed, TokenEvents token) {
-        this.token = token;
+    /** What the instance observes of the belt's progress (statistics, session gate, ring watch). On the belt loop. */
+    interface Progress {
+        /** Other instances' {@code updates} up to {@code lastGsn} are durable here ({@code ahead} of the token). */
+        void applied(int updates, long lastGsn, boolean ahead);
+
+        /** The token of {@code hop} arrived with {@code updates}, now applied. */
+        void tokenReceived(long hop, int updates);
+
+        /** The token of {@code hop} was sent to {@code to}: {@code passed} on, or resent until acknowledged. */
+        void tokenSent(int to, long hop, boolean passed);
+
+        /** A peer's message arrived, before the belt hears of it. */
+        void heard(Message message);
+    }
+
+    private final int self;
+    private final BeltStore store;
+    private final Peers peers;
+    private final Globals globals;
+    private final Consumer<BeltEvent> step;
+    private final Progress progress;
+
+    /** @param step hands an event to the belt loop (the completion of a durable duty) */
+    BeltActions(int self, BeltStore store, Peers peers, Globals globals, Consumer<BeltEvent> step, Progress progress) {
         this.self = self;
-        this.db = db;
+        this.store = store;
         this.peers = peers;
         this.globals = globals;
-        this.session = session;
-        this.stats = stats;
-        this.loop = loop;
-        this.closed = closed;
+        this.step = step;
+        this.progress = progress;
     }
 
     @Override
-    public void perform(Action action) throws SQLException {
+    public void queued(long requestId, boolean holdsToken, boolean wasParked) {
+        globals.queued(requestId, holdsToken, wasParked);
+    }
+
+    @Override
+    public void refused(long requestId, int queued) {
+        globals.refused(requestId, queued);
+    }
+
+    @Override
+    public void received(Message message) {
+        progress.heard(message);
+    }
+
+    @Override
+    public void perform(Action action) throws Exception {
         if (action instanceof Action.Send send) {
-            if (send.message() instanceof Message.TokenPass pass) token.sent(send.to(), pass.token().hop());
+            if (send.message() instanceof Message.TokenPass pass)
+                progress.tokenSent(send.to(), pass.token().hop(), false);
             peers.send(send.to(), send.message());
         }
         else if (action instanceof Action.ApplyUpdates apply) applyUpdates(apply);
@@ -102,19 +129,14 @@ final class BeltActions implements BeltLoop.Actions {
     }
 
     /** Algorithm 1, lines 8-12, atomically with recording the token and the last applied gsn. */
-    private void applyUpdates(Action.ApplyUpdates apply) throws SQLException {
-        globals.clock().tokenArrived();
+    private void applyUpdates(Action.ApplyUpdates apply) throws Exception {
         globals.tokenArrived();
-        durably("apply the updates of hop " + apply.token().hop(), (c, retry) -> {
-            if (retry && receivedAlready(c, apply.token().hop())) return;
-            UpdateApplier.applyAll(c, db.dialect(), apply.updates());
-            MetadataStore.recordReceived(c, apply.token(), apply.lastGsn());
-        });
-        globals.clock().updatesApplied(apply.updates().size());
-        applied(apply.updates().size(), apply.lastGsn());
+        store.applyUpdates(apply);
+        globals.updatesApplied(apply.updates().size());
+        progress.applied(apply.updates().size(), apply.lastGsn(), false);
         long hop = apply.token().hop();
-        token.received(hop, apply.updates().size());
-        loop.submit(belt -> belt.onUpdatesApplied(hop));
+        progress.tokenReceived(hop, apply.updates().size());
+        step.accept(new BeltEvent.UpdatesApplied(hop));
     }
 
     /**
@@ -122,86 +144,17 @@ final class BeltActions implements BeltLoop.Actions {
      * local requests waiting for those gsns (the session guarantee) go on at once, and the belt hears of it once
      * committed (it may tell their maker, decision 26).
      */
-    private void applyAhead(Action.ApplyAhead ahead) throws SQLException {
-        durably("apply the updates up to gsn " + ahead.lastGsn() + " ahead of the token", (c, retry) -> {
-            if (retry && MetadataStore.lastGsn(c) >= ahead.lastGsn()) return; // the first attempt committed
-            UpdateApplier.applyAll(c, db.dialect(), ahead.updates());
-            MetadataStore.recordAppliedAhead(c, ahead.updates().get(0).gsn() - 1, ahead.lastGsn());
-        });
-        stats.updatesAhead.add(ahead.updates().size());
-        applied(ahead.updates().size(), ahead.lastGsn());
-        loop.submit(belt -> belt.onAheadApplied(ahead));
-    }
-
-    /** Other instances' updates up to {@code lastGsn} are in the database: counted, and the session waiters go on. */
-    private void applied(int updates, long lastGsn) {
-        stats.updatesApplied.add(updates);
-        stats.appliedGsn(lastGsn);
-        session.advance(lastGsn);
+    private void applyAhead(Action.ApplyAhead ahead) throws Exception {
+        store.applyAhead(ahead);
+        progress.applied(ahead.updates().size(), ahead.lastGsn(), true);
+        step.accept(new BeltEvent.AheadApplied(ahead));
     }
 
     /** Algorithm 1, line 19: recorded as passed first, so that a restart resends it instead of acting as primary. */
-    private void passToken(Action.PassToken pass) throws SQLException {
-        durably("record the token of hop " + pass.token().hop() + " as passed",
-                (c, retry) -> MetadataStore.recordPassed(c, pass.token()));
-        stats.tokenPasses.increment();
-        globals.releaseLocals(); // the round had none to run after all
-        globals.clock().tokenPassed(pass.token().updates().size());
-        token.sent(pass.to(), pass.token().hop());
+    private void passToken(Action.PassToken pass) throws Exception {
+        store.recordPassed(pass.token());
+        globals.tokenPassed(pass.token().updates().size()); // lets local requests in: the round had none to run
+        progress.tokenSent(pass.to(), pass.token().hop(), true);
         peers.send(pass.to(), new Message.TokenPass(self, pass.token()));
-    }
-
-    private interface Work {
-        /** @param retry an earlier attempt failed, maybe only its commit's answer: it may have committed */
-        void run(Connection c, boolean retry) throws SQLException;
-    }
-
-    /**
-     * The token's record of hop {@code hop} is in the database already: the attempt that applied its updates committed
-     * although its connection broke before the answer came (a database server crash). Applying the updates again
-     * would write their row images over whatever local requests wrote since, so the retry does nothing.
-     */
-    private boolean receivedAlready(Connection c, long hop) throws SQLException {
-        DurableState recorded = MetadataStore.load(c, self);
-        return recorded.tokenStatus() == DurableState.TokenStatus.HELD && recorded.token() != null
-                && recorded.token().hop() == hop;
-    }
-
-    private void durably(String what, Work work) throws SQLException {
-        for (int attempt = 1; ; attempt++) {
-            if (closed.getAsBoolean()) throw new GlobalExecutor.Stopping();
-            boolean retry = attempt > 1;
-            try {
-                db.inTransaction(false, c -> {
-                    work.run(c, retry);
-                    return null;
-                });
-                return;
-            } catch (SQLException | RuntimeException e) {
-                if (!passes(e)) throw e;
-                log.warn("instance {} could not {} (attempt {}), retrying: {}", self, what, attempt, e.toString());
-                if (!DATABASE_DOWN.pause(attempt)) throw new GlobalExecutor.Stopping();
-            }
-        }
-    }
-
-    /**
-     * True for a failure that goes away by itself: a lost race, or a database that cannot be reached (connection
-     * errors, a server shutting down or out of resources), which a fresh connection confirms.
-     */
-    private boolean passes(Exception e) {
-        if (db.isRetryable(e)) return true;
-        for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
-            if (t instanceof SQLTransientException || t instanceof SQLRecoverableException) return true;
-            if (t instanceof SQLException s && s.getSQLState() != null
-                    && (s.getSQLState().startsWith("08") || s.getSQLState().startsWith("57")
-                    || s.getSQLState().startsWith("53"))) return true;
-        }
-        try (Connection probe = db.readConnection()) { // answers: the failure was this transaction's own
-            db.rollback(probe);
-            return false;
-        } catch (SQLException | RuntimeException unreachable) {
-            return true;
-        }
     }
 }

@@ -3,8 +3,8 @@ package dev.gyro.runtime;
 import dev.gyro.wire.Reply;
 import dev.gyro.wire.Request;
 import dev.gyro.wire.Wire;
+import dev.gyro.protocol.BeltEvent;
 import dev.gyro.protocol.Codec;
-import dev.gyro.protocol.ConveyorBelt;
 import dev.gyro.protocol.MalformedMessageException;
 import dev.gyro.protocol.Message;
 import io.grpc.Metadata;
@@ -43,7 +43,6 @@ final class InstanceServer implements AutoCloseable {
     private final ExecutorService clientCalls;
     private final ExecutorService peerCalls;
     private final Server server;
-    private final Consumer<Message> seen; // the ring's watch sees each accepted message, on the belt loop
     private static final byte[] ACK = new byte[0];
 
     /**
@@ -51,10 +50,9 @@ final class InstanceServer implements AutoCloseable {
      * @param position where the token stands here ({@link RingAgreement.Position}), for a peer that starts
      */
     InstanceServer(InstanceConfig config, PeerCheck check, RequestRouter router,
-                   Consumer<Consumer<ConveyorBelt>> deliver, byte[] describe, Supplier<byte[]> status,
-                   Supplier<byte[]> position, Consumer<Message> seen) {
+                   Consumer<BeltEvent> deliver, byte[] describe, Supplier<byte[]> status,
+                   Supplier<byte[]> position) {
         this.self = config.self();
-        this.seen = seen;
         this.check = check;
         this.clientCalls = Threads.fixed(self, "client", 2);
         this.peerCalls = Threads.single(self, "peer");
@@ -99,7 +97,7 @@ final class InstanceServer implements AutoCloseable {
         router.handle(request, reply -> respond(out, reply.encode()));
     }
 
-    private void deliverOne(Consumer<Consumer<ConveyorBelt>> loop, byte[] body, StreamObserver<byte[]> out) {
+    private void deliverOne(Consumer<BeltEvent> loop, byte[] body, StreamObserver<byte[]> out) {
         Status refused = deliver(loop, body);
         if (refused != null) out.onError(refused.asRuntimeException());
         else respond(out, ACK);
@@ -112,11 +110,11 @@ final class InstanceServer implements AutoCloseable {
      * would be (the belt resends what matters, paper Section V).
      */
     private final class LinkIn implements StreamObserver<byte[]> {
-        private final Consumer<Consumer<ConveyorBelt>> loop;
+        private final Consumer<BeltEvent> loop;
         private final StreamObserver<byte[]> out;
         private boolean ended;
 
-        LinkIn(Consumer<Consumer<ConveyorBelt>> loop, StreamObserver<byte[]> out) {
+        LinkIn(Consumer<BeltEvent> loop, StreamObserver<byte[]> out) {
             this.loop = loop;
             this.out = out;
         }
@@ -156,7 +154,7 @@ final class InstanceServer implements AutoCloseable {
     }
 
     /** Decodes and checks a peer message and hands it to the belt loop; the status it is refused with, or null. */
-    private Status deliver(Consumer<Consumer<ConveyorBelt>> loop, byte[] body) {
+    private Status deliver(Consumer<BeltEvent> loop, byte[] body) {
         Message m;
         try {
             m = Codec.decodeMessage(body);
@@ -169,14 +167,7 @@ final class InstanceServer implements AutoCloseable {
             log.warn("instance {} refused a message: {}", self, refusal);
             return Status.PERMISSION_DENIED.withDescription("instance " + self + " refused: " + refusal);
         }
-        loop.accept(belt -> {
-            seen.accept(m);
-            try {
-                belt.onMessage(m);
-            } catch (IllegalArgumentException e) { // from no member of the ring, or out of ring order: dropped
-                log.warn("instance {} rejected a message: {}", self, e.getMessage());
-            }
-        });
+        loop.accept(new BeltEvent.MessageReceived(m));
         return null;
     }
 

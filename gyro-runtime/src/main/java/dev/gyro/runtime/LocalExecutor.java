@@ -77,7 +77,7 @@ final class LocalExecutor {
                     MetadataStore.recordReply(c, request.id(), replies.local(r).encode(), now);
                 return r;
             });
-            GlobalExecutor.observed(last[0], id);
+            GlobalAttempts.observed(last[0], id);
             stats.local.increment();
             return replies.local(result);
         } catch (Exception e) {

@@ -1,6 +1,5 @@
 package dev.gyro.runtime;
 
-import dev.gyro.protocol.ConveyorBelt;
 import dev.gyro.runtime.hook.PhaseObserver;
 import dev.gyro.runtime.hook.PhaseObserver.Phase;
 
@@ -64,9 +63,9 @@ final class PhaseClock {
     }
 
     /** The belt took the request into Q; {@code wasParked}: it held a parked token, which the request woke. */
-    void queued(Timeline t, ConveyorBelt belt, boolean wasParked) {
+    void queued(Timeline t, boolean holdsToken, boolean wasParked) {
         long now = System.nanoTime();
-        if (!belt.holdsToken()) {
+        if (!holdsToken) {
             awaitingToken.add(t);
             return;
         }
@@ -102,6 +101,26 @@ final class PhaseClock {
         t.executing = System.nanoTime();
         if (!inHolder.remove(t)) t.token = t.applied = t.executing; // cannot happen: executed where it was queued
         visitGlobals++;
+    }
+
+    /** The request's attempt number {@code attempt} begins; on its global thread. */
+    void attempt(Timeline t, int attempt) {
+        t.attempts = attempt;
+    }
+
+    /** The request got through the transaction gate; on its global thread. */
+    void inSlot(Timeline t) {
+        t.inSlot = System.nanoTime();
+    }
+
+    /** The request waited for a gsn grant since {@code askedNanos} ({@link System#nanoTime()}); on its global thread. */
+    void grantedSince(Timeline t, long askedNanos) {
+        t.gsnWait += System.nanoTime() - askedNanos;
+    }
+
+    /** The request's attempts are over; on its global thread. */
+    void committed(Timeline t) {
+        t.committed = System.nanoTime();
     }
 
     /** The token is passed on (line 19), carrying {@code updatesCarried}. */

@@ -17,7 +17,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * {@code ready} action runs (on the thread that advanced the gsn: it must only hand the request on); after
  * {@link #MAX_WAIT} its {@code timedOut} action runs instead. Exactly one of the two runs, once.
  */
-final class SessionGate {
+final class SessionGate implements AutoCloseable {
 
     /** How long a request waits for its gsn before it is answered UNAVAILABLE. */
     static final Duration MAX_WAIT = Duration.ofSeconds(30);
@@ -110,7 +110,8 @@ final class SessionGate {
     }
 
     /** Stops waiting: every parked request times out now. */
-    void close() {
+    @Override
+    public void close() {
         List<Waiter> all = new ArrayList<>();
         synchronized (this) {
             closed = true;

@@ -113,15 +113,16 @@ class BeltActionsRetryTest {
         replication = new LostCommitAnswers(db);
         Database flaky = db.replicatedBy(replication);
         loopLane = new ShellSimulationTest.Lane();
-        BeltLoop loop = new BeltLoop(new ConveyorBelt(new ConveyorBeltConfig(1, 2, 1_000, 50, 20),
-                DurableState.initial(1), 0), loopLane, t -> {}, b -> {});
+        BeltLoop loop = new BeltLoop(1, new ConveyorBelt(new ConveyorBeltConfig(1, 2, 1_000, 50, 20),
+                DurableState.initial(1), 0), loopLane, t -> {}, v -> {}, BeltLoop.Recorder.NONE);
         SessionGate session = new SessionGate(0, timers);
         InstanceStats stats = new InstanceStats();
         TransactionCatalog catalog = new TransactionCatalog(List.of(new ShellSimulationTest.Bump()));
         GlobalExecutor globals = new GlobalExecutor(1, flaky, catalog, TransactionGate.NONE, new Replies(1, stats),
                 stats, session, new AtomicLong(), r -> List.of(), new ShellSimulationTest.Lane(), null,
                 new PhaseClock(null));
-        actions = new BeltActions(1, flaky, (to, m) -> {}, globals, session, stats, loop, () -> false);
+        actions = new BeltActions(1, new JdbcBeltStore(1, flaky, () -> false), (to, m) -> {}, globals, loop::step,
+                new ShellProgress(stats, session, ShellProgress.TokenEvents.NONE));
     }
 
     @Test

@@ -3,6 +3,8 @@ package dev.gyro.runtime;
 import dev.gyro.app.Transaction;
 import dev.gyro.app.TransactionCatalog;
 import dev.gyro.app.TxContext;
+import dev.gyro.protocol.Action;
+import dev.gyro.protocol.BeltEvent;
 import dev.gyro.protocol.Codec;
 import dev.gyro.protocol.ConveyorBelt;
 import dev.gyro.protocol.ConveyorBeltConfig;
@@ -61,6 +63,41 @@ class ShellSimulationTest {
     }
 
     long holdsOpened;
+
+    /**
+     * The belt's inputs are a closed set of events (etcd raft's Step): recorded at every instance of real runs of the
+     * shell (faults, crashes and restarts included), then fed one by one to a fresh belt made as the recorded one was,
+     * they ask for the same actions in the same order, event by event.
+     */
+    @Test
+    void recordedEventsReplayedOnAFreshBeltAskForTheSameActions(@TempDir Path dir) throws Exception {
+        int replayed = 0;
+        for (long seed = 1; seed <= 6; seed++) {
+            Path runDir = dir.resolve("seed-" + seed);
+            java.nio.file.Files.createDirectories(runDir);
+            Run run = new Run(seed, runDir);
+            run.check();
+            for (Node n : run.incarnations) {
+                ConveyorBelt fresh = new ConveyorBelt(n.beltConfig, n.recovered, n.startedAt);
+                for (Stepped s : n.recorded) {
+                    try {
+                        fresh.step(s.event());
+                    } catch (IllegalArgumentException dropped) { // the loop drops a message from outside the ring
+                        assertThat(s.event()).isInstanceOf(BeltEvent.MessageReceived.class);
+                    }
+                    List<Action> asked = new ArrayList<>();
+                    for (List<Action> batch = fresh.ready(); !batch.isEmpty(); batch = fresh.ready()) asked.addAll(batch);
+                    assertThat(asked).as("seed " + seed + ", instance " + n.id + ": the actions of " + s.event())
+                            .isEqualTo(s.actions());
+                    replayed++;
+                }
+            }
+        }
+        assertThat(replayed).as("events replayed").isGreaterThan(1_000);
+    }
+
+    /** One event the loop handled, and the actions the belt asked for after it. */
+    record Stepped(BeltEvent event, List<Action> actions) {}
 
     /**
      * Lets every transaction through, and counts the holds on local requests the shell opens and closes (the real
@@ -170,6 +207,10 @@ class ShellSimulationTest {
         final BeltLoop loop;
         final GlobalExecutor globals;
         final ConveyorBelt belt;
+        final ConveyorBeltConfig beltConfig;
+        final DurableState recovered;
+        final long startedAt;
+        final List<Stepped> recorded = new ArrayList<>();
         final Holds gate = new Holds();
         boolean closed;
 
@@ -192,12 +233,18 @@ class ShellSimulationTest {
                     run.requestIds, r -> List.of(), globalLane, null, new PhaseClock(null));
             // every other seed with updates sent ahead of the token (docs/decisions.md, decision 25), and of those every
             // other one with the token trimmed of what all applied (decision 26)
-            belt = new ConveyorBelt(new ConveyorBeltConfig(id, INSTANCES, 1_000, 50, 20)
-                    .withUpdatesAhead(run.seed % 2 == 0).withTrimToken(run.seed % 4 == 0), state, run.now);
-            loop = new BeltLoop(belt, loopLane, t -> run.failures.add(id + ": " + t), b -> {});
+            beltConfig = new ConveyorBeltConfig(id, INSTANCES, 1_000, 50, 20)
+                    .withUpdatesAhead(run.seed % 2 == 0).withTrimToken(run.seed % 4 == 0);
+            recovered = state;
+            startedAt = run.now;
+            belt = new ConveyorBelt(beltConfig, state, run.now);
+            loop = new BeltLoop(id, belt, loopLane, t -> run.failures.add(id + ": " + t), v -> {},
+                    (event, actions) -> recorded.add(new Stepped(event, List.copyOf(actions))));
+            run.incarnations.add(this);
             globals.attach(loop);
-            loop.start(new BeltActions(id, db, (to, m) -> run.network.add(new Run.InFlight(id, to,
-                    Codec.encodeMessage(m))), globals, session, stats, loop, () -> closed));
+            loop.start(new BeltActions(id, new JdbcBeltStore(id, db, () -> closed),
+                    (to, m) -> run.network.add(new Run.InFlight(id, to, Codec.encodeMessage(m))), globals, loop::step,
+                    new ShellProgress(stats, session, ShellProgress.TokenEvents.NONE)));
         }
 
         /** Everything in memory is lost; the database keeps what committed. */
@@ -222,6 +269,7 @@ class ShellSimulationTest {
         final List<InFlight> network = new ArrayList<>();
         final List<String> failures = new ArrayList<>();
         final Node[] nodes = new Node[INSTANCES];
+        final List<Node> incarnations = new ArrayList<>();
         final Map<Long, List<Reply>> replies = new HashMap<>(); // by request key
         long now;
         long nextKey = 1;
@@ -270,7 +318,7 @@ class ShellSimulationTest {
             }
             if (roll < 13) {
                 now += 10;
-                for (Node n : nodes) n.loop.submit(b -> b.onTick(now));
+                for (Node n : nodes) n.loop.step(new BeltEvent.Tick(now));
                 return;
             }
             if (roll < 40 && !network.isEmpty()) {
@@ -278,7 +326,7 @@ class ShellSimulationTest {
                 if (faults && random.nextInt(20) == 0) return; // lost
                 if (faults && random.nextInt(20) == 0) network.add(m); // duplicated
                 var message = Codec.decodeMessage(m.bytes());
-                nodes[m.to()].loop.submit(b -> b.onMessage(message));
+                nodes[m.to()].loop.step(new BeltEvent.MessageReceived(message));
                 return;
             }
             List<Lane> busy = new ArrayList<>();

@@ -1,6 +1,7 @@
 package dev.gyro.sim;
 
 import dev.gyro.protocol.Action;
+import dev.gyro.protocol.BeltEvent;
 import dev.gyro.protocol.ConveyorBelt;
 import dev.gyro.protocol.ConveyorBeltConfig;
 import dev.gyro.protocol.DurableState;
@@ -217,7 +218,7 @@ final class SimNode {
     }
 
     boolean submit(long requestId) {
-        boolean accepted = belt.onGlobalRequest(requestId);
+        boolean accepted = belt.step(new BeltEvent.GlobalRequest(requestId));
         step = Step.REQUEST;
         perform();
         return accepted;
@@ -225,7 +226,7 @@ final class SimNode {
 
     void receive(Message message) {
         ConveyorBelt.Role before = belt.role();
-        belt.onMessage(message);
+        belt.step(new BeltEvent.MessageReceived(message));
         step = message instanceof Message.TokenPass
                 ? (belt.role() == ConveyorBelt.Role.APPLYING && before != ConveyorBelt.Role.APPLYING
                         ? Step.TOKEN_RECEIVED : Step.TOKEN_DUPLICATE)
@@ -236,7 +237,7 @@ final class SimNode {
 
     /** @return whether the belt asked for anything (a resend): only then is the tick a step */
     boolean tick(long now) {
-        belt.onTick(now);
+        belt.step(new BeltEvent.Tick(now));
         step = Step.RESENT;
         return perform() > 0;
     }
@@ -350,7 +351,7 @@ final class SimNode {
             }
             commit(Duty.APPLY, "hop " + apply.token().hop() + "'s updates applied and the token recorded as held",
                     d -> d.applyUpdates(apply), () -> report(Step.ROUND_STARTED,
-                            () -> belt.onUpdatesApplied(apply.token().hop())));
+                            new BeltEvent.UpdatesApplied(apply.token().hop())));
         });
     }
 
@@ -359,7 +360,7 @@ final class SimNode {
         inTransaction(() -> commit(Duty.AHEAD, "gsns up to " + ahead.lastGsn() + " applied ahead of the token",
                 d -> d.applyAhead(ahead), () -> {
                     busy = false;
-                    belt.onAheadApplied(ahead);
+                    belt.step(new BeltEvent.AheadApplied(ahead));
                     perform();
                 }));
     }
@@ -390,7 +391,7 @@ final class SimNode {
 
     private void executed(long requestId, StateUpdate update) {
         if (update == null) step = Step.GLOBAL_WITHOUT_UPDATE;
-        report(Step.GLOBAL_REPORTED, () -> belt.onGlobalExecuted(requestId, update));
+        report(Step.GLOBAL_REPORTED, new BeltEvent.GlobalExecuted(requestId, update));
     }
 
     /**
@@ -425,13 +426,13 @@ final class SimNode {
                 sim.trace(() -> id + ": r" + requestId + (fails ? " fails and rolls back" : " writes nothing"));
                 sim.checker().completedWithoutUpdate(id, requestId, fails);
                 step = Step.GLOBAL_WITHOUT_UPDATE;
-                reportInRound(Step.GLOBAL_REPORTED, () -> belt.onGlobalExecuted(requestId, null), finished);
+                reportInRound(Step.GLOBAL_REPORTED, new BeltEvent.GlobalExecuted(requestId, null), finished);
                 return;
             }
             step = Step.WAITING_FOR_GSN;
             ordered.turnToCommit(attempt, () -> {
                 awaitingGrant.put(requestId, gsn -> commitOrdered(requestId, attempt, writes, gsn, finished));
-                reportInRound(Step.WAITING_FOR_GSN, () -> belt.onReadyToCommit(requestId), () -> {});
+                reportInRound(Step.WAITING_FOR_GSN, new BeltEvent.ReadyToCommit(requestId), () -> {});
             });
         }));
     }
@@ -445,7 +446,7 @@ final class SimNode {
                 sim.trace(() -> id + ": r" + requestId + (lost ? " read or wrote a key its snapshot missed: aborted"
                         : "'s commit fails") + ", it runs again alone");
                 step = Step.COMMIT_ABORTED;
-                reportInRound(Step.COMMIT_ABORTED, () -> belt.onCommitAborted(requestId),
+                reportInRound(Step.COMMIT_ABORTED, new BeltEvent.CommitAborted(requestId),
                         () -> runOrdered(requestId, finished, true));
                 return;
             }
@@ -453,7 +454,7 @@ final class SimNode {
             commit(Duty.GLOBAL, "r" + requestId + " as gsn " + gsn, d -> d.commitGlobal(requestId, update), () -> {
                 ordered.end(attempt); // no attempt begins while a commit is open (SimOrderedCommits)
                 sim.trace(() -> id + ": r" + requestId + " commits as gsn " + gsn);
-                reportInRound(Step.GLOBAL_REPORTED, () -> belt.onGlobalExecuted(requestId, update), finished);
+                reportInRound(Step.GLOBAL_REPORTED, new BeltEvent.GlobalExecuted(requestId, update), finished);
             });
         });
     }
@@ -469,12 +470,12 @@ final class SimNode {
             sim.trace(() -> id + ": r" + requestId + (fails ? " fails and rolls back" : " writes nothing"));
             sim.checker().completedWithoutUpdate(id, requestId, fails);
             step = Step.GLOBAL_WITHOUT_UPDATE;
-            reportInRound(Step.GLOBAL_REPORTED, () -> belt.onGlobalExecuted(requestId, null), finished);
+            reportInRound(Step.GLOBAL_REPORTED, new BeltEvent.GlobalExecuted(requestId, null), finished);
             return;
         }
         step = Step.WAITING_FOR_GSN;
         awaitingGrant.put(requestId, gsn -> commitGranted(requestId, gsn, finished));
-        reportInRound(Step.WAITING_FOR_GSN, () -> belt.onReadyToCommit(requestId), () -> {});
+        reportInRound(Step.WAITING_FOR_GSN, new BeltEvent.ReadyToCommit(requestId), () -> {});
     }
 
     /** The belt granted the next gsn: commit as that gsn, or (now and then) fail at commit and become ready again. */
@@ -483,7 +484,7 @@ final class SimNode {
             if (sim.chance(sim.settings().applyRetryRate())) {
                 sim.trace(() -> id + ": r" + requestId + "'s commit fails and rolls back, it runs again");
                 step = Step.COMMIT_ABORTED;
-                reportInRound(Step.COMMIT_ABORTED, () -> belt.onCommitAborted(requestId),
+                reportInRound(Step.COMMIT_ABORTED, new BeltEvent.CommitAborted(requestId),
                         () -> inTransaction(() -> runInRound(requestId, finished)));
                 return;
             }
@@ -492,21 +493,21 @@ final class SimNode {
                 sim.trace(() -> id + ": r" + requestId + " writes nothing after all");
                 sim.checker().completedWithoutUpdate(id, requestId, false);
                 step = Step.GLOBAL_WITHOUT_UPDATE;
-                reportInRound(Step.GLOBAL_REPORTED, () -> belt.onGlobalExecuted(requestId, null), finished);
+                reportInRound(Step.GLOBAL_REPORTED, new BeltEvent.GlobalExecuted(requestId, null), finished);
                 return;
             }
             StateUpdate update = new StateUpdate(gsn, id, writes);
             commit(Duty.GLOBAL, "r" + requestId + " as gsn " + gsn, d -> d.commitGlobal(requestId, update), () -> {
                 sim.trace(() -> id + ": r" + requestId + " commits as gsn " + gsn);
-                reportInRound(Step.GLOBAL_REPORTED, () -> belt.onGlobalExecuted(requestId, update), finished);
+                reportInRound(Step.GLOBAL_REPORTED, new BeltEvent.GlobalExecuted(requestId, update), finished);
             });
         });
     }
 
     /** A report of the round in progress, a moment later, unless this incarnation crashed meanwhile. */
-    private void reportInRound(Step kind, Runnable event, Runnable after) {
+    private void reportInRound(Step kind, BeltEvent event, Runnable after) {
         later(sim.nextLong(2), kind, () -> {
-            event.run();
+            belt.step(event);
             after.run();
             perform();
         });
@@ -518,10 +519,10 @@ final class SimNode {
     }
 
     /** Tells the state machine a transaction finished, a moment after it committed. */
-    private void report(Step kind, Runnable event) {
+    private void report(Step kind, BeltEvent event) {
         later(sim.nextLong(2), kind, () -> {
             busy = false;
-            event.run();
+            belt.step(event);
             perform();
         });
     }
@@ -552,15 +553,15 @@ final class SimNode {
     void receiveDeposed(Message message) {
         runDeposed(() -> {
             try {
-                deposed.onMessage(message);
-            } catch (IllegalArgumentException e) { // refused and dropped, as the runtime does (InstanceServer)
+                deposed.step(new BeltEvent.MessageReceived(message));
+            } catch (IllegalArgumentException e) { // refused and dropped, as the runtime does (BeltLoop)
                 sim.trace(() -> id + "'s deposed leader refuses a message: " + e.getMessage());
             }
         });
     }
 
     void tickDeposed(long now) {
-        runDeposed(() -> deposed.onTick(now));
+        runDeposed(() -> deposed.step(new BeltEvent.Tick(now)));
     }
 
     private void runDeposed(Runnable event) {

@@ -84,7 +84,7 @@ class OrderedCommitsTest {
             order.beforeCommit(later, b);
             db.commit(later);
         }).as("the later request, serialized before the earlier one, may not commit after it")
-                .isInstanceOf(SQLException.class).satisfies(e -> assertThat(db.isRetryable(e)).isTrue());
+                .isInstanceOf(SQLException.class).satisfies(e -> assertThat(db.failures().lostRace(e)).isTrue());
         db.rollback(later);
         order.end(b);
         later.close();
@@ -149,7 +149,7 @@ class OrderedCommitsTest {
             } catch (SQLException e) {
                 db.rollback(later);
                 order.end(b);
-                return db.isRetryable(e) ? "aborted" : "failed: " + e;
+                return db.failures().lostRace(e) ? "aborted" : "failed: " + e;
             }
         });
         laterWaiting.await();
@@ -163,7 +163,7 @@ class OrderedCommitsTest {
         } catch (SQLException e) {
             db.rollback(first);
             order.end(a);
-            firstSide = db.isRetryable(e) ? "aborted" : "failed: " + e;
+            firstSide = db.failures().lostRace(e) ? "aborted" : "failed: " + e;
         }
         String second = laterSide.get(60, TimeUnit.SECONDS);
         assertThat(java.util.List.of(firstSide, second)).as("one aborted, the other committed")

@@ -89,17 +89,13 @@ public final class PostgresDialect implements Dialect {
     }
 
     /**
-     * SSI aborts one side of every cycle, which is what {@link OrderedCommits} builds on: on by default, so a round's
-     * globals run side by side; the system property {@value #ORDERED_COMMITS} set to {@code false}
-     * ({@code GYRO_JAVA_OPTS=-Dgyro.orderedCommits=false}) runs them one at a time (docs/decisions.md, decision 20).
+     * SSI aborts one side of every cycle, which is what {@link OrderedCommits} builds on: a round's globals run side by
+     * side (docs/decisions.md, decision 20).
      */
     @Override
     public boolean orderedCommits() {
-        return !"false".equalsIgnoreCase(System.getProperty(ORDERED_COMMITS));
+        return true;
     }
-
-    /** The system property that turns {@link OrderedCommits} off ({@code false}). */
-    public static final String ORDERED_COMMITS = "gyro.orderedCommits";
 
     /** Serialization failure (40001), deadlock (40P01), lock not available (55P03, with a lock_timeout). */
     @Override

@@ -84,7 +84,7 @@ public final class UpdateApplier {
         dialect.beforeApply(connection);
         TableCatalog catalog = TableCatalog.forUrl(connection.getMetaData().getURL());
         List<List<RowChange>> runs = consecutiveRuns(changes);
-        List<List<RowChange>> grouped = GROUPED ? groupedRuns(changes, orderKeeper(connection, catalog)) : runs;
+        List<List<RowChange>> grouped = groupedRuns(changes, orderKeeper(connection, catalog));
         if (grouped.size() < runs.size()) {
             // Grouped by shape, a change may run before one of another row that the origin wrote first: a foreign
             // key or a unique index other than the key can then refuse it although the origin's order would not.
@@ -107,12 +107,6 @@ public final class UpdateApplier {
         applyRuns(connection, dialect, runs);
         afterApply(connection, dialect, catalog, changes);
     }
-
-    /**
-     * Whether a token's changes are grouped by shape before they are applied ({@link #groupedRuns}); on by default,
-     * {@code -Dgyro.groupedApply=false} applies runs of consecutive changes only (to measure one against the other).
-     */
-    private static final boolean GROUPED = !"false".equals(System.getProperty("gyro.groupedApply"));
 
     private static void applyRuns(Connection connection, Dialect dialect, List<List<RowChange>> runs)
             throws SQLException {

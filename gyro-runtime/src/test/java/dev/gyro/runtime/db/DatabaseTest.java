@@ -171,7 +171,7 @@ class DatabaseTest {
                 assertThatThrownBy(() -> db.inTransaction(false, c -> {
                     insert(c, 2);
                     return null;
-                })).isInstanceOfSatisfying(SQLException.class, e -> assertThat(db.isRetryable(e)).isTrue())
+                })).isInstanceOfSatisfying(SQLException.class, e -> assertThat(db.failures().lostRace(e)).isTrue())
                         .hasMessageContaining("SQLITE_BUSY");
                 assertThat(db.retries()).isEqualTo(2);
             } finally {

@@ -1,6 +1,7 @@
 package dev.gyro.sim.perf;
 
 import dev.gyro.protocol.Action;
+import dev.gyro.protocol.BeltEvent;
 import dev.gyro.protocol.ConveyorBelt;
 import dev.gyro.protocol.ConveyorBeltConfig;
 import dev.gyro.protocol.DurableState;
@@ -256,13 +257,13 @@ public final class PerfSimulator {
             long ms = events.now() / 1000;
             if (ms != lastTickMs) {
                 lastTickMs = ms;
-                conveyor.onTick(ms);
+                conveyor.step(new BeltEvent.Tick(ms));
             }
         }
 
         void submit(long requestId) {
             tick();
-            if (!conveyor.onGlobalRequest(requestId))
+            if (!conveyor.step(new BeltEvent.GlobalRequest(requestId)))
                 throw new IllegalStateException("instance " + at.id + " refused global request " + requestId
                         + ": its queue is full (" + setting.describe() + ")");
             perform();
@@ -270,7 +271,7 @@ public final class PerfSimulator {
 
         void receive(Message message) {
             tick();
-            conveyor.onMessage(message);
+            conveyor.step(new BeltEvent.MessageReceived(message));
             perform();
         }
 
@@ -328,7 +329,7 @@ public final class PerfSimulator {
                     for (long id : round.requestIds())
                         at.serve(true, globalMicros, () -> {
                             tick();
-                            conveyor.onReadyToCommit(id);
+                            conveyor.step(new BeltEvent.ReadyToCommit(id));
                             perform();
                         });
                 } else {
@@ -340,21 +341,21 @@ public final class PerfSimulator {
         private void applied(long hop) {
             busy = false;
             tick();
-            conveyor.onUpdatesApplied(hop);
+            conveyor.step(new BeltEvent.UpdatesApplied(hop));
             perform();
         }
 
         private void executed(long requestId, long gsn) {
             busy = false;
             tick();
-            conveyor.onGlobalExecuted(requestId, new StateUpdate(gsn, at.id, List.of(ROW)));
+            conveyor.step(new BeltEvent.GlobalExecuted(requestId, new StateUpdate(gsn, at.id, List.of(ROW))));
             answeredGlobal(requestId);
             perform();
         }
 
         private void committed(long requestId, long gsn) {
             tick();
-            conveyor.onGlobalExecuted(requestId, new StateUpdate(gsn, at.id, List.of(ROW)));
+            conveyor.step(new BeltEvent.GlobalExecuted(requestId, new StateUpdate(gsn, at.id, List.of(ROW))));
             if (--unreported == 0) busy = false;
             answeredGlobal(requestId);
             perform();

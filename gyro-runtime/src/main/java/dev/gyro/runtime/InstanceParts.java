@@ -1,0 +1,291 @@
+package dev.gyro.runtime;
+
+import dev.gyro.app.TransactionCatalog;
+import dev.gyro.protocol.BeltEvent;
+import dev.gyro.protocol.ConveyorBelt;
+import dev.gyro.protocol.DurableState;
+import dev.gyro.protocol.Message;
+import dev.gyro.runtime.db.Database;
+import dev.gyro.runtime.db.Dialect;
+import dev.gyro.runtime.db.InstanceLock;
+import dev.gyro.runtime.db.MetadataStore;
+import dev.gyro.runtime.db.OrderedCommits;
+import dev.gyro.runtime.hook.LinkDelay;
+import dev.gyro.wire.Reply;
+import dev.gyro.wire.RoutingTable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.io.IOException;
+import java.sql.SQLException;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Deque;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.BooleanSupplier;
+import java.util.function.Consumer;
+
+/**
+ * The running parts of one {@link GyroInstance}, each built once, in order (the database and recovery first, the
+ * server last), and closed in the reverse order by {@link #close()}. A part that cannot be built closes those built
+ * before it, so a refused start leaves nothing behind (docs/architecture.md, "The runtime shell").
+ *
+ * <p>Built and closed on the caller's thread; close is called once.
+ */
+final class InstanceParts implements AutoCloseable {
+
+    private static final Logger log = LoggerFactory.getLogger(InstanceParts.class);
+
+    /** How long a starting instance waits for its peers to say where the token stands. */
+    static final java.time.Duration AGREEMENT_DEADLINE = java.time.Duration.ofSeconds(5);
+
+    /** What is closed on close, the last built first. */
+    private final Deque<AutoCloseable> built = new ArrayDeque<>();
+    private final InstanceConfig config;
+    private final int self;
+    final Database db;
+    final boolean parallelGlobals;
+    final LinkDelay links;
+    final ScheduledExecutorService timers;
+    final InstanceMetrics metrics;
+    final RingWatch ring;
+    final SessionGate session;
+    final LocalExecutor local;
+    final GlobalExecutor globals;
+    final PeerLinks peers;
+    final BeltLoop loop;
+    final RequestRouter router;
+    final InstanceServer server;
+    final HttpEndpoint http;
+    private final InstanceStats stats;
+    /** Where the token stands here, as of the belt's last event: what a starting peer is told (RingAgreement). */
+    private volatile RingAgreement.Position position;
+    private volatile List<io.grpc.ManagedChannel> statusChannels; // to every instance, made at the first /ring.json
+    private volatile byte[] ringJson;
+    private volatile long ringJsonAt;
+
+    /**
+     * @param replicated the replicated group's view of the leader's database, or null for a database of its own
+     * @param closed     true once the instance is closing
+     * @param failStop   told once why the belt loop stopped the instance
+     */
+    InstanceParts(InstanceConfig config, Database replicated, TransactionCatalog catalog, RoutingTable routing,
+                  Map<String, LocalExecutor.LocalTransaction> localTransactions, InstanceStats stats,
+                  AtomicLong requestIds, BooleanSupplier closed, Consumer<Throwable> failStop) throws IOException {
+        this.config = config;
+        this.self = config.self();
+        this.stats = stats;
+        try {
+            // The backend follows from the database (a SQLite file or a JDBC URL); its dialect picks the pool sizes
+            // (SQLite: one write connection, so writers queue in the pool instead of polling the file lock).
+            Dialect dialect;
+            DurableState state;
+            if (replicated != null) {
+                dialect = replicated.dialect();
+                db = replicated; // the replica owns it: never closed here
+                // A write transaction through the group: it begins once the replica's database holds the whole log,
+                // so the belt resumes from what the group committed (decision 24); its first row is replicated too.
+                state = db.inTransaction(false, c -> MetadataStore.load(c, self));
+            } else {
+                dialect = Dialect.forTarget(config.databaseTarget());
+                db = built(Database.open(dialect, config.databaseTarget(), dialect.instanceOptions()));
+                // Held until close: the same instance started twice on one database is refused here, before it reads
+                // or writes anything (docs/decisions.md, decision 13).
+                built(InstanceLock.acquire(dialect, db.jdbcUrl(), self));
+                state = db.inTransaction(false, c -> {
+                    GyroInstance.prepare(c, config);
+                    return MetadataStore.load(c, self);
+                });
+            }
+            stats.appliedGsn(state.lastGsn());
+            log.info("instance {} recovered: last gsn {}, token {}", self, state.lastGsn(), state.tokenStatus());
+            // Globals run a whole round at once where the DBMS has commit ordering (Appendix B; docs/decisions.md,
+            // decision 6) or OrderedCommits makes it (decision 20); elsewhere the window is one request.
+            // A replicated group's leader runs one write transaction at a time (its writer lock, decision 22).
+            parallelGlobals = replicated == null && (dialect.parallelGlobals() || dialect.orderedCommits());
+            int window = parallelGlobals ? dialect.instanceOptions().writePoolSize() : 1;
+            links = built(config.hooks().links().open(self));
+            timers = Threads.timer(self);
+            built(timers::shutdownNow);
+            ExecutorService requestThreads = Threads.bounded(self, "req", config.requestThreads(),
+                    config.maxQueuedRequests());
+            built(() -> stopAndWait(requestThreads));
+            metrics = built(new InstanceMetrics(self, catalog.names(), stats));
+            metrics.database(db);
+            metrics.requestPool((ThreadPoolExecutor) requestThreads);
+            ring = new RingWatch(self, config.addresses(), stats::queuedGlobals);
+            metrics.ring("gyro.peers.unreachable", "peers this instance has not reached for longer than the alarm bound",
+                    ring, RingWatch::unreachablePeers);
+            metrics.ring("gyro.token.unacknowledged.seconds", "how long the token this instance passed waits for"
+                    + " its acknowledgement (0 once acknowledged)", ring, RingWatch::tokenUnacknowledgedSeconds);
+            metrics.ring("gyro.ring.broken", "1 while this instance reports a broken ring", ring, RingWatch::broken);
+            session = built(new SessionGate(state.lastGsn(), timers));
+            Replies replies = new Replies(self, stats);
+            local = new LocalExecutor(self, db, localTransactions, config.hooks().gate(), replies, stats, requestIds,
+                    r -> RequestRouter.partitionOf(routing, r));
+            globals = built(new GlobalExecutor(self, db, catalog, config.hooks().gate(), replies, stats, session,
+                    requestIds, r -> RequestRouter.partitionOf(routing, r), Threads.fixed(self, "global", window),
+                    dialect.orderedCommits() && window > 1 ? new OrderedCommits(window) : null,
+                    new PhaseClock(metrics)));
+            PeerCheck check = new PeerCheck(config);
+            peers = new PeerLinks(self, config.addresses(), links, config.network().transport(), check.headers(), ring);
+            built.remove(links); // the peer links own them now
+            built(peers);
+            // A replicated group's leader starts on what its group's log committed (decision 24): the log, not a peer,
+            // vouches for its database, and asking the peers would lengthen every failover by their answers' wait.
+            if (replicated == null) agreeWithTheRing(state);
+            ConveyorBelt belt = new ConveyorBelt(config.beltConfig(links, parallelGlobals)
+                    .withUpdatesAhead(true).withTrimToken(true), state, config.hooks().clock().getAsLong());
+            position = RingAgreement.Position.of(belt);
+            loop = built(new BeltLoop(self, belt, Threads.single(self, "belt"), failStop, view -> {
+                stats.belt(view.role().name(), view.queuedGlobals());
+                position = view.position();
+            }, BeltLoop.Recorder.NONE));
+            globals.attach(loop);
+            Database database = db;
+            router = new RequestRouter(self, routing, catalog, local, globals, peers, session, requestThreads, replies,
+                    stats, metrics, id -> {
+                        byte[] r = database.inTransaction(true, c -> MetadataStore.recordedReply(c, id));
+                        return r == null ? null : Reply.decode(r);
+                    });
+            // The belt exists before the server accepts anything, so no request or message can find it missing.
+            loop.start(new BeltActions(self, new JdbcBeltStore(self, db, closed), peers, globals, loop::step,
+                    new ShellProgress(stats, session, new ShellProgress.TokenEvents() {
+                        @Override
+                        public void sent(int to, long hop) {
+                            if (ring.tokenSent(to, hop)) metrics.tokenPassed();
+                        }
+
+                        @Override
+                        public void received(long hop, int updates) {
+                            metrics.tokenReceived();
+                            log.debug("instance {} received the token of hop {} with {} update(s) to apply", self,
+                                    hop, updates);
+                        }
+
+                        @Override
+                        public void heard(Message message) {
+                            ring.received(message);
+                        }
+                    })));
+            server = built(new InstanceServer(config, check, router, loop::step, routing.toJson(),
+                    this::statusJson, () -> position.encode()).start());
+            http = config.http() == null ? null
+                    : built(new HttpEndpoint(self, config.http(), metrics::scrape, this::statusJson, this::ringJson));
+            built(() -> {
+                List<io.grpc.ManagedChannel> channels = statusChannels;
+                if (channels != null) channels.forEach(io.grpc.ManagedChannel::shutdownNow);
+            });
+            // Once a second: the request rates Status reports, whether the ring has been broken for too long, and
+            // whether a peer stopped acknowledging belt messages.
+            timers.scheduleAtFixedRate(() -> {
+                metrics.sample();
+                peers.check();
+                ring.check();
+            }, 1, 1, TimeUnit.SECONDS);
+            timers.scheduleAtFixedRate(() -> loop.step(new BeltEvent.Tick(config.hooks().clock().getAsLong())),
+                    config.tickMillis(), config.tickMillis(), TimeUnit.MILLISECONDS);
+            built(timers::shutdownNow); // closed first: no tick after close begins
+        } catch (SQLException e) {
+            close();
+            throw new IllegalStateException("instance " + self + " cannot open its database " + config.describeDatabase()
+                    + ": " + e.getMessage(), e);
+        } catch (RuntimeException e) {
+            close(); // lets go of the database and its lock: a refused start leaves nothing behind
+            throw e;
+        } catch (IOException e) {
+            close();
+            throw new IOException("instance " + self + " cannot listen on " + config.address() + ": " + e.getMessage(), e);
+        }
+    }
+
+    private <T extends AutoCloseable> T built(T part) {
+        built.push(part);
+        return part;
+    }
+
+    private static void stopAndWait(ExecutorService threads) {
+        threads.shutdownNow();
+        try {
+            threads.awaitTermination(5, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    /** Refuses to serve on a database the ring has moved past (RingAgreement), before the belt exists. */
+    private void agreeWithTheRing(DurableState state) {
+        int n = config.addresses().size();
+        if (n == 1) return;
+        Map<Integer, RingAgreement.Position> answers = peers.positions(AGREEMENT_DEADLINE);
+        String refusal = RingAgreement.refusal(self, n, state, answers);
+        if (refusal != null) {
+            log.error(refusal);
+            throw new IllegalStateException(refusal);
+        }
+        if (answers.isEmpty()) {
+            // A new ring starts all at once, so nobody answering is the rule there; later it deserves a warning.
+            boolean fresh = state.lastGsn() == 0 && (state.token() == null || state.token().hop() == 0);
+            String text = "instance {} could not check its database against the ring: no other instance answered (all"
+                    + " starting?); if it is behind the ring, it stops when the token comes, before applying anything";
+            if (fresh) log.info(text, self);
+            else log.warn(text, self);
+        } else
+            log.info("instance {} agrees with the ring: instances {} answered, none knows of a later token", self,
+                    answers.keySet());
+    }
+
+    /** The instance's state as the Status method reports it (JSON). */
+    byte[] statusJson() {
+        Map<String, Object> more = new java.util.LinkedHashMap<>(links.status());
+        more.put("localPerSecond", metrics.perSecond(false));
+        more.put("globalPerSecond", metrics.perSecond(true));
+        more.put("localLatencyMs", metrics.meanMillis(false));
+        more.put("globalLatencyMs", metrics.meanMillis(true));
+        more.putAll(ring.status());
+        if (http != null) more.put("http", http.url());
+        return stats.json(self, config.address(), parallelGlobals, session.waiting(), more);
+    }
+
+    /**
+     * Every instance's status, asked through their Status methods over the cluster's transport (this instance's own
+     * certificate is a client certificate of the cluster), at most twice a second however many pages ask.
+     */
+    private byte[] ringJson() {
+        long now = System.nanoTime();
+        byte[] cached = ringJson;
+        if (cached != null && now - ringJsonAt < 500_000_000L) return cached;
+        synchronized (this) {
+            if (ringJson != null && System.nanoTime() - ringJsonAt < 500_000_000L) return ringJson;
+            List<io.grpc.ManagedChannel> channels = statusChannels;
+            if (channels == null) {
+                List<io.grpc.ManagedChannel> made = new ArrayList<>();
+                for (String a : config.addresses()) made.add(config.network().transport().channel(a));
+                statusChannels = channels = made;
+            }
+            byte[] json = dev.gyro.wire.RingStatus.toJsonBytes(dev.gyro.wire.RingStatus.ask(channels,
+                    config.addresses(), java.time.Duration.ofSeconds(1)));
+            ringJson = json;
+            ringJsonAt = System.nanoTime();
+            return json;
+        }
+    }
+
+    /** Closes every part built, the last built first. The database keeps everything that committed. */
+    @Override
+    public void close() {
+        for (AutoCloseable part; (part = built.poll()) != null; ) {
+            try {
+                part.close();
+            } catch (Exception e) {
+                log.warn("instance {}: closing {} failed: {}", self, part, e.toString());
+            }
+        }
+    }
+}

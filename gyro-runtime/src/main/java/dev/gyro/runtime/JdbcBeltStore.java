@@ -1,0 +1,67 @@
+package dev.gyro.runtime;
+
+import dev.gyro.protocol.Action;
+import dev.gyro.protocol.DurableState;
+import dev.gyro.protocol.Token;
+import dev.gyro.runtime.db.Database;
+import dev.gyro.runtime.db.MetadataStore;
+import dev.gyro.runtime.db.UpdateApplier;
+
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.util.function.BooleanSupplier;
+
+/**
+ * The belt's durable duties on the instance's own database: each one DBMS transaction of the application's rows and
+ * Gyro's metadata tables ({@link MetadataStore}), tried until it commits while its failure passes
+ * ({@link RetryRule#durably}). A retry after a commit whose answer was lost does nothing if the first attempt committed
+ * (docs/decisions.md, decision 5). Called on the belt loop only.
+ */
+final class JdbcBeltStore implements BeltActions.BeltStore {
+
+    private final int self;
+    private final Database db;
+    private final RetryRule retry;
+
+    /** @param stopping true once the instance stops: a retry then ends with {@link Stopping} */
+    JdbcBeltStore(int self, Database db, BooleanSupplier stopping) {
+        this.self = self;
+        this.db = db;
+        this.retry = new RetryRule(self, db, stopping);
+    }
+
+    @Override
+    public void applyUpdates(Action.ApplyUpdates apply) throws SQLException {
+        retry.durably("apply the updates of hop " + apply.token().hop(), (c, retry) -> {
+            if (retry && receivedAlready(c, apply.token().hop())) return;
+            UpdateApplier.applyAll(c, db.dialect(), apply.updates());
+            MetadataStore.recordReceived(c, apply.token(), apply.lastGsn());
+        });
+    }
+
+    @Override
+    public void applyAhead(Action.ApplyAhead ahead) throws SQLException {
+        retry.durably("apply the updates up to gsn " + ahead.lastGsn() + " ahead of the token", (c, retry) -> {
+            if (retry && MetadataStore.lastGsn(c) >= ahead.lastGsn()) return; // the first attempt committed
+            UpdateApplier.applyAll(c, db.dialect(), ahead.updates());
+            MetadataStore.recordAppliedAhead(c, ahead.updates().get(0).gsn() - 1, ahead.lastGsn());
+        });
+    }
+
+    @Override
+    public void recordPassed(Token token) throws SQLException {
+        retry.durably("record the token of hop " + token.hop() + " as passed",
+                (c, retry) -> MetadataStore.recordPassed(c, token));
+    }
+
+    /**
+     * The token's record of hop {@code hop} is in the database already: the attempt that applied its updates committed
+     * although its connection broke before the answer came (a database server crash). Applying the updates again
+     * would write their row images over whatever local requests wrote since, so the retry does nothing.
+     */
+    private boolean receivedAlready(Connection c, long hop) throws SQLException {
+        DurableState recorded = MetadataStore.load(c, self);
+        return recorded.tokenStatus() == DurableState.TokenStatus.HELD && recorded.token() != null
+                && recorded.token().hop() == hop;
+    }
+}
