@@ -24,6 +24,7 @@ import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReferenceArray;
+import java.util.function.Function;
 import java.util.function.ToDoubleFunction;
 
 /**
@@ -66,6 +67,12 @@ final class InstanceMetrics implements AutoCloseable {
             t.record(nanos, TimeUnit.NANOSECONDS);
         }
 
+        /** The counter of OK requests of class {@code c} and its timer, at zero. */
+        void registerAtZero(int c) {
+            counter(c, Reply.Status.OK);
+            timer(c);
+        }
+
         private Counter counter(int c, Reply.Status outcome) {
             Counter n = Counter.builder("gyro.requests").description("requests answered by this instance")
                     .tag("transaction", name).tag("class", CLASSES[c])
@@ -106,9 +113,21 @@ final class InstanceMetrics implements AutoCloseable {
     private volatile double[] perSecond = {0, 0};
     private volatile double[] meanMillis = {0, 0};
 
-    InstanceMetrics(int self, Collection<String> transactionNames, InstanceStats stats) {
+    /**
+     * @param classOf each transaction's class in the routing table ({@code local}, {@code global} or
+     *                {@code local-or-global}): its request counters (outcome ok) and latency timers exist at zero from
+     *                the start, so that a rate or an alert on them sees a series before the first request
+     */
+    InstanceMetrics(int self, Collection<String> transactionNames, Function<String, String> classOf,
+                    InstanceStats stats) {
         registry.config().commonTags("gyro_instance", Integer.toString(self));
-        for (String name : transactionNames) transactions.put(name, new TxMeters(name));
+        for (String name : transactionNames) {
+            TxMeters m = new TxMeters(name);
+            transactions.put(name, m);
+            String kind = classOf.apply(name);
+            for (int c = 0; c < CLASSES.length; c++)
+                if (kind == null || kind.equals("local-or-global") || kind.equals(CLASSES[c])) m.registerAtZero(c);
+        }
         FunctionCounter.builder("gyro.token.passes", stats, s -> s.tokenPasses.sum())
                 .description("tokens this instance passed to the next").register(registry);
         rotation = Timer.builder("gyro.token.rotation")

@@ -116,7 +116,10 @@ final class InstanceParts implements AutoCloseable {
             ExecutorService requestThreads = Threads.bounded(self, "req", config.requestThreads(),
                     config.maxQueuedRequests());
             built(() -> stopAndWait(requestThreads));
-            metrics = built(new InstanceMetrics(self, catalog.names(), stats));
+            metrics = built(new InstanceMetrics(self, catalog.names(), t -> {
+                RoutingTable.Route r = routing.route(t);
+                return r == null ? null : r.kind();
+            }, stats));
             metrics.database(db);
             metrics.requestPool((ThreadPoolExecutor) requestThreads);
             ring = new RingWatch(self, config.addresses(), stats::queuedGlobals);

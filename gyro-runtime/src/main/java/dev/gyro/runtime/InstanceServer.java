@@ -43,6 +43,8 @@ final class InstanceServer implements AutoCloseable {
     private final ExecutorService clientCalls;
     private final ExecutorService peerCalls;
     private final Server server;
+    /** Anyone who reaches the port can send these at will: a line every 10 s at most (a fuzz run of 100k, 30k lines). */
+    private final WarnLimit malformedWarnings = WarnLimit.everyTenSeconds(), refusedWarnings = WarnLimit.everyTenSeconds();
     private static final byte[] ACK = new byte[0];
 
     /**
@@ -159,12 +161,15 @@ final class InstanceServer implements AutoCloseable {
         try {
             m = Codec.decodeMessage(body);
         } catch (MalformedMessageException e) {
-            log.warn("instance {} rejected a malformed message: {}", self, e.getMessage());
+            long unsaid = malformedWarnings.occurred();
+            if (unsaid >= 0)
+                log.warn("instance {} rejected a malformed message: {}{}", self, e.getMessage(), WarnLimit.suffix(unsaid));
             return Status.INVALID_ARGUMENT.withDescription(e.getMessage());
         }
         String refusal = check.refusal(m, PeerCheck.CALLER.get());
         if (refusal != null) {
-            log.warn("instance {} refused a message: {}", self, refusal);
+            long unsaid = refusedWarnings.occurred();
+            if (unsaid >= 0) log.warn("instance {} refused a message: {}{}", self, refusal, WarnLimit.suffix(unsaid));
             return Status.PERMISSION_DENIED.withDescription("instance " + self + " refused: " + refusal);
         }
         loop.accept(new BeltEvent.MessageReceived(m));
