@@ -1,0 +1,9 @@
+package dev.gyro.cli;
+
+/** {@link ReplicaKillTest} with every replica's database on a PostgreSQL server. */
+class ReplicaKillOnPostgresTest extends ReplicaKillTest {
+
+    ReplicaKillOnPostgresTest() {
+        super("postgres");
+    }
+}

@@ -1,0 +1,9 @@
+package dev.gyro.cli;
+
+/** {@link ReplicaKillTest} with every replica's database a SQLite file. */
+class ReplicaKillOnSqliteTest extends ReplicaKillTest {
+
+    ReplicaKillOnSqliteTest() {
+        super("sqlite");
+    }
+}
