@@ -65,7 +65,7 @@ abstract class ReplicaKillTest {
             SERVER_KILLS = Integer.getInteger("gyro.test.kills", 2);
     /** Per group and replica: its database (a SQLite file or a JDBC URL on a throwaway server). */
     final String[][] databases = new String[GROUPS][REPLICAS];
-    String backend = "sqlite";
+    final String backend;
 
     @TempDir
     Path dir;
@@ -86,8 +86,7 @@ abstract class ReplicaKillTest {
     }
 
     /** Each replica's database: SQLite files here, or fresh databases on a throwaway server (skipped when missing). */
-    void databases(String backend) {
-        this.backend = backend;
+    void databases() {
         for (int g = 0; g < GROUPS; g++)
             for (int r = 0; r < REPLICAS; r++) {
                 if (backend.equals("sqlite")) {
@@ -175,7 +174,7 @@ abstract class ReplicaKillTest {
 
     @Test
     void killedLeadersAndFollowersLoseNothingAcknowledgedAndApplyNothingTwice() throws Exception {
-        databases(backend);
+        databases();
         int kills = backend.equals("sqlite") ? KILLS : SERVER_KILLS;
         try (var old = Files.list(Files.createDirectories(Path.of("target", "replica-kill-logs", backend)))) {
             for (Path f : old.toList()) Files.delete(f);

@@ -102,12 +102,11 @@ class YourApplicationTest {
     }
 
     /** {@code mvn package} in {@code dir}, offline first (the Gyro build fetched every plugin it needs). */
-    static void mvnPackage(Path dir, String... extra) throws Exception {
+    static void mvnPackage(Path dir) throws Exception {
         String out = "";
         for (List<String> flags : List.of(List.of("-o"), List.<String>of())) {
             List<String> cmd = new ArrayList<>(List.of("mvn", "-B", "-ntp", "-q"));
             cmd.addAll(flags);
-            cmd.addAll(List.of(extra));
             cmd.add("package");
             Process p = new ProcessBuilder(cmd).directory(dir.toFile()).redirectErrorStream(true).start();
             out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
