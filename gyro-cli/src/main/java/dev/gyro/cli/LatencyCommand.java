@@ -131,7 +131,7 @@ final class LatencyCommand implements Callable<Integer> {
                     rotation.recordValue(t2 - t1);
                 }
             }
-            // The idle ring: the token parks, so nothing is sent; only the 10 ms protocol timers tick.
+            // The idle ring: the token parks, so nothing is sent, and no protocol timer ticks (Ticks).
             Thread.sleep(500);
             long passes0 = passes(cluster);
             var os = (com.sun.management.OperatingSystemMXBean) java.lang.management.ManagementFactory.getOperatingSystemMXBean();

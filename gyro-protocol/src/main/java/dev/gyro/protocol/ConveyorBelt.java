@@ -348,6 +348,16 @@ public final class ConveyorBelt {
     public boolean holdsToken() { return role != Role.FOLLOWER; }
 
     /**
+     * Whether a {@link BeltEvent.Tick} can make this belt act: a token it passed is not acknowledged yet (resent), or a
+     * global request waits here for the token (a WANT). Otherwise a tick only tells it the time, and a runtime need not
+     * tick at all: an idle ring costs nothing. Before the next event after such a pause, the runtime tells it the time
+     * with one tick, so that the resends it then schedules count from now.
+     */
+    public boolean waitsForTime() {
+        return unacked != null || (role == Role.FOLLOWER && !queue.isEmpty() && config.ringSize() > 1);
+    }
+
+    /**
      * The hop of the token this instance last received and recorded, -1 if it never received one. Instance 0's first
      * token (hop 0) is one nobody passed; hop {@code h} is always held by instance {@code h mod ringSize}, since every
      * pass adds one to the hop and goes to the successor.

@@ -13,6 +13,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
+import java.util.function.LongSupplier;
 
 /**
  * The driver of the instance's {@link ConveyorBelt}, and the only thread that touches it (it must be called from one
@@ -20,6 +21,11 @@ import java.util.function.Consumer;
  * handled one at a time in the order given, each logged at debug level; after each, the actions the belt asks for are
  * performed in order, before the next event ({@link ConveyorBelt#ready()}), so that, for instance, a token is never
  * sent before it is recorded as passed.
+ *
+ * <p>Time: the belt needs {@link BeltEvent.Tick}s only while it {@link ConveyorBelt#waitsForTime() waits for time}
+ * (the {@link View} says so after each event, and the instance's timer ticks only then). After a pause without ticks,
+ * the loop tells the belt the time ({@code clock}) with one tick of its own before the next event, so that what the
+ * belt schedules from it (a resend) counts from now.
  *
  * <p>Fail-stop (docs/decisions.md, decision 11): an event the belt rejects as a violation of its invariants, an action
  * that cannot be performed, or a {@link BeltEvent.FailStop} stops the instance through {@code failStop}; nothing after
@@ -52,7 +58,7 @@ final class BeltLoop implements AutoCloseable {
     }
 
     /** The belt as of the last event handled: what the instance's statistics and a starting peer are told. */
-    record View(ConveyorBelt.Role role, int queuedGlobals, RingAgreement.Position position) {}
+    record View(ConveyorBelt.Role role, int queuedGlobals, RingAgreement.Position position, boolean waitsForTime) {}
 
     private final int self;
     private final ConveyorBelt belt;
@@ -60,6 +66,8 @@ final class BeltLoop implements AutoCloseable {
     private final Consumer<Throwable> failStop;
     private final Consumer<View> afterEach;
     private final Recorder recorder;
+    private final LongSupplier clock;
+    private boolean ticking = true; // the belt waited for time after the last event (or was just made): it knows the time
     private volatile Actions actions;
     private volatile boolean stopped;
 
@@ -68,15 +76,17 @@ final class BeltLoop implements AutoCloseable {
      * @param failStop  told (once) why the loop stopped the instance
      * @param afterEach sees the belt after each event and its actions
      * @param recorder  sees each event and its actions ({@link Recorder#NONE})
+     * @param clock     the time {@link BeltEvent.Tick}s carry, in milliseconds
      */
     BeltLoop(int self, ConveyorBelt belt, ExecutorService thread, Consumer<Throwable> failStop,
-             Consumer<View> afterEach, Recorder recorder) {
+             Consumer<View> afterEach, Recorder recorder, LongSupplier clock) {
         this.self = self;
         this.belt = belt;
         this.thread = thread;
         this.failStop = failStop;
         this.afterEach = afterEach;
         this.recorder = recorder;
+        this.clock = clock;
     }
 
     /** Starts performing the belt's actions with {@code actions}: first what the recovered belt asks for. */
@@ -101,6 +111,12 @@ final class BeltLoop implements AutoCloseable {
     }
 
     private void handle(BeltEvent event) {
+        if (!ticking && !(event instanceof BeltEvent.Tick) && !(event instanceof BeltEvent.FailStop))
+            handleOne(new BeltEvent.Tick(clock.getAsLong()));
+        handleOne(event);
+    }
+
+    private void handleOne(BeltEvent event) {
         if (stopped) return;
         log.debug("instance {} step {}", self, event);
         List<Action> performed = recorder == Recorder.NONE ? null : new ArrayList<>();
@@ -112,7 +128,8 @@ final class BeltLoop implements AutoCloseable {
                     if (performed != null) performed.add(a);
                     actions.perform(a);
                 }
-            afterEach.accept(new View(belt.role(), belt.queuedGlobals(), RingAgreement.Position.of(belt)));
+            ticking = belt.waitsForTime();
+            afterEach.accept(new View(belt.role(), belt.queuedGlobals(), RingAgreement.Position.of(belt), ticking));
         } catch (Stopping e) {
             stopped = true; // the instance is closing: what is left is decided by the database on restart
         } catch (Throwable t) {

@@ -146,10 +146,12 @@ final class InstanceParts implements AutoCloseable {
             ConveyorBelt belt = new ConveyorBelt(config.beltConfig(links, parallelGlobals)
                     .withUpdatesAhead(true).withTrimToken(true), state, config.hooks().clock().getAsLong());
             position = RingAgreement.Position.of(belt);
+            Ticks ticks = new Ticks(timers, config.tickMillis(), this::tick);
             loop = built(new BeltLoop(self, belt, Threads.single(self, "belt"), failStop, view -> {
                 stats.belt(view.role().name(), view.queuedGlobals());
                 position = view.position();
-            }, BeltLoop.Recorder.NONE));
+                ticks.want(view.waitsForTime());
+            }, BeltLoop.Recorder.NONE, config.hooks().clock()));
             globals.attach(loop);
             Database database = db;
             router = new RequestRouter(self, routing, catalog, local, globals, peers, session, requestThreads, replies,
@@ -192,8 +194,6 @@ final class InstanceParts implements AutoCloseable {
                 peers.check();
                 ring.check();
             }, 1, 1, TimeUnit.SECONDS);
-            timers.scheduleAtFixedRate(() -> loop.step(new BeltEvent.Tick(config.hooks().clock().getAsLong())),
-                    config.tickMillis(), config.tickMillis(), TimeUnit.MILLISECONDS);
             built(timers::shutdownNow); // closed first: no tick after close begins
         } catch (SQLException e) {
             close();
@@ -206,6 +206,11 @@ final class InstanceParts implements AutoCloseable {
             close();
             throw new IOException("instance " + self + " cannot listen on " + config.address() + ": " + e.getMessage(), e);
         }
+    }
+
+    /** The protocol timer (Ticks: only while the belt waits for time). */
+    private void tick() {
+        loop.step(new BeltEvent.Tick(config.hooks().clock().getAsLong()));
     }
 
     private <T extends AutoCloseable> T built(T part) {

@@ -114,7 +114,8 @@ class BeltActionsRetryTest {
         Database flaky = db.replicatedBy(replication);
         loopLane = new ShellSimulationTest.Lane();
         BeltLoop loop = new BeltLoop(1, new ConveyorBelt(new ConveyorBeltConfig(1, 2, 1_000, 50, 20),
-                DurableState.initial(1), 0), loopLane, t -> {}, v -> {}, BeltLoop.Recorder.NONE);
+                DurableState.initial(1), 0), loopLane, t -> {}, v -> {}, BeltLoop.Recorder.NONE,
+                () -> 0);
         SessionGate session = new SessionGate(0, timers);
         InstanceStats stats = new InstanceStats();
         TransactionCatalog catalog = new TransactionCatalog(List.of(new ShellSimulationTest.Bump()));

@@ -65,7 +65,7 @@ class BeltLoopTest {
             return null;
         });
         belt = new ConveyorBelt(new ConveyorBeltConfig(1, 2, maxQueued, 50, 20), DurableState.initial(1), 0);
-        loop = new BeltLoop(1, belt, loopLane, stops::add, v -> {}, (event, actions) -> stepped.add(event));
+        loop = new BeltLoop(1, belt, loopLane, stops::add, v -> {}, (event, actions) -> stepped.add(event), () -> 0);
         InstanceStats stats = new InstanceStats();
         SessionGate session = new SessionGate(0, timers);
         globals = new GlobalExecutor(1, db, new TransactionCatalog(List.of(new ShellSimulationTest.Bump())),
@@ -95,8 +95,9 @@ class BeltLoopTest {
         });
         assertThat(belt.queuedGlobals()).isEqualTo(1);
         assertThat(sent).as("the waiting instance asks for the token").anyMatch(m -> m instanceof Message.Want);
-        assertThat(stepped).containsExactly(new BeltEvent.Start(), new BeltEvent.GlobalRequest(1),
-                new BeltEvent.GlobalRequest(2));
+        assertThat(stepped).as("the belt waited for no time before the first request: the loop tells it the time")
+                .containsExactly(new BeltEvent.Start(), new BeltEvent.Tick(0), new BeltEvent.GlobalRequest(1),
+                        new BeltEvent.GlobalRequest(2));
         assertThat(stops).isEmpty();
     }
 

@@ -239,7 +239,7 @@ class ShellSimulationTest {
             startedAt = run.now;
             belt = new ConveyorBelt(beltConfig, state, run.now);
             loop = new BeltLoop(id, belt, loopLane, t -> run.failures.add(id + ": " + t), v -> {},
-                    (event, actions) -> recorded.add(new Stepped(event, List.copyOf(actions))));
+                    (event, actions) -> recorded.add(new Stepped(event, List.copyOf(actions))), () -> run.now);
             run.incarnations.add(this);
             globals.attach(loop);
             loop.start(new BeltActions(id, new JdbcBeltStore(id, db, () -> closed),
