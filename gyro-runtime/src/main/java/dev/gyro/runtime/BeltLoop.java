@@ -21,7 +21,7 @@ import java.util.function.Consumer;
  * performed in order, before the next event ({@link ConveyorBelt#ready()}), so that, for instance, a token is never
  * sent before it is recorded as passed.
  *
- * <p>Fail-stop (docs/decisions.md, decision 11): an event the belt rejects as a violation of its invariants, an action
+ * <p>Fail-stop (docs/decisions/11-fail-stop.md): an event the belt rejects as a violation of its invariants, an action
  * that cannot be performed, or a {@link BeltEvent.FailStop} stops the instance through {@code failStop}; nothing after
  * it is handled. The instance never carries on with state the belt did not decide.
  */
