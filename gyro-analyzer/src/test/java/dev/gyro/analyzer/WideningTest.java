@@ -14,8 +14,8 @@ import static dev.gyro.analyzer.Fixtures.classification;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * docs/decisions.md, decision 8: what the analysis does not model widens to "any row", which makes the transaction
- * global rather than local. Touch(accountId) writes an account, Balance(accountId) reads one; with an
+ * docs/decisions/08-conservative-analyzer.md: what the analysis does not model widens to "any row", which makes the
+ * transaction global rather than local. Touch(accountId) writes an account, Balance(accountId) reads one; with an
  * equality on ID, Touch is local by accountId.
  */
 class WideningTest {

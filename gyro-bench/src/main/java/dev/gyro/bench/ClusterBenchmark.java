@@ -76,7 +76,7 @@ public final class ClusterBenchmark {
     public interface Listener {
         default void loaded(int databases, int of) {}
         default void started(List<String> addresses, String workload) {}
-        /** Where each instance serves its metrics and live view (docs/decisions.md, decision 18), once started. */
+        /** Where each instance serves its metrics and live view (docs/decisions/18-watching.md), once started. */
         default void watching(List<String> httpUrls) {}
         default void running(double elapsed, double total, long completed) {}
         default void finished(WorkloadRunner.Result result) {}

@@ -12,7 +12,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * A Gyro cluster reached through the routing client. Every channel is a client {@link GyroClient.Session}, so one
- * emulated user reads its own writes wherever its requests run (docs/decisions.md, decision 9).
+ * emulated user reads its own writes wherever its requests run (docs/decisions/09-serializability-session.md).
  *
  * <p>Under WAN emulation ({@link #GyroTarget(List, Wan.Placement)}) the k-th channel opened is a client at site
  * {@link Wan.Placement#clientSite}(k) that sends every request to its nearest instance

@@ -17,7 +17,7 @@ import java.util.concurrent.atomic.AtomicLong;
 /**
  * A Gyro cluster whose clients call its instances in their own process ({@link GyroInstance#call}), as the paper
  * deploys Gyro: a library inside the application server (Figure 1), next to the application, as the benchmarks run
- * every baseline's application next to its databases (docs/decisions.md, "Benchmark method"). Each request goes to its
+ * every baseline's application next to its databases (docs/benchmark-method.md). Each request goes to its
  * owner by the cluster's routing table; under WAN emulation to the client's nearest instance, which forwards it to its
  * owner over the emulated WAN, the client paying its site's delay each way ({@link WanChannel}). A channel is one
  * user's session: each request carries the highest gsn the session has seen, so a user reads its own writes wherever

@@ -8,7 +8,7 @@ import java.util.stream.Stream;
 
 /**
  * This machine's CPU time since boot, busy and in all, as Linux counts it in {@code /proc/stat}: two readings, at a
- * measured window's ends, say how busy the whole machine was over it (docs/decisions.md, "Benchmark method"). Capacity
+ * measured window's ends, say how busy the whole machine was over it (docs/benchmark-method.md). Capacity
  * emulation means the emulated servers to be what limits a system; when the machine's own cores are near 100% busy
  * (the benchmark's own processes, other work, or a host that takes the cores away: its "steal" time counts as busy
  * here), the cores limit it instead, and a point measures the machine as much as the protocol.

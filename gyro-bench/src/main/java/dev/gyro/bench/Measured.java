@@ -11,7 +11,7 @@ import java.util.Map;
 /**
  * One point of a scenario: a system at one setting of the parameters and one load, with its throughput, latency
  * (overall, per class, per transaction), throughput over time, and the verdict of the checks that followed the run
- * (docs/decisions.md, "Benchmark method"). A point that could not run (its system is not on the class
+ * (docs/benchmark-method.md). A point that could not run (its system is not on the class
  * path, or refused the backend) says why in {@link #notRun} and has no figures.
  *
  * @param system        the {@link SystemUnderTest}'s name

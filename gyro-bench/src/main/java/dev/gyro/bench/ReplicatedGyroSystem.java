@@ -16,10 +16,10 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Gyro with every instance a replicated group of R replicas (docs/decisions.md, decision 24), named {@code gyro-rR}:
- * the same application, classification and emulated servers as {@code gyro}, each position's leader passing through
- * its position's emulated server. LAN only. Checked as {@code gyro} is, on one replica of each group, once every replica
- * holds its group's whole log.
+ * Gyro with every instance a replicated group of R replicas (docs/decisions/24-ring-on-groups.md), named
+ * {@code gyro-rR}: the same application, classification and emulated servers as {@code gyro}, each position's leader
+ * passing through its position's emulated server. LAN only. Checked as {@code gyro} is, on one replica of each group,
+ * once every replica holds its group's whole log.
  */
 record ReplicatedGyroSystem(int replicas) implements SystemUnderTest {
 

@@ -25,7 +25,7 @@ import java.util.concurrent.Future;
  * scenarios' emulated servers ({@link Scenarios#APP_CONCURRENCY} slots of {@link Scenarios#APP_SERVICE_MS} ms).
  *
  * <p>Rings: today's Gyro with its global requests one at a time (PostgreSQL, SQLite) and side by side (paper Appendix
- * B, MariaDB), and several belts over the same instances (docs/decisions.md, decision 21). Peak throughput is the
+ * B, MariaDB), and several belts over the same instances (docs/decisions/21-several-belts.md). Peak throughput is the
  * highest of the client sweep whose mean latency stays under the LAN bound and whose closed loop had settled
  * ({@link PerfResult#steady()}). A seed decides every point.
  */

@@ -258,8 +258,8 @@ public record Scenario(String name, String title, String paperRef, List<Setting>
     }
 
     /**
-     * Peak throughput is the highest throughput whose mean latency stays under {@code meanMs} (docs/decisions.md,
-     * "Benchmark method").
+     * Peak throughput is the highest throughput whose mean latency stays under {@code meanMs}
+     * (docs/benchmark-method.md).
      *
      * @param why e.g. "the paper's LAN bound"
      */

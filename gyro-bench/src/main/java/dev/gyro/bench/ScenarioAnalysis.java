@@ -8,7 +8,7 @@ import java.util.Map;
 import java.util.Objects;
 
 /**
- * What a scenario's points say side by side (docs/decisions.md, "Benchmark method": ratios measured in one run, never a
+ * What a scenario's points say side by side (docs/benchmark-method.md: ratios measured in one run, never a
  * bare absolute): each system's peak per setting, each point's counterpart in another system, ratios, and the
  * paper's numbers computed from this run.
  *

@@ -7,7 +7,7 @@ import java.util.concurrent.locks.LockSupport;
 
 /**
  * How much of the emulated servers' capacity a point used: their slot time in use over the measured window, as a
- * share of all their slots over that window (docs/decisions.md, "Benchmark method"). A system near 100% runs at what
+ * share of all their slots over that window (docs/benchmark-method.md). A system near 100% runs at what
  * the servers can serve at all, so no protocol could make it much faster there; the figure says how much room a
  * comparison leaves. Beside it, how busy this machine's own cores were over the same window ({@link MachineCpu}): near
  * 100% there, the machine and not the emulated servers limited the point. Read at the window's two ends by a daemon

@@ -52,7 +52,7 @@ public final class WorkloadRunner {
      * @param duration how long to drive load and measure, after the warm-up
      * @param seed     seeds every session's random source (session i gets its own stream) and the arrival schedule
      * @param warmup   how long to drive load first without recording anything (pools, JIT, caches and queues
-     *                 settle; docs/decisions.md, "Benchmark method": warm-up is excluded from results)
+     *                 settle; docs/benchmark-method.md: warm-up is excluded from results)
      * @param openLoop null for a closed loop; otherwise the arrival schedule
      * @param interval the width of one throughput-over-time bucket; null picks one from the duration
      *                 ({@link #defaultInterval})

@@ -301,8 +301,8 @@ final class BenchCommand implements Callable<Integer> {
     }
 
     /**
-     * The run's folder: {@code --out}, or a new {@code bench-runs/SCENARIO-DATE-TIME}, claimed for Gyro (docs/decisions.md,
-     * decision 19); null, having said why, when it cannot be.
+     * The run's folder: {@code --out}, or a new {@code bench-runs/SCENARIO-DATE-TIME}, claimed for Gyro
+     * (docs/decisions/19-owned-folders.md); null, having said why, when it cannot be.
      */
     private Path claimOut() throws java.io.IOException {
         Path dir = out != null ? out : Path.of("bench-runs", scenario + "-" + java.time.LocalDateTime.now()

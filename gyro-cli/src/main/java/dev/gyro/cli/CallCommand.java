@@ -74,8 +74,9 @@ final class CallCommand implements Callable<Integer> {
                     System.out.printf("%-24s %s%n", r.getKey(), r.getValue().kind());
                 return 0;
             }
-            // Calls through one cluster directory form one session (docs/decisions.md, decision 9): each waits, at
-            // whichever instance runs it, until that instance applied the last global request an earlier call saw.
+            // Calls through one cluster directory form one session (docs/decisions/09-serializability-session.md): each
+            // waits, at whichever instance runs it, until that instance applied the last global request an earlier call
+            // saw.
             Path session = target.cluster == null ? null : sessionFile(target.cluster);
             long after = Math.max(afterGsn, session == null ? 0 : seenGsn(session));
             Request request = Request.of(transaction, values.toArray());

@@ -264,7 +264,7 @@ final class ClusterCommand implements Runnable {
                 } else {
                     cluster.withTls(certificates(d, cluster.size()));
                 }
-                cluster.withHttp(); // each instance's metrics, status and live view (docs/decisions.md, decision 18)
+                cluster.withHttp(); // each instance's metrics, status and live view (docs/decisions/18-watching.md)
                 cluster.startAll();
             } catch (MissingServerException | IllegalArgumentException e) {
                 System.err.println("gyro cluster: " + e.getMessage());

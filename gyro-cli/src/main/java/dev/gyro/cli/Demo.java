@@ -30,7 +30,7 @@ final class Demo {
 
     /**
      * @param replicas replicas per instance: 1 runs one database per instance; more run each instance as a replicated
-     *                 group (docs/decisions.md, decision 24)
+     *                 group (docs/decisions/24-ring-on-groups.md)
      * @param chaos    with replicas, kill group leaders abruptly during the run and restart them
      */
     /** How long a run goes on past its duration while no global request has completed yet. */

@@ -44,12 +44,12 @@ import java.util.function.Consumer;
 
 /**
  * Sends random and mutated messages to a live instance, authenticated so they pass the TLS handshake and reach its
- * decoders (docs/decisions.md, decision 13, "Fuzzed"): client requests (garbage and truncated encodings, unknown transactions,
- * wrong arity and types, huge values, a far session gsn, the forwarded flag) and peer messages (token passes, wants,
- * acknowledgements, the start-up position question; random, mutated from valid ones, from a sender other than the
- * certificate's, with another cluster's or ring's headers). Peer messages carry the certificate of the target's ring
- * successor: a token pass from it reaches the decoder and is then refused, as it would be from anyone but the
- * predecessor, whom the ring trusts with its state updates.
+ * decoders (docs/decisions/13-secure-by-default.md, "Fuzzed"): client requests (garbage and truncated encodings,
+ * unknown transactions, wrong arity and types, huge values, a far session gsn, the forwarded flag) and peer messages
+ * (token passes, wants, acknowledgements, the start-up position question; random, mutated from valid ones, from a
+ * sender other than the certificate's, with another cluster's or ring's headers). Peer messages carry the certificate
+ * of the target's ring successor: a token pass from it reaches the decoder and is then refused, as it would be from
+ * anyone but the predecessor, whom the ring trusts with its state updates.
  *
  * <p>Every request is built to be invalid, so none may change a replica. The run checks: no crash (every instance
  * answers Status at the end, and every {@value #CHECK_EVERY} messages), no hang (every call answered within the

@@ -145,7 +145,7 @@ final class InstanceCommand implements Callable<Integer> {
         return 0;
     }
 
-    /** One replica of a replicated group (docs/decisions.md, decision 24): runs the instance while it leads. */
+    /** One replica of a replicated group (docs/decisions/24-ring-on-groups.md): runs the instance while it leads. */
     private int runReplica(InstanceConfig config, String target, InstanceConfig.Network network, Application application)
             throws Exception {
         List<String> gyro = Transport.replicaAddresses(ring.get(id));

@@ -11,7 +11,7 @@ import java.util.stream.Stream;
  * A folder a command was given with {@code --dir} or {@code --out}: Gyro empties or deletes only a folder it made
  * itself, marked by a file {@value #MARKER} in it, or one that was empty when it was handed over (which it then
  * marks). A folder holding anything else is refused with its name and what is in it, so {@code --dir .} or
- * {@code --dir ~} never loses a file (decision 19 in docs/decisions.md).
+ * {@code --dir ~} never loses a file (docs/decisions/19-owned-folders.md).
  */
 final class OwnedFolder {
     /** The file that says a folder is Gyro's. */

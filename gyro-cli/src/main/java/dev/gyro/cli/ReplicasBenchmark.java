@@ -26,8 +26,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * {@code gyro bench replicas}: one replica per instance against groups of three (docs/decisions.md, decision 24), side
- * by side in one run on this machine, 3 instances of the online store on SQLite files, through the client over
+ * {@code gyro bench replicas}: one replica per instance against groups of three (docs/decisions/24-ring-on-groups.md),
+ * side by side in one run on this machine, 3 instances of the online store on SQLite files, through the client over
  * loopback: local writes and reads (latency percentiles, throughput), a global request at light load, and, for groups
  * of three, failovers (from a leader's kill to the completion of the first request of its group sent after it).
  */

@@ -31,7 +31,7 @@ import java.util.regex.Pattern;
 
 /**
  * {@code gyro cluster start --replicas R}: N instances, each a replicated group of R replicas with databases of their own
- * (docs/decisions.md, decision 24), all in this process, with the cluster's TLS and an HTTP endpoint per leader.
+ * (docs/decisions/24-ring-on-groups.md), all in this process, with the cluster's TLS and an HTTP endpoint per leader.
  * {@code gyro cluster replace} reaches the running process through a folder it watches ({@code DIR/control}): a request
  * file in, a result file out.
  */

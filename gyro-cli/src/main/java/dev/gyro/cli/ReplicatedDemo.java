@@ -25,9 +25,9 @@ import java.util.SplittableRandom;
 
 /**
  * {@code gyro demo --replicas R}: the online store over N instances, each a replicated group of R replicas with its own
- * database (docs/decisions.md, decision 24), all in this process over real sockets; with {@code --chaos}, group leaders
- * are killed abruptly during the run (at least two, one of them while its group holds the token) and brought back.
- * Then: the ring quiet, every replica caught up, every table equal within each group (Gyro's metadata included),
+ * database (docs/decisions/24-ring-on-groups.md), all in this process over real sockets; with {@code --chaos}, group
+ * leaders are killed abruptly during the run (at least two, one of them while its group holds the token) and brought
+ * back. Then: the ring quiet, every replica caught up, every table equal within each group (Gyro's metadata included),
  * the replicated tables equal everywhere, the store's invariants on every group, and every order a client saw
  * succeed present.
  */

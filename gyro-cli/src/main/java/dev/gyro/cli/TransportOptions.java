@@ -9,7 +9,7 @@ import java.nio.file.Path;
 /**
  * How a command talks to instances: mutual TLS with the cluster's certificates ({@code --tls-dir}, the folder
  * {@code gyro cluster start} or {@code gyro certs} made), or plaintext only when asked for ({@code --insecure}, with a
- * warning). Neither is an error: Gyro is secure by default (docs/decisions.md, decision 13).
+ * warning). Neither is an error: Gyro is secure by default (docs/decisions/13-secure-by-default.md).
  */
 final class TransportOptions {
 

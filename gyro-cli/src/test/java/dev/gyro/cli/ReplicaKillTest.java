@@ -40,7 +40,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * A ring of two instances, each a replicated group of three replicas, every replica its own process on its own database
  * (a SQLite file; a shorter run with databases on a PostgreSQL and on a MariaDB server), talking mutual TLS
- * (docs/decisions.md, decision 24). Under a concurrent workload the leader of each group in turn is killed with
+ * (docs/decisions/24-ring-on-groups.md). Under a concurrent workload the leader of each group in turn is killed with
  * SIGKILL, {@link #KILLS} times on SQLite and {@link #SERVER_KILLS} on each server, each kill once the ring has made
  * progress since the last one (an event,
  * not a time), and restarted; then a follower is killed and restarted. Afterwards: nothing acknowledged lost, nothing

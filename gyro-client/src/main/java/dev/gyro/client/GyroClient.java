@@ -26,8 +26,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * paper's Figure 1), using the routing table an instance publishes. Thread-safe; share one per process.
  *
  * <p>Calls made directly on the client carry no session guarantee. A {@link Session} (one per user, not per
- * process) keeps the guarantee of docs/decisions.md, decision 9: after it sees a global request's reply, it asks each of
- * its later requests to wait, wherever it runs, until that instance has applied the same gsn.
+ * process) keeps the guarantee of docs/decisions/09-serializability-session.md: after it sees a global request's reply,
+ * it asks each of its later requests to wait, wherever it runs, until that instance has applied the same gsn.
  */
 public final class GyroClient implements AutoCloseable {
 
@@ -39,7 +39,9 @@ public final class GyroClient implements AutoCloseable {
     private final long deadlineMillis;
     private final int preferred;
     private final Transport transport;
-    /** Per instance: a replicated group (docs/decisions.md, decision 24), whose requests carry ids and are retried. */
+    /**
+     * Per instance: a replicated group (docs/decisions/24-ring-on-groups.md), whose requests carry ids and are retried.
+     */
     private final boolean[] replicated;
 
     private GyroClient(RoutingTable routing, long deadlineMillis, int preferred, Transport transport) {
@@ -190,10 +192,10 @@ public final class GyroClient implements AutoCloseable {
     }
 
     /**
-     * Sends {@code request} to {@code instance}. An instance that is a replicated group (docs/decisions.md, decision 24)
-     * may lose its leader while the request is on its way: the request then carries an id, and is sent again with the
-     * same id until it is answered otherwise or the deadline passes; the group answers a request that had run from its
-     * recorded reply instead of running it twice.
+     * Sends {@code request} to {@code instance}. An instance that is a replicated group
+     * (docs/decisions/24-ring-on-groups.md) may lose its leader while the request is on its way: the request then
+     * carries an id, and is sent again with the same id until it is answered otherwise or the deadline passes; the
+     * group answers a request that had run from its recorded reply instead of running it twice.
      */
     private Reply send(int instance, Request request) {
         long deadline = System.nanoTime() + deadlineMillis * 1_000_000L;
@@ -238,7 +240,7 @@ public final class GyroClient implements AutoCloseable {
     }
 
     /**
-     * A global request that ran out of time waited for the token (docs/decisions.md, decision 18): the instances say
+     * A global request that ran out of time waited for the token (docs/decisions/18-watching.md): the instances say
      * where the token is, so the client learns that its request is queued, and behind whom, rather than that a live
      * instance is "unreachable". Null if the owner itself does not answer (then it is unreachable indeed).
      */

@@ -10,7 +10,7 @@ import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
- * Capacity emulation for benchmarks (docs/decisions.md, "Benchmark method"): gives one database instance the capacity of a
+ * Capacity emulation for benchmarks (docs/benchmark-method.md): gives one database instance the capacity of a
  * small server, so that on this 2-core machine N instances can show N times the capacity of one. Every transaction
  * a client request runs on the instance's database (a Gyro instance's local and global requests, the centralized
  * baseline's transactions) first takes one of {@code concurrency} slots, then holds it for {@code serviceMillis}

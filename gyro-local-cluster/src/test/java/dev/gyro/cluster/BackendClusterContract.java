@@ -132,7 +132,7 @@ abstract class BackendClusterContract {
             assertThat(cluster.instance(i).appliedGsn()).as("updates applied by instance " + i + ": one per order")
                     .isEqualTo(orders);
         // Appendix B: globals ran concurrently exactly where the DBMS has commit ordering or OrderedCommits makes it
-        // (docs/decisions.md, decisions 6 and 20).
+        // (docs/decisions/06-commit-ordering.md and docs/decisions/20-postgres-ordered-commits.md).
         boolean parallel = backend().dialect().parallelGlobals() || backend().dialect().orderedCommits();
         int most = 0;
         for (int i = 0; i < 3; i++) {

@@ -32,7 +32,7 @@ class BackendTest {
         assertThat(Backend.POSTGRES.serverKind()).isEqualTo(ServerKind.POSTGRES);
         assertThat(Backend.SQLITE.hasServer()).isFalse();
         assertThat(Backend.SQLITE.unavailableReason()).isNull();
-        // commit ordering (docs/decisions.md, decision 6): only MariaDB runs globals in parallel
+        // commit ordering (docs/decisions/06-commit-ordering.md): only MariaDB runs globals in parallel
         assertThat(Backend.MARIADB.dialect().parallelGlobals()).isTrue();
         assertThat(Backend.POSTGRES.dialect().parallelGlobals()).isFalse();
         assertThat(Backend.SQLITE.dialect().parallelGlobals()).isFalse();

@@ -13,7 +13,7 @@ import java.util.List;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * A request with wrong parameters is refused at once (docs/decisions.md, decision 10), found by fuzzing: it used to
+ * A request with wrong parameters is refused at once (docs/decisions/10-errors.md), found by fuzzing: it used to
  * wait in the session gate for the gsn its client named (up to 30 s) before a local request was refused, and to
  * queue for the token before a global one was.
  */

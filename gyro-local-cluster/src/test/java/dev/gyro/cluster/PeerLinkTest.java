@@ -36,9 +36,10 @@ import java.util.concurrent.atomic.AtomicInteger;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The stream an instance keeps to each peer for the belt's messages ({@code Wire.LINK}, docs/decisions.md, decision
- * 28): what a peer sends on it is acknowledged in order; a malformed message ends that stream only; and a peer that
- * takes messages but never acknowledges them is reported unreachable, as one that misses a call's deadline was.
+ * The stream an instance keeps to each peer for the belt's messages ({@code Wire.LINK},
+ * docs/decisions/28-peer-streams.md): what a peer sends on it is acknowledged in order; a malformed message ends that
+ * stream only; and a peer that takes messages but never acknowledges them is reported unreachable, as one that misses a
+ * call's deadline was.
  */
 @Tag("slow")
 class PeerLinkTest {

@@ -21,9 +21,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
- * An instance serves only on the database that is its own and the ring's (docs/decisions.md, decision 13): the same
- * instance started twice on one database (SQLite, PostgreSQL, MariaDB) is refused, and so is an instance restarted on a recreated database or on a
- * backup the ring has moved past; the others carry on unchanged, and with the right database back the ring goes on.
+ * An instance serves only on the database that is its own and the ring's (docs/decisions/13-secure-by-default.md): the
+ * same instance started twice on one database (SQLite, PostgreSQL, MariaDB) is refused, and so is an instance restarted
+ * on a recreated database or on a backup the ring has moved past; the others carry on unchanged, and with the right
+ * database back the ring goes on.
  */
 @Tag("servers")
 class RingAgreementTest {

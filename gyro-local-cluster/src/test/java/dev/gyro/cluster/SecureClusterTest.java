@@ -35,10 +35,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
- * A cluster that is secure by default (docs/decisions.md, decision 13): mutual TLS with the cluster's own CA, peer
- * messages only from the ring's instances and tokens only from the ring predecessor, and instances that refuse a peer
- * of another cluster or another ring, and a database of another cluster. An outsider's forged token carrying a state
- * update writes nothing and uses up no gsn.
+ * A cluster that is secure by default (docs/decisions/13-secure-by-default.md): mutual TLS with the cluster's own CA,
+ * peer messages only from the ring's instances and tokens only from the ring predecessor, and instances that refuse a
+ * peer of another cluster or another ring, and a database of another cluster. An outsider's forged token carrying a
+ * state update writes nothing and uses up no gsn.
  */
 class SecureClusterTest {
 

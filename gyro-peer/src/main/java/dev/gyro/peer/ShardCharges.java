@@ -10,7 +10,7 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * Capacity emulation for the peer (docs/decisions.md, "Benchmark method"): the first time a transaction sends SQL to an
+ * Capacity emulation for the peer (docs/benchmark-method.md): the first time a transaction sends SQL to an
  * instance, it waits for one of that instance's slots and spends the service time in it, so a transaction that
  * touches k shards is charged on each of the k servers that do work for it.
  *

@@ -36,7 +36,7 @@ public sealed interface BeltEvent {
     record GlobalExecuted(long requestId, StateUpdate update) implements BeltEvent {}
 
     /**
-     * Something the belt's state rests on is in doubt (docs/decisions.md, decision 11): the driver stops the instance
+     * Something the belt's state rests on is in doubt (docs/decisions/11-fail-stop.md): the driver stops the instance
      * once the events before are handled, and a restart recovers from its durable state. Fed to a belt, it throws.
      */
     record FailStop(String reason, Throwable cause) implements BeltEvent {}

@@ -20,7 +20,7 @@ import java.util.List;
  *   <li>optionally sends each update its holder commits to every other instance at once, which applies it ahead of
  *       the token once it has applied every gsn before it ({@link ConveyorBeltConfig#updatesAhead()}): applying a
  *       prefix of the gsn order early is what an earlier arrival of the token would have done, and the token then
- *       finds less to apply (docs/decisions.md, decision 25); and optionally leaves off the token it passes the
+ *       finds less to apply (docs/decisions/25-updates-ahead.md); and optionally leaves off the token it passes the
  *       updates every other instance said it applied ({@link ConveyorBeltConfig#trimToken()}, decision 26);</li>
  *   <li>survives lost and duplicated messages and restarts: a passed token is resent until acknowledged, the
  *       receiver acknowledges only after durably recording it (in the same DBMS transaction that applies its
@@ -406,7 +406,7 @@ public final class ConveyorBelt {
         }
         // Every pass adds one to the hop and goes to the successor, so this instance holds exactly the hops
         // self, self + n, self + 2n, ...: a later one means the ring went round without it, i.e. its database is
-        // behind the ring (docs/decisions.md, decision 13), and any other is no token the belt passed.
+        // behind the ring (docs/decisions/13-secure-by-default.md), and any other is no token the belt passed.
         long expected = lastReceivedHop < 0 ? self : lastReceivedHop + config.ringSize();
         check(token.hop() == expected, "token of hop " + token.hop() + " from instance " + pass.from()
                 + ", but this instance last received hop " + lastReceivedHop + " (at gsn " + lastGsn

@@ -11,13 +11,14 @@ package dev.gyro.protocol;
  *                             waits twice as long as the one before, up to 8 times this
  * @param parallelGlobals      run each round's snapshot of global requests concurrently
  *                             ({@link Action.ExecuteGlobals}) instead of one at a time ({@link Action.ExecuteGlobal}):
- *                             only for a DBMS with commit ordering (paper Appendix B; docs/decisions.md, decision 6)
+ *                             only for a DBMS with commit ordering (paper Appendix B;
+ *                             docs/decisions/06-commit-ordering.md)
  * @param updatesAhead         the holder sends each update it commits to every other instance at once
  *                             ({@link Message.UpdateAhead}), which applies it ahead of the token when it has applied
- *                             every gsn before it ({@link Action.ApplyAhead}; docs/decisions.md, decision 25)
+ *                             every gsn before it ({@link Action.ApplyAhead}; docs/decisions/25-updates-ahead.md)
  * @param trimToken            with updates ahead: an instance that applied them ahead says so to their maker
  *                             ({@link Message.AppliedAhead}), and a holder leaves off the token it passes the updates
- *                             every other instance has applied (docs/decisions.md, decision 26)
+ *                             every other instance has applied (docs/decisions/26-trimmed-token.md)
  */
 public record ConveyorBeltConfig(int self, int ringSize, int maxQueuedGlobals, long tokenResendMillis,
                                  long wantResendMillis, boolean parallelGlobals, boolean updatesAhead,

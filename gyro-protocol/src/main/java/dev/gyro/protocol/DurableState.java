@@ -5,7 +5,7 @@ import java.util.List;
 /**
  * What one instance keeps in its DBMS (the Gyro metadata tables) and hands back to a new {@link ConveyorBelt}
  * after a restart. Every field changes only inside the DBMS transaction whose effect it describes, so after a
- * crash the instance resumes exactly where its database says it was (docs/decisions.md, decision 5).
+ * crash the instance resumes exactly where its database says it was (docs/decisions/05-exactly-once.md).
  *
  * @param lastGsn     the highest gsn whose writes are in this database
  * @param tokenStatus whether the token was last received (HELD) or passed on (PASSED)

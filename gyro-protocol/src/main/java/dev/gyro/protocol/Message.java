@@ -21,15 +21,16 @@ public sealed interface Message permits Message.TokenPass, Message.TokenAck, Mes
 
     /**
      * A state update the sender, as the token's holder, just committed, sent to every other instance ahead of the
-     * token (docs/decisions.md, decision 25): one that has applied every gsn before it applies it at once, so the
+     * token (docs/decisions/25-updates-ahead.md): one that has applied every gsn before it applies it at once, so the
      * token finds less to apply. Best effort: the token still carries it, and a lost one costs nothing.
      */
     record UpdateAhead(int from, StateUpdate update) implements Message {}
 
     /**
      * The sender has durably applied every gsn up to {@code gsn}, the last of a run it applied ahead of the token; sent
-     * to the instance that made that gsn (docs/decisions.md, decision 26). A holder that knows every other instance has
-     * applied a gsn leaves its update off the token it passes. Best effort: a lost one only leaves the token longer.
+     * to the instance that made that gsn (docs/decisions/26-trimmed-token.md). A holder that knows every other instance
+     * has applied a gsn leaves its update off the token it passes. Best effort: a lost one only leaves the token
+     * longer.
      */
     record AppliedAhead(int from, long gsn) implements Message {}
 }

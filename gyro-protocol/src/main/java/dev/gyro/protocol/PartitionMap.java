@@ -4,8 +4,8 @@ import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 
 /**
- * Routing (docs/decisions.md, decision 7): a request's partitioning value hashes to one of a fixed number of buckets,
- * and a versioned table maps every bucket to an instance. Moving buckets, or adding instances, is a new
+ * Routing (docs/decisions/07-partition-map.md): a request's partitioning value hashes to one of a fixed number of
+ * buckets, and a versioned table maps every bucket to an instance. Moving buckets, or adding instances, is a new
  * map with a higher version; the hash of a value never changes. Every client and instance uses this same
  * deterministic function, so requests with equal partitioning values always meet at one instance (the
  * premise of the paper's partitioning, Section VI).

@@ -3,7 +3,7 @@ package dev.gyro.protocol;
 import java.util.List;
 
 /**
- * One row written by a global request, as a row image (docs/decisions.md, decision 4): not the statement that
+ * One row written by a global request, as a row image (docs/decisions/04-row-images.md): not the statement that
  * wrote it, but the row's key and its values afterwards. Applying a row change is idempotent: an
  * UPSERT writes exactly these values under this key, a DELETE removes the row with this key.
  *

@@ -8,10 +8,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
- * A token the belt did not make is refused before anything changes (docs/decisions.md, decision 11): gsns that skip (that
- * repeat or go back cannot even be decoded), and updates from no member of the ring. The instance asks for nothing to be applied, and the
- * same instance still takes the right token afterwards. Acknowledgements count only from the successor, the one the
- * token went to.
+ * A token the belt did not make is refused before anything changes (docs/decisions/11-fail-stop.md): gsns that skip
+ * (that repeat or go back cannot even be decoded), and updates from no member of the ring. The instance asks for
+ * nothing to be applied, and the same instance still takes the right token afterwards. Acknowledgements count only from
+ * the successor, the one the token went to.
  */
 class ConveyorBeltTokenCheckTest {
 

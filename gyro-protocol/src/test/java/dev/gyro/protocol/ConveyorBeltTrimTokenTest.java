@@ -9,9 +9,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
- * The token trimmed of what every instance applied (docs/decisions.md, decision 26): an instance that applied updates
- * ahead of the token tells their maker, and a holder leaves off the token it passes the updates every other instance
- * said it has, and only those.
+ * The token trimmed of what every instance applied (docs/decisions/26-trimmed-token.md): an instance that applied
+ * updates ahead of the token tells their maker, and a holder leaves off the token it passes the updates every other
+ * instance said it has, and only those.
  */
 class ConveyorBeltTrimTokenTest {
 

@@ -9,9 +9,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
- * Updates sent ahead of the token (docs/decisions.md, decision 25): the holder sends each update it commits to every
- * other instance; a follower applies the next gsns as soon as it has them all, in gsn order, never one twice, and the
- * token later applies only what is left.
+ * Updates sent ahead of the token (docs/decisions/25-updates-ahead.md): the holder sends each update it commits to
+ * every other instance; a follower applies the next gsns as soon as it has them all, in gsn order, never one twice, and
+ * the token later applies only what is left.
  */
 class ConveyorBeltUpdatesAheadTest {
 

@@ -25,7 +25,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * Measures a replicated group on SQLite files (docs/decisions.md, decision 22): committed-write latency and throughput
+ * Measures a replicated group on SQLite files (docs/decisions/22-group-log.md): committed-write latency and throughput
  * of one replica against three, side by side in one run, then the failover time of a three-replica group whose leader
  * is killed (its Ratis server closed at once) again and again under a steady write load: from the kill to the first
  * committed request that was submitted after it.

@@ -15,7 +15,7 @@ import java.util.List;
 
 /**
  * One entry of a group's log: everything one request changed in the leader's database, as row images
- * (docs/decisions.md, decisions 4 and 22).
+ * (docs/decisions/04-row-images.md and docs/decisions/22-group-log.md).
  *
  * <p>The row images travel in the {@link Codec} encoding of a {@link StateUpdate}, the same bytes a token carries, so
  * there is one encoding of row images: its {@code gsn} field holds the request's number and its {@code origin} the

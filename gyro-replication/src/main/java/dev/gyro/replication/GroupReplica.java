@@ -45,7 +45,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
- * One replica of a group (docs/decisions.md, decision 22): its own database, its Ratis server for the group's log, and
+ * One replica of a group (docs/decisions/22-group-log.md): its own database, its Ratis server for the group's log, and
  * the database as the log's state machine ({@link ReplicaStateMachine}).
  *
  * <p>As leader it runs requests ({@link #submit}), one at a time (the writer lock; SQLite has one writer anyway): once
@@ -250,8 +250,8 @@ public final class GroupReplica implements Replication, AutoCloseable {
     }
 
     /**
-     * Runs {@code work} as the group's leader and answers once a majority has committed its log entry (docs/decisions.md,
-     * decision 22). A request that writes nothing commits at once, without a log entry.
+     * Runs {@code work} as the group's leader and answers once a majority has committed its log entry
+     * (docs/decisions/22-group-log.md). A request that writes nothing commits at once, without a log entry.
      *
      * @throws GroupUnavailableException when this replica is not the leader, or the entry did not commit within the
      *                                   commit timeout; the transaction is rolled back, and the exception says

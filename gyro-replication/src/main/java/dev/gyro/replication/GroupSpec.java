@@ -14,8 +14,8 @@ import java.util.Objects;
 import java.util.UUID;
 
 /**
- * One group of the ring: a ring position whose instance is replicated (docs/decisions.md, decisions 12 and 22).
- * Validated once, here.
+ * One group of the ring: a ring position whose instance is replicated (docs/decisions/12-replicated-groups.md and
+ * docs/decisions/22-group-log.md). Validated once, here.
  *
  * @param cluster            the cluster's id: with {@code position}, it names the group's Ratis group for good
  * @param position           the ring position (the instance id of an unreplicated ring)

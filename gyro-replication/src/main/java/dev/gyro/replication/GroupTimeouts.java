@@ -3,7 +3,7 @@ package dev.gyro.replication;
 import java.time.Duration;
 
 /**
- * A group's timeouts (docs/decisions.md, decision 22, "Ratis settings"). Validated once, here.
+ * A group's timeouts (docs/decisions/22-group-log.md, "Ratis settings"). Validated once, here.
  *
  * <p>A failover takes about: the time until a follower's election timeout runs out after the leader's last heartbeat
  * (Ratis sends heartbeats at half of {@link #electionMin}), a pre-vote and a vote round on the group's links, and the

@@ -11,8 +11,9 @@ import java.sql.SQLException;
 import java.util.List;
 
 /**
- * The leader's DBMS transaction of one request (docs/decisions.md, decisions 4, 22 and 24). Everything it changes is
- * captured, in write order, for the group's log, by one of three ways:
+ * The leader's DBMS transaction of one request (docs/decisions/04-row-images.md, docs/decisions/22-group-log.md and
+ * docs/decisions/24-ring-on-groups.md). Everything it changes is captured, in write order, for the group's log, by one
+ * of three ways:
  * <ul>
  *   <li>{@link #connection()}: the application's transaction, captured, its writes to Gyro's own tables refused as
  *       always;</li>

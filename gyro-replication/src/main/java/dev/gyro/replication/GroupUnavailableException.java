@@ -3,9 +3,10 @@ package dev.gyro.replication;
 import dev.gyro.runtime.db.UnavailableException;
 
 /**
- * A request its group could not commit (docs/decisions.md, decisions 10 and 22): the message names the group and how
- * many of its replicas the answering replica could reach. {@link #outcome()} says whether the request is known to
- * have changed nothing, or may still commit (its entry is in the log of a replica that may yet reach a majority).
+ * A request its group could not commit (docs/decisions/10-errors.md and docs/decisions/22-group-log.md): the message
+ * names the group and how many of its replicas the answering replica could reach. {@link #outcome()} says whether the
+ * request is known to have changed nothing, or may still commit (its entry is in the log of a replica that may yet
+ * reach a majority).
  */
 public final class GroupUnavailableException extends UnavailableException {
 

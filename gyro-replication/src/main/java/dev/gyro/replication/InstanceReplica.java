@@ -12,8 +12,8 @@ import java.sql.SQLException;
 
 /**
  * One replica of a Gyro instance (the paper's Section III: "each Gyro instance replica is associated with a replica of
- * the DBMS instance"; docs/decisions.md, decision 24): a {@link GroupReplica} of its ring position's group and, while
- * that replica leads the group, the position's {@link GyroInstance} on the replica's database, listening on the
+ * the DBMS instance"; docs/decisions/24-ring-on-groups.md): a {@link GroupReplica} of its ring position's group and,
+ * while that replica leads the group, the position's {@link GyroInstance} on the replica's database, listening on the
  * replica's own address.
  *
  * <p>Only the leader listens, so clients and peers, which address a group by all its replicas' addresses, reach the

@@ -5,11 +5,11 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicReference;
 
 /**
- * The leader's open DBMS transaction of one request whose log entry is on its way to a majority (docs/decisions.md,
- * decision 22). Exactly one side takes it: the state machine when the entry is applied ({@link #claim}: it records
- * the log index in this transaction and commits it), or the request's thread when it gives up waiting
- * ({@link #abandon}: it rolls back, and if the entry commits after all, the state machine applies its row images like
- * any other replica's).
+ * The leader's open DBMS transaction of one request whose log entry is on its way to a majority
+ * (docs/decisions/22-group-log.md). Exactly one side takes it: the state machine when the entry is applied
+ * ({@link #claim}: it records the log index in this transaction and commits it), or the request's thread when it gives
+ * up waiting ({@link #abandon}: it rolls back, and if the entry commits after all, the state machine applies its row
+ * images like any other replica's).
  */
 final class PendingEntry {
 

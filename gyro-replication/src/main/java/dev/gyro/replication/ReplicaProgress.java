@@ -9,9 +9,10 @@ import java.sql.SQLException;
 import java.sql.Statement;
 
 /**
- * How far a replica's database has applied its group's log, kept in the database itself (docs/decisions.md,
- * decision 22), in the same DBMS transaction as the rows of the entry it records, so that after any crash the replica
- * skips exactly the entries its database holds: nothing applied twice, nothing skipped (decision 5, for the log).
+ * How far a replica's database has applied its group's log, kept in the database itself
+ * (docs/decisions/22-group-log.md), in the same DBMS transaction as the rows of the entry it records, so that after any
+ * crash the replica skips exactly the entries its database holds: nothing applied twice, nothing skipped (decision 5,
+ * for the log).
  *
  * <pre>
  * gyro_replica (id = 1, group_name, replica, applied_term, applied_index, data_index)   -- one row
@@ -88,7 +89,7 @@ final class ReplicaProgress {
 
     /**
      * Restamps a copy of replica {@code from}'s database as replica {@code to}'s (a snapshot taken to rebuild a replica,
-     * docs/decisions.md, decision 24); where it stands in the log is the copy's.
+     * docs/decisions/24-ring-on-groups.md); where it stands in the log is the copy's.
      *
      * @throws SQLException when the copy is not of {@code group}'s replica {@code from}
      */

@@ -21,7 +21,7 @@ import java.util.concurrent.locks.Lock;
 import java.util.function.Consumer;
 
 /**
- * A replica's database as the state machine of its group's log (docs/decisions.md, decision 22). Ratis calls
+ * A replica's database as the state machine of its group's log (docs/decisions/22-group-log.md). Ratis calls
  * {@link #applyTransaction} once per committed entry, one at a time, in log order; each entry's rows and its log index
  * ({@link ReplicaProgress}) go into the database in ONE DBMS transaction, so an entry the database already holds is
  * skipped when Ratis delivers it again (after a restart it replays its log from the start): exactly once.
@@ -34,7 +34,7 @@ import java.util.function.Consumer;
  * <p>An entry whose basis is not the last data entry applied was computed on a database other leaders' entries had
  * overtaken: every replica sees the same log, so every replica skips its rows alike (only its index is recorded).
  *
- * <p>A failure to apply an entry leaves the database behind its log: the replica stops (docs/decisions.md, decision 11)
+ * <p>A failure to apply an entry leaves the database behind its log: the replica stops (docs/decisions/11-fail-stop.md)
  * and a restart applies the entry again from the log.
  */
 final class ReplicaStateMachine extends BaseStateMachine {

@@ -10,9 +10,9 @@ import java.time.Duration;
 import java.util.List;
 
 /**
- * A ring position served by a group of replicas in this JVM (docs/decisions.md, decisions 12 and 22): each replica
- * with its own database and Ratis server on its own loopback port, the leader elected by Ratis. {@link #submit} runs a
- * request on the leader and answers once a majority has committed it.
+ * A ring position served by a group of replicas in this JVM (docs/decisions/12-replicated-groups.md and
+ * docs/decisions/22-group-log.md): each replica with its own database and Ratis server on its own loopback port, the
+ * leader elected by Ratis. {@link #submit} runs a request on the leader and answers once a majority has committed it.
  *
  * <p>Replicas can be {@linkplain #stop stopped} (their Ratis server closed at once, as a crash would) and
  * {@linkplain #restart restarted} on the same database and log, from which they catch up.

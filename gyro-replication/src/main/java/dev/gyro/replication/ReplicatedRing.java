@@ -13,9 +13,9 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * A ring of replicated groups in one JVM over real sockets (docs/decisions.md, decision 24): N ring positions, each a
- * group of R {@link InstanceReplica}s, each replica with its own database, its own Ratis port and its own Gyro port.
- * The ring's address of a position lists its replicas' Gyro addresses ({@code A+B+C}). For {@code gyro demo
+ * A ring of replicated groups in one JVM over real sockets (docs/decisions/24-ring-on-groups.md): N ring positions,
+ * each a group of R {@link InstanceReplica}s, each replica with its own database, its own Ratis port and its own Gyro
+ * port. The ring's address of a position lists its replicas' Gyro addresses ({@code A+B+C}). For {@code gyro demo
  * --replicas R} and tests; {@link #kill} and {@link #restart} stop a replica as a crash would and bring it back on
  * its database and log.
  */
@@ -189,10 +189,10 @@ public final class ReplicatedRing implements AutoCloseable {
     }
 
     /**
-     * Rebuilds replica {@code r} of {@code position} whose database was lost (docs/decisions.md, decision 24): kills it,
-     * deletes its database, copies the database of the replica that leads its group ({@link Snapshot}, SQLite) and
-     * starts it on the copy with its own group log (its term, its vote, its entries: what Raft needs a member to keep);
-     * it applies the entries after the copy's index, which its log or its leader gives it.
+     * Rebuilds replica {@code r} of {@code position} whose database was lost (docs/decisions/24-ring-on-groups.md):
+     * kills it, deletes its database, copies the database of the replica that leads its group ({@link Snapshot},
+     * SQLite) and starts it on the copy with its own group log (its term, its vote, its entries: what Raft needs a
+     * member to keep); it applies the entries after the copy's index, which its log or its leader gives it.
      *
      * @return the log index the copy held
      */

@@ -13,7 +13,7 @@ import java.sql.Statement;
 
 /**
  * A copy of a live replica's database at a log index, to rebuild a replica whose database was lost or fell too far
- * behind (docs/decisions.md, decision 24): the copy records the log index it holds ({@code gyro_replica}), so the
+ * behind (docs/decisions/24-ring-on-groups.md): the copy records the log index it holds ({@code gyro_replica}), so the
  * rebuilt replica applies exactly the log after it. SQLite only: {@code VACUUM INTO} writes a consistent copy of the
  * database as one read transaction sees it, while the source keeps serving.
  */

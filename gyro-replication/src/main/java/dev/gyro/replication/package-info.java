@@ -1,10 +1,11 @@
 /**
  * A ring position as a replicated group (the paper's Section III: each Gyro instance made fault tolerant by state
- * machine replication, each replica with its own DBMS replica; docs/decisions.md, decisions 12 and 22). Apache Ratis
- * provides the group's log, election and membership; this package decides what the log carries and how a replica's
- * database follows it, and runs the ring on groups (decision 24): {@link dev.gyro.replication.InstanceReplica} runs its
- * position's instance while it leads, on a view of its database whose writes commit through the group
- * ({@link dev.gyro.replication.GroupReplica} is the runtime's {@code Replication}).
+ * machine replication, each replica with its own DBMS replica; docs/decisions/12-replicated-groups.md and
+ * docs/decisions/22-group-log.md). Apache Ratis provides the group's log, election and membership; this package decides
+ * what the log carries and how a replica's database follows it, and runs the ring on groups (decision 24):
+ * {@link dev.gyro.replication.InstanceReplica} runs its position's instance while it leads, on a view of its database
+ * whose writes commit through the group ({@link dev.gyro.replication.GroupReplica} is the runtime's
+ * {@code Replication}).
  *
  * <h2>Who does what, on which thread</h2>
  * <ul>

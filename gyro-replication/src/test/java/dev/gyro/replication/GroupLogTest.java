@@ -27,7 +27,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
- * A group's log of row images on real Ratis servers and SQLite files (docs/decisions.md, decision 22): every replica
+ * A group's log of row images on real Ratis servers and SQLite files (docs/decisions/22-group-log.md): every replica
  * ends with the leader's rows, Gyro's metadata included, and records the log index it applied.
  */
 @Tag("slow")

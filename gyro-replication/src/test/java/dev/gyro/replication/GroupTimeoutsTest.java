@@ -9,7 +9,7 @@ import java.util.List;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-/** A group's timeouts (docs/decisions.md, decision 22, "Ratis settings"): the defaults, and bad values refused. */
+/** A group's timeouts (docs/decisions/22-group-log.md, "Ratis settings"): the defaults, and bad values refused. */
 class GroupTimeoutsTest {
 
     @Test

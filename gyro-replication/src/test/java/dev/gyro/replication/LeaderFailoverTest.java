@@ -23,7 +23,7 @@ import org.junit.jupiter.api.Tag;
 /**
  * On each backend, a group's leader killed mid-stream (its Ratis server closed at once): Ratis elects another, requests go on, nothing
  * acknowledged is lost, nothing is applied twice, and the killed replica restarted on its database and log catches up
- * (docs/decisions.md, decision 22).
+ * (docs/decisions/22-group-log.md).
  */
 @Tag("servers")
 class LeaderFailoverTest {

@@ -11,9 +11,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
 /**
- * A group that lost its majority (docs/decisions.md, decisions 10 and 22): a write is answered within a bounded time
- * with an error naming the group and how many replicas the leader reaches, its effect is not in the leader's
- * database, and the group carries on when its replicas return, every replica equal.
+ * A group that lost its majority (docs/decisions/10-errors.md and docs/decisions/22-group-log.md): a write is answered
+ * within a bounded time with an error naming the group and how many replicas the leader reaches, its effect is not in
+ * the leader's database, and the group carries on when its replicas return, every replica equal.
  */
 @Tag("slow")
 class LostMajorityTest {

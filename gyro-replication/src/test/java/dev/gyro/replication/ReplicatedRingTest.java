@@ -38,11 +38,11 @@ import java.util.concurrent.atomic.AtomicReference;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The ring on replicated groups (docs/decisions.md, decision 24), in one JVM over real sockets: two ring positions, each
- * a group of three replicas with databases of their own, the online store through the client. Leaders are killed (their
- * Ratis server and instance closed at once) under load; a follower's database and log are deleted and it is rebuilt
- * from a snapshot; a group loses its majority and gets it back. Every wait is for an event (orders succeeding, a
- * leader elected, the log applied); the bounds only end a failing run.
+ * The ring on replicated groups (docs/decisions/24-ring-on-groups.md), in one JVM over real sockets: two ring
+ * positions, each a group of three replicas with databases of their own, the online store through the client. Leaders
+ * are killed (their Ratis server and instance closed at once) under load; a follower's database and log are deleted and
+ * it is rebuilt from a snapshot; a group loses its majority and gets it back. Every wait is for an event (orders
+ * succeeding, a leader elected, the log applied); the bounds only end a failing run.
  */
 @Tag("servers")
 class ReplicatedRingTest {

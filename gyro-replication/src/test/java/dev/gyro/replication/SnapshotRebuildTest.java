@@ -13,7 +13,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * A follower whose database is lost while it is down is rebuilt from a copy of the leader's database at a log index
  * ({@link Snapshot}) and its own group log: it applies exactly the entries after the copy's index, and ends equal to the
- * others (docs/decisions.md, decision 24).
+ * others (docs/decisions/24-ring-on-groups.md).
  */
 class SnapshotRebuildTest {
 

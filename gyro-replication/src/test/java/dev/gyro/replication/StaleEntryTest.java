@@ -13,7 +13,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * An entry computed on a database that a later entry had overtaken (its basis is not the last request entry applied)
- * changes no replica, and every replica records it alike (docs/decisions.md, decision 22): row images are absolute, so
+ * changes no replica, and every replica records it alike (docs/decisions/22-group-log.md): row images are absolute, so
  * applying it would undo the entry it did not see.
  */
 class StaleEntryTest {

@@ -8,7 +8,7 @@ import java.util.List;
 
 /**
  * A request's arguments, converted from its wire values once, where the request was checked before anything ran
- * ({@link RequestRouter}; docs/decisions.md, decision 10), and handed to its first attempt; a later attempt converts
+ * ({@link RequestRouter}; docs/decisions/10-errors.md), and handed to its first attempt; a later attempt converts
  * them afresh, as the attempt before may have changed them (a {@code byte[]}). One attempt at a time uses it.
  */
 final class Arguments {

@@ -15,7 +15,7 @@ import java.util.function.Consumer;
  * never wait), the execution of global requests ({@link Globals}, which reports back through the loop), and what the
  * instance observes of its progress ({@link Progress}).
  *
- * <p>A durable duty that fails stops the instance: the loop's fail-stop (docs/decisions.md, decision 11). Trying it
+ * <p>A durable duty that fails stops the instance: the loop's fail-stop (docs/decisions/11-fail-stop.md). Trying it
  * again while the failure passes is the store's own duty.
  */
 final class BeltActions implements BeltLoop.Actions {
@@ -140,7 +140,7 @@ final class BeltActions implements BeltLoop.Actions {
     }
 
     /**
-     * Updates that came ahead of the token (docs/decisions.md, decision 25), atomically with the last applied gsn;
+     * Updates that came ahead of the token (docs/decisions/25-updates-ahead.md), atomically with the last applied gsn;
      * local requests waiting for those gsns (the session guarantee) go on at once, and the belt hears of it once
      * committed (it may tell their maker, decision 26).
      */

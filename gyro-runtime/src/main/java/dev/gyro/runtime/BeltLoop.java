@@ -27,7 +27,7 @@ import java.util.function.LongSupplier;
  * the loop tells the belt the time ({@code clock}) with one tick of its own before the next event, so that what the
  * belt schedules from it (a resend) counts from now.
  *
- * <p>Fail-stop (docs/decisions.md, decision 11): an event the belt rejects as a violation of its invariants, an action
+ * <p>Fail-stop (docs/decisions/11-fail-stop.md): an event the belt rejects as a violation of its invariants, an action
  * that cannot be performed, or a {@link BeltEvent.FailStop} stops the instance through {@code failStop}; nothing after
  * it is handled. The instance never carries on with state the belt did not decide.
  */

@@ -3,7 +3,7 @@ package dev.gyro.runtime;
 /**
  * What the process does once an instance has stopped itself because its state contradicted the protocol (an
  * invariant of the Conveyor Belt, a gap in gsns, an action the shell could not perform): fail-stop, never carry on
- * with state the belt did not decide (docs/decisions.md, decision 11). By the time this is called the instance has
+ * with state the belt did not decide (docs/decisions/11-fail-stop.md). By the time this is called the instance has
  * logged why at ERROR level and stopped serving; its database keeps what committed, and a restart recovers from it.
  */
 @FunctionalInterface

@@ -23,7 +23,7 @@ import java.util.function.Function;
 /**
  * Algorithm 1, lines 14-16: runs one global request on the instance's DBMS, one DBMS transaction per attempt, capturing
  * its writes as row images. An attempt that wrote something takes its gsn ({@link GsnSource}) and records the gsn and
- * its update (the outbox) in its own transaction (docs/decisions.md, decision 5); one that fails or writes nothing
+ * its update (the outbox) in its own transaction (docs/decisions/05-exactly-once.md); one that fails or writes nothing
  * takes no gsn. When to run again, and what a commit of unknown outcome did, is the {@link RetryRule}'s to say.
  *
  * <p>Threads: {@link #run} on a global thread, never on the belt loop; any number at once.

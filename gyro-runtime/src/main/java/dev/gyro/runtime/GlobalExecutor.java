@@ -30,7 +30,8 @@ import java.util.function.Function;
  * at once where the DBMS has commit ordering ({@link Action.ExecuteGlobals}, paper Appendix B), each request asking
  * the belt for its gsn when it is ready to commit ({@link Action.CommitGlobal}). Sequential execution is thus the
  * parallel one with a window of one request. A request that commits writes records its gsn and its update (the
- * outbox) in its own DBMS transaction (docs/decisions.md, decision 5); one that fails or writes nothing takes no gsn.
+ * outbox) in its own DBMS transaction (docs/decisions/05-exactly-once.md); one that fails or writes nothing takes no
+ * gsn.
  *
  * <p>Its parts: which requests run side by side is the {@link RoundScheduler}'s to say, one request's attempts are run
  * by {@link GlobalAttempts}, and when to run again is the {@link RetryRule}'s; this class keeps the queue's requests,

@@ -11,9 +11,10 @@ import java.util.concurrent.ExecutionException;
 import java.util.function.Consumer;
 
 /**
- * Parallel rounds (paper Appendix B; docs/decisions.md, decision 6): each request of the round asks the belt for its
- * gsn when it is ready to commit ({@link BeltEvent.ReadyToCommit}) and waits for the belt's {@link Action.CommitGlobal},
- * so gsn order is commit order. A grant whose attempt did not commit is given back ({@link BeltEvent.CommitAborted}).
+ * Parallel rounds (paper Appendix B; docs/decisions/06-commit-ordering.md): each request of the round asks the belt for
+ * its gsn when it is ready to commit ({@link BeltEvent.ReadyToCommit}) and waits for the belt's
+ * {@link Action.CommitGlobal}, so gsn order is commit order. A grant whose attempt did not commit is given back
+ * ({@link BeltEvent.CommitAborted}).
  *
  * <p>Threads: {@link #expect} and {@link #grant} on the belt loop, which they never block; {@link #gsnFor} and
  * {@link #aborted} on the request's global thread, which {@link #gsnFor} blocks until the grant.

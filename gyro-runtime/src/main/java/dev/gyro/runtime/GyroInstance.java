@@ -61,10 +61,11 @@ public final class GyroInstance implements AutoCloseable {
     }
 
     /**
-     * An instance that runs as the leader of its ring position's replicated group (docs/decisions.md, decision 24), on
-     * {@code replicated}: a view of the leading replica's database whose write transactions commit through the group's
-     * log ({@link Database#replicatedBy}), or null for an instance on a database of its own. The replica owns that
-     * database, has created its tables and stamped it; this instance recovers the belt from it and never closes it.
+     * An instance that runs as the leader of its ring position's replicated group
+     * (docs/decisions/24-ring-on-groups.md), on {@code replicated}: a view of the leading replica's database whose
+     * write transactions commit through the group's log ({@link Database#replicatedBy}), or null for an instance on a
+     * database of its own. The replica owns that database, has created its tables and stamped it; this instance
+     * recovers the belt from it and never closes it.
      */
     public GyroInstance(InstanceConfig config, Database replicated) {
         if (replicated != null && !replicated.replicated())
@@ -194,7 +195,7 @@ public final class GyroInstance implements AutoCloseable {
         return parts.statusJson();
     }
 
-    /** Fail-stop: log why, stop serving, then let the process decide (docs/decisions.md, decision 11). */
+    /** Fail-stop: log why, stop serving, then let the process decide (docs/decisions/11-fail-stop.md). */
     private void failStop(Throwable cause) {
         String reason = cause.getMessage() == null ? cause.toString() : cause.getMessage();
         if (replicated != null) // routine in a group: its replica stopped leading, or a write's fate is the log's to say

@@ -15,7 +15,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 
 /**
- * The instance's HTTP endpoint (docs/decisions.md, decision 18), on the JDK's own server: {@code /metrics}
+ * The instance's HTTP endpoint (docs/decisions/18-watching.md), on the JDK's own server: {@code /metrics}
  * (Prometheus text), {@code /status.json} (this instance's Status document), {@code /ring.json} (every instance's,
  * asked over the cluster's transport) and {@code /} (the live view, one self-contained page that reads
  * {@code /ring.json} every second). Read-only: nothing here changes the instance. It is plaintext, so by default it

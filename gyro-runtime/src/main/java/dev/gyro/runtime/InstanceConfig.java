@@ -35,9 +35,9 @@ import java.util.function.LongSupplier;
  * @param hooks             what the process plugs into the instance (defaults: {@link Hooks#DEFAULT})
  * @param network           how it talks and listens, and the cluster it belongs to (default: {@link Network#INSECURE})
  * @param http              host:port of its HTTP endpoint (metrics, status, live view; port 0 for a free one), or
- *                          null for none (docs/decisions.md, decision 18)
+ *                          null for none (docs/decisions/18-watching.md)
  * @param listen            host:port its port listens on when its ring position is a replicated group (one of the
- *                          group's replica addresses, docs/decisions.md, decision 24); null: its own ring address
+ *                          group's replica addresses, docs/decisions/24-ring-on-groups.md); null: its own ring address
  */
 public record InstanceConfig(int self, List<String> addresses, Path database, Application application,
                              Classification classification, PartitionMap partitionMap, int maxQueuedGlobals,
@@ -74,7 +74,7 @@ public record InstanceConfig(int self, List<String> addresses, Path database, Ap
     }
 
     /**
-     * How the instance talks and listens (docs/decisions.md, decision 13).
+     * How the instance talks and listens (docs/decisions/13-secure-by-default.md).
      *
      * @param transport mutual TLS with the cluster's certificates, or plaintext
      * @param bind      the address its port listens on; null for the host of its own ring address (so an instance

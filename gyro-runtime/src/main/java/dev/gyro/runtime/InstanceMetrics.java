@@ -29,7 +29,7 @@ import java.util.function.ToDoubleFunction;
 
 /**
  * The instance's metrics in one Micrometer registry, scraped as Prometheus text from its HTTP endpoint
- * (docs/decisions.md, decision 18). The request path pays one map lookup, one counter increment and one timer
+ * (docs/decisions/18-watching.md). The request path pays one map lookup, one counter increment and one timer
  * record: the meters of a transaction are made once, the first time it ends with a given outcome, and found again
  * without allocating. Transactions are the catalog's only, so a client naming others cannot grow the label set.
  *

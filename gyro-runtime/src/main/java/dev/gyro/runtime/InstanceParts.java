@@ -96,7 +96,7 @@ final class InstanceParts implements AutoCloseable {
                 dialect = Dialect.forTarget(config.databaseTarget());
                 db = built(Database.open(dialect, config.databaseTarget(), dialect.instanceOptions()));
                 // Held until close: the same instance started twice on one database is refused here, before it reads
-                // or writes anything (docs/decisions.md, decision 13).
+                // or writes anything (docs/decisions/13-secure-by-default.md).
                 built(InstanceLock.acquire(dialect, db.jdbcUrl(), self));
                 state = db.inTransaction(false, c -> {
                     GyroInstance.prepare(c, config);
@@ -105,9 +105,10 @@ final class InstanceParts implements AutoCloseable {
             }
             stats.appliedGsn(state.lastGsn());
             log.info("instance {} recovered: last gsn {}, token {}", self, state.lastGsn(), state.tokenStatus());
-            // Globals run a whole round at once where the DBMS has commit ordering (Appendix B; docs/decisions.md,
-            // decision 6) or OrderedCommits makes it (decision 20); elsewhere the window is one request.
-            // A replicated group's leader runs one write transaction at a time (its writer lock, decision 22).
+            // Globals run a whole round at once where the DBMS has commit ordering (Appendix B;
+            // docs/decisions/06-commit-ordering.md) or OrderedCommits makes it (decision 20); elsewhere the window is
+            // one request. A replicated group's leader runs one write transaction at a time (its writer lock, decision
+            // 22).
             parallelGlobals = replicated == null && (dialect.parallelGlobals() || dialect.orderedCommits());
             int window = parallelGlobals ? dialect.instanceOptions().writePoolSize() : 1;
             links = built(config.hooks().links().open(self));

@@ -15,7 +15,7 @@ import java.util.function.BooleanSupplier;
  * The belt's durable duties on the instance's own database: each one DBMS transaction of the application's rows and
  * Gyro's metadata tables ({@link MetadataStore}), tried until it commits while its failure passes
  * ({@link RetryRule#durably}). A retry after a commit whose answer was lost does nothing if the first attempt committed
- * (docs/decisions.md, decision 5). Called on the belt loop only.
+ * (docs/decisions/05-exactly-once.md). Called on the belt loop only.
  */
 final class JdbcBeltStore implements BeltActions.BeltStore {
 

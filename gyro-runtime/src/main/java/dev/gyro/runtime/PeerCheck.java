@@ -16,9 +16,9 @@ import org.slf4j.LoggerFactory;
 import java.util.Objects;
 
 /**
- * Who may say what to this instance (docs/decisions.md, decision 13). Every peer message carries the sender's cluster
- * id, ring fingerprint ({@link InstanceConfig#ringFingerprint}) and instance id in its headers; a mismatch with this
- * instance's own is refused, naming the key and what each side has, and logged on both sides. With mutual TLS the
+ * Who may say what to this instance (docs/decisions/13-secure-by-default.md). Every peer message carries the sender's
+ * cluster id, ring fingerprint ({@link InstanceConfig#ringFingerprint}) and instance id in its headers; a mismatch with
+ * this instance's own is refused, naming the key and what each side has, and logged on both sides. With mutual TLS the
  * sender is also who its certificate says: peer messages only from instances' certificates, each message's sender
  * the certificate's instance, and a token (which carries state updates) only from this instance's ring predecessor.
  * All of this happens before the message reaches the belt, so a refused message changes nothing.

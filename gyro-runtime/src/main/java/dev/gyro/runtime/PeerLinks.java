@@ -87,7 +87,7 @@ final class PeerLinks implements BeltActions.Peers, AutoCloseable {
                         st.getDescription());
         } else {
             log.debug("instance {}: {} to instance {} not delivered: {}", self, what, to, t.toString());
-            // never silent: a peer that stays unreachable is reported by the watch (docs/decisions.md, decision 18)
+            // never silent: a peer that stays unreachable is reported by the watch (docs/decisions/18-watching.md)
             watch.unreachable(to, st.getCode() + (st.getDescription() == null ? "" : " (" + st.getDescription() + ")"));
         }
         raw[to].resetConnectBackoff();
@@ -125,7 +125,7 @@ final class PeerLinks implements BeltActions.Peers, AutoCloseable {
     /**
      * The belt's messages to one peer, over one long-lived {@link Wire#LINK} stream: a gRPC call per message would
      * cost a new HTTP/2 stream with its headers and trailers each time, which on a busy ring of 8 was where most of
-     * an instance's CPU went (docs/decisions.md, decision 28). The stream keeps the messages in the order sent; a
+     * an instance's CPU went (docs/decisions/28-peer-streams.md). The stream keeps the messages in the order sent; a
      * broken stream (the peer stopped, refused a message, or stopped acknowledging) is dropped with what was in
      * flight, which the belt tolerates as it tolerates any lost message, and the next message opens a new one.
      */

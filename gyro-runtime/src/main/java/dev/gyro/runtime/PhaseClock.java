@@ -11,7 +11,7 @@ import java.util.Set;
 /**
  * Times the phases of each global request ({@link Phase}) and each visit of the token, from what the shell sees of
  * the belt: requests queued, the token's updates applied, requests handed out to execute, the token passed. The
- * belt stays a pure state machine (docs/decisions.md, decision 1); this only watches its actions.
+ * belt stays a pure state machine (docs/decisions/03-pure-belt.md); this only watches its actions.
  *
  * <p>Threads: every method but {@link #arrived} and {@link #answered} runs on the belt loop. A {@link Timeline}'s
  * stamps written there are seen by the global thread that runs its request (handed over through its executor).

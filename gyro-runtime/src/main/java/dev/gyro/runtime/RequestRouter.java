@@ -33,7 +33,7 @@ final class RequestRouter {
     private final Replies replies;
     private final InstanceStats stats;
     private final InstanceMetrics metrics;
-    /** The reply recorded for a request id, or null (docs/decisions.md, decision 24). */
+    /** The reply recorded for a request id, or null (docs/decisions/24-ring-on-groups.md). */
     private final RecordedReplies recorded;
     /** Requests with an id running here now, with everyone waiting for their reply (a client's retry included). */
     private final java.util.concurrent.ConcurrentHashMap<String, List<Consumer<Reply>>> running =
@@ -65,7 +65,7 @@ final class RequestRouter {
     void handle(Request request, Consumer<Reply> out) {
         long arrived = System.nanoTime();
         // Wrong parameters are refused here, at once: such a request must neither wait in the session gate for its
-        // gsn nor queue for the token only to be refused then (docs/decisions.md, decision 10). The arguments are
+        // gsn nor queue for the token only to be refused then (docs/decisions/10-errors.md). The arguments are
         // converted once, here: the executor runs the request's first attempt on them.
         Object[] converted;
         try {
@@ -100,9 +100,9 @@ final class RequestRouter {
     }
 
     /**
-     * A request with a client's id (docs/decisions.md, decision 24): if it ran here before (its reply is recorded), that
-     * reply; if it is running here now, the same reply when it comes; otherwise it runs, once. The lookup reads the
-     * database, so it runs on a request thread.
+     * A request with a client's id (docs/decisions/24-ring-on-groups.md): if it ran here before (its reply is
+     * recorded), that reply; if it is running here now, the same reply when it comes; otherwise it runs, once. The
+     * lookup reads the database, so it runs on a request thread.
      */
     private void once(Request request, Object[] converted, boolean global, long arrived, Consumer<Reply> reply) {
         boolean[] first = new boolean[1];

@@ -10,14 +10,15 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Is this database the ring's? Checked at start, before the instance serves (docs/decisions.md, decision 13): an
- * instance restarted on a recreated database, or on a backup behind the ring, would otherwise take part in the belt
+ * Is this database the ring's? Checked at start, before the instance serves (docs/decisions/13-secure-by-default.md):
+ * an instance restarted on a recreated database, or on a backup behind the ring, would otherwise take part in the belt
  * with a history the others have moved past, and the token it was passed is lost.
  *
  * <p>The evidence is what its peers durably know. Every pass adds one to the token's hop and goes to the successor
  * (paper Section V: the ring order is fixed), so hop {@code h} is held by instance {@code h mod n}, and an instance
- * records a token before it passes it on or acknowledges it ({@link dev.gyro.protocol.Action}, docs/decisions.md,
- * decision 5). Hence, for this instance {@code i} and a peer {@code j} that is {@code d} places after it:
+ * records a token before it passes it on or acknowledges it ({@link dev.gyro.protocol.Action},
+ * docs/decisions/05-exactly-once.md). Hence, for this instance {@code i} and a peer {@code j} that is {@code d} places
+ * after it:
  * <ul>
  *   <li>if {@code j} has received hop {@code r}, then {@code i} passed hop {@code r - d + 1} (when that is at least 1:
  *       hop 0 is the first token, which instance 0 holds from no one), and its database records at least that hop;</li>

@@ -13,7 +13,7 @@ import java.util.Map;
 import java.util.function.IntSupplier;
 
 /**
- * Never silent about a broken ring (docs/decisions.md, decision 18): watches, on this instance, whether its peers
+ * Never silent about a broken ring (docs/decisions/18-watching.md): watches, on this instance, whether its peers
  * answer its messages and whether the token it passed was acknowledged. Either failing for longer than {@link #ALARM}
  * ({@link #STARTING} for a peer that has not answered once yet: it may still be starting) is logged once at WARN, naming the peer and since when, and shows in the Status method and the metrics; when it
  * heals, an INFO line says it is back. The belt itself goes on resending as before (paper Section V; the resends are

@@ -87,9 +87,10 @@ final class RoundScheduler implements AutoCloseable {
      * deadlock on their commit order. The first value is the one that chose this instance as the request's owner
      * (a local-or-global request runs where its first key lives, decision 7), where the rows it reads and then
      * writes are: a new order's district, a payment's customer, a bid's item. Each class runs one request after
-     * another, in the belt's order; classes run side by side (conflict-aware scheduling; docs/decisions.md, decision
-     * 20). Serializability does not rest on this: requests of different classes that do conflict are still ordered
-     * by {@link OrderedCommits}. Where the DBMS orders commits itself (MariaDB), every request is a class of its own.
+     * another, in the belt's order; classes run side by side (conflict-aware scheduling;
+     * docs/decisions/20-postgres-ordered-commits.md). Serializability does not rest on this: requests of different
+     * classes that do conflict are still ordered by {@link OrderedCommits}. Where the DBMS orders commits itself
+     * (MariaDB), every request is a class of its own.
      */
     private Collection<List<Long>> conflictClasses(List<Long> ids) {
         if (!byConflictClass) return ids.stream().map(List::of).toList();

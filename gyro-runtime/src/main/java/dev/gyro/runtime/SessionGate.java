@@ -11,10 +11,10 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
- * The session guarantee (docs/decisions.md, decision 9): a client that saw a global request's reply carries its gsn,
- * and this instance runs that client's next request only once it has applied that gsn. A request that must wait is
- * parked here as a continuation, holding no thread: when the instance's applied gsn reaches the request's, its
- * {@code ready} action runs (on the thread that advanced the gsn: it must only hand the request on); after
+ * The session guarantee (docs/decisions/09-serializability-session.md): a client that saw a global request's reply
+ * carries its gsn, and this instance runs that client's next request only once it has applied that gsn. A request that
+ * must wait is parked here as a continuation, holding no thread: when the instance's applied gsn reaches the request's,
+ * its {@code ready} action runs (on the thread that advanced the gsn: it must only hand the request on); after
  * {@link #MAX_WAIT} its {@code timedOut} action runs instead. Exactly one of the two runs, once.
  */
 final class SessionGate implements AutoCloseable {

@@ -9,7 +9,7 @@ import dev.gyro.protocol.Message;
 final class ShellProgress implements BeltActions.Progress {
 
     /**
-     * What the token does here, for the instance's watch on its ring and its metrics (docs/decisions.md, decision 18).
+     * What the token does here, for the instance's watch on its ring and its metrics (docs/decisions/18-watching.md).
      * Called on the belt loop.
      */
     interface TokenEvents {

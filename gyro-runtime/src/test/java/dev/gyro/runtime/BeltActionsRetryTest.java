@@ -35,10 +35,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * A durable belt action whose commit went through but whose answer was lost (a database server that crashed
- * inside the commit) is retried, and the retry must see that the first attempt committed (docs/decisions.md,
- * decision 5): applying updates sent ahead again would fail the check that the recorded last gsn is the one before
- * them, and the instance would stop. The lost answer is made by a database view whose write transactions commit for
- * real and then report a broken connection (SQLSTATE 08006), on a real SQLite file.
+ * inside the commit) is retried, and the retry must see that the first attempt committed
+ * (docs/decisions/05-exactly-once.md): applying updates sent ahead again would fail the check that the recorded last
+ * gsn is the one before them, and the instance would stop. The lost answer is made by a database view whose write
+ * transactions commit for real and then report a broken connection (SQLSTATE 08006), on a real SQLite file.
  */
 class BeltActionsRetryTest {
 

@@ -9,7 +9,10 @@ import java.util.Map;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-/** The rule by which a starting instance tells whether its database is the ring's (docs/decisions.md, decision 13). */
+/**
+ * The rule by which a starting instance tells whether its database is the ring's
+ * (docs/decisions/13-secure-by-default.md).
+ */
 class RingAgreementTest {
 
     static DurableState held(long hop, long gsn) {

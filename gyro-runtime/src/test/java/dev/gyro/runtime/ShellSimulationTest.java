@@ -231,8 +231,8 @@ class ShellSimulationTest {
             Replies replies = new Replies(id, stats);
             globals = new GlobalExecutor(id, db, catalog, gate, replies, stats, session,
                     run.requestIds, r -> List.of(), globalLane, null, new PhaseClock(null));
-            // every other seed with updates sent ahead of the token (docs/decisions.md, decision 25), and of those every
-            // other one with the token trimmed of what all applied (decision 26)
+            // every other seed with updates sent ahead of the token (docs/decisions/25-updates-ahead.md), and of those
+            // every other one with the token trimmed of what all applied (decision 26)
             beltConfig = new ConveyorBeltConfig(id, INSTANCES, 1_000, 50, 20)
                     .withUpdatesAhead(run.seed % 2 == 0).withTrimToken(run.seed % 4 == 0);
             recovered = state;

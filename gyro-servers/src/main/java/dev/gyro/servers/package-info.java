@@ -1,6 +1,6 @@
 /**
  * Throwaway database servers for Gyro's server backends (each instance is a separate, unmodified DBMS server, reached
- * only through JDBC: docs/decisions.md, decision 2): PostgreSQL and MariaDB servers initialised into a directory of
+ * only through JDBC: docs/decisions/02-jdbc-only.md): PostgreSQL and MariaDB servers initialised into a directory of
  * their own and started on a free loopback port, for {@code gyro cluster start}, the demo and the tests. Nothing here
  * touches servers that may already run on the standard ports (5432, 3306).
  *

@@ -7,14 +7,14 @@ import java.util.Set;
 import java.util.TreeSet;
 
 /**
- * A leader change at every step of a round (docs/decisions.md, decision 24). A seed runs on replicated groups without
- * random failovers, listing the steps of one instance ({@link SimNode.Step}); a round of that instance is picked (from
- * the step before the token arrives to the step before it arrives again, the round with the most kinds of step); then
- * the seed runs again once per step k of the round, with one failover right after step k. Up to step k each run is the
- * first one exactly (the same seed, the same draws), so the failover lands at that step and no other. Where the step
- * left an entry in the group's log, the sweep runs it three times: the entry turns out committed (UNKNOWN to the old
- * leader, which never acted on it); not committed; committed, and the new leader fails over as well, right after it
- * recovered its belt and did what that asked for at once. Every run must pass every checker.
+ * A leader change at every step of a round (docs/decisions/24-ring-on-groups.md). A seed runs on replicated groups
+ * without random failovers, listing the steps of one instance ({@link SimNode.Step}); a round of that instance is
+ * picked (from the step before the token arrives to the step before it arrives again, the round with the most kinds of
+ * step); then the seed runs again once per step k of the round, with one failover right after step k. Up to step k each
+ * run is the first one exactly (the same seed, the same draws), so the failover lands at that step and no other. Where
+ * the step left an entry in the group's log, the sweep runs it three times: the entry turns out committed (UNKNOWN to
+ * the old leader, which never acted on it); not committed; committed, and the new leader fails over as well, right
+ * after it recovered its belt and did what that asked for at once. Every run must pass every checker.
  */
 final class FailoverSweep {
 

@@ -45,7 +45,7 @@ record GlobalRequest(long id, int instance, long[] reads, long[] writes) {
         return changes;
     }
 
-    /** Applies row images to {@code rows}: an idempotent upsert or delete by key (docs/decisions.md, decision 4). */
+    /** Applies row images to {@code rows}: an idempotent upsert or delete by key (docs/decisions/04-row-images.md). */
     static void apply(List<RowChange> changes, NavigableMap<Long, Long> rows) {
         for (RowChange c : changes) {
             if (!c.table().equals(TABLE)) throw new IllegalStateException("unknown table " + c.table());

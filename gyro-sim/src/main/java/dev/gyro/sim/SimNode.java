@@ -25,14 +25,15 @@ import java.util.function.LongConsumer;
  * progress; the {@link SimDatabase} (the disk) keeps what committed.
  *
  * <p>With {@link SimSettings#replicated()} the instance is the leader of its ring position's replicated group (the
- * paper's Section IV: "each Gyro instance replica is associated with a replica of the DBMS instance"; docs/decisions.md,
- * decisions 22 and 24), and its {@link SimDatabase} stands for what the group's log committed, which is what every
- * replica's database holds once it applied the log. Each DBMS transaction of the instance (a token's updates applied
- * and the token recorded as held; a global request's writes, gsn and outbox entry; the token recorded as passed)
- * appends its entry to the log and stays open until the log commits it; only then is it in the database and does the
- * shell go on. A failover ({@link #stop}) settles the entries still in the log: each one, UNKNOWN to the old leader,
- * is committed or not as the seed decides; the old leader's instance is gone, and the new leader's instance recovers
- * the belt from the database ({@link #start}), the same path as crash recovery (decision 5).
+ * paper's Section IV: "each Gyro instance replica is associated with a replica of the DBMS instance";
+ * docs/decisions/22-group-log.md and docs/decisions/24-ring-on-groups.md), and its {@link SimDatabase} stands for what
+ * the group's log committed, which is what every replica's database holds once it applied the log. Each DBMS
+ * transaction of the instance (a token's updates applied and the token recorded as held; a global request's writes, gsn
+ * and outbox entry; the token recorded as passed) appends its entry to the log and stays open until the log commits it;
+ * only then is it in the database and does the shell go on. A failover ({@link #stop}) settles the entries still in the
+ * log: each one, UNKNOWN to the old leader, is committed or not as the seed decides; the old leader's instance is gone,
+ * and the new leader's instance recovers the belt from the database ({@link #start}), the same path as crash recovery
+ * (decision 5).
  */
 final class SimNode {
 

@@ -7,12 +7,12 @@ import java.util.TreeSet;
 import java.util.function.Consumer;
 
 /**
- * The runtime's commit ordering on a snapshot-isolated DBMS (docs/decisions.md, decision 20; the runtime's
- * {@code OrderedCommits}), as the simulator models it. An attempt of a global request gets an increasing position and
- * a snapshot of the table when it begins; it commits only after every running attempt of a lower position ended,
- * and from then until it ends no attempt begins. The DBMS aborts an attempt whose snapshot missed a write to a key it
- * read or wrote ({@link SimDatabase#writtenSince}): the cycle that SSI breaks in the real runtime. An attempt that
- * lost runs again alone.
+ * The runtime's commit ordering on a snapshot-isolated DBMS (docs/decisions/20-postgres-ordered-commits.md; the
+ * runtime's {@code OrderedCommits}), as the simulator models it. An attempt of a global request gets an increasing
+ * position and a snapshot of the table when it begins; it commits only after every running attempt of a lower position
+ * ended, and from then until it ends no attempt begins. The DBMS aborts an attempt whose snapshot missed a write to a
+ * key it read or wrote ({@link SimDatabase#writtenSince}): the cycle that SSI breaks in the real runtime. An attempt
+ * that lost runs again alone.
  *
  * <p>Waiting is by continuation: {@code later} runs a woken one as a separate simulator event.
  */

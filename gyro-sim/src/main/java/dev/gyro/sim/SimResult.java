@@ -27,7 +27,7 @@ public record SimResult(SimSettings settings, String failure, Map<HistoryChecker
                         String replayArgs) {
 
     /**
-     * One failover (docs/decisions.md, decision 24): of instance {@code node}'s group, right after its step
+     * One failover (docs/decisions/24-ring-on-groups.md): of instance {@code node}'s group, right after its step
      * {@code step}, which left it at {@code at}; {@code settled} says, for each entry that was in the group's log,
      * which duty it recorded and whether it turned out committed.
      */

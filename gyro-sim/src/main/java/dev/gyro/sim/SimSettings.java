@@ -33,11 +33,12 @@ import java.util.SplittableRandom;
  * @param parallelGlobals       each round's snapshot of global requests runs concurrently, gsns taken in commit
  *                              order (paper Appendix B), instead of one at a time
  * @param snapshotIsolation     with parallel globals: the DBMS serializes by snapshots and lets a transaction serialized
- *                              first commit last (PostgreSQL's SSI), and the runtime orders commits itself (decision
- *                              20 of docs/decisions.md, {@code OrderedCommits}); otherwise the DBMS has commit ordering
- * @param replicated            each ring position is a replicated group (docs/decisions.md, decision 24): every DBMS
- *                              transaction of its instance commits only once the group's log committed its entry, and
- *                              the group's leader changes now and then (a failover; safety phase only)
+ *                              first commit last (PostgreSQL's SSI), and the runtime orders commits itself
+ *                              (docs/decisions/20-postgres-ordered-commits.md, {@code OrderedCommits}); otherwise the
+ *                              DBMS has commit ordering
+ * @param replicated            each ring position is a replicated group (docs/decisions/24-ring-on-groups.md): every
+ *                              DBMS transaction of its instance commits only once the group's log committed its entry,
+ *                              and the group's leader changes now and then (a failover; safety phase only)
  * @param maxLogMillis          replicated: longest time an entry takes to commit in the group's log
  * @param meanFailoverMillis    replicated: mean time between failovers, 0 for none
  * @param maxElectionMillis     replicated: longest time from a failover to the new leader's instance starting
@@ -46,9 +47,9 @@ import java.util.SplittableRandom;
  * @param maxDeposedMillis      replicated: longest time a deposed leader's instance runs on before it notices (it
  *                              can still send messages, but commit nothing); 0 for none
  * @param updatesAhead          the holder sends each update it commits to every other instance at once, which
- *                              applies it ahead of the token (docs/decisions.md, decision 25)
+ *                              applies it ahead of the token (docs/decisions/25-updates-ahead.md)
  * @param trimToken             with updates ahead: instances say what they applied ahead, and a holder leaves off the
- *                              token the updates all others applied (docs/decisions.md, decision 26)
+ *                              token the updates all others applied (docs/decisions/26-trimmed-token.md)
  */
 public record SimSettings(long seed, int instances, int keys, long minDelayMillis, long maxDelayMillis, double lossRate,
                           double duplicateRate, long meanPartitionMillis, long maxPartitionMillis, long meanCrashMillis, long maxDowntimeMillis, double failRate,

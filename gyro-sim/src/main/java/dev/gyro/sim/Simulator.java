@@ -28,9 +28,10 @@ import java.util.function.Supplier;
  * converged: every accepted request that was not lost in a crash completed exactly once, every instance
  * applied the same gsns and holds the same table, and the idle ring sends no more messages.
  *
- * <p>In a quarter of the seeds each ring position is a replicated group (docs/decisions.md, decision 24): every DBMS
- * transaction commits through the group's log, and failovers ({@link #failover}) change the group's leader at random
- * moments, so at any step of a round. {@link FailoverSweep} injects one failover at every step of a round instead.
+ * <p>In a quarter of the seeds each ring position is a replicated group (docs/decisions/24-ring-on-groups.md): every
+ * DBMS transaction commits through the group's log, and failovers ({@link #failover}) change the group's leader at
+ * random moments, so at any step of a round. {@link FailoverSweep} injects one failover at every step of a round
+ * instead.
  *
  * <p>Usage: {@code Simulator [--seed N [--trace] [--groups] [--failover-at I:K[:commit|:drop|:seed[:twice]]]
  * [--sweep I]] [--from S] [--count C]}: one seed (with its event trace), or the seeds S .. S+C-1 (default 1 .. 1000).
@@ -54,8 +55,8 @@ public final class Simulator {
 
     /**
      * How a failover settles the old leader's transactions whose entries were in the group's log. Only
-     * {@link #CORRECT} is what a replicated group does (docs/decisions.md, decision 24); the others are deliberately
-     * broken, for the tests that prove the checkers catch them.
+     * {@link #CORRECT} is what a replicated group does (docs/decisions/24-ring-on-groups.md); the others are
+     * deliberately broken, for the tests that prove the checkers catch them.
      */
     enum FailoverMode {
         /** An entry the log committed is in the next leader's database, from which its belt recovers. */
@@ -321,8 +322,8 @@ public final class Simulator {
     }
 
     /**
-     * Replicated groups only (docs/decisions.md, decision 24): the leader of a random group is deposed (killed, or cut
-     * off from its group), at whatever step of a round its instance is.
+     * Replicated groups only (docs/decisions/24-ring-on-groups.md): the leader of a random group is deposed (killed, or
+     * cut off from its group), at whatever step of a round its instance is.
      */
     private void failoverOne() {
         if (!faults) return;
@@ -332,8 +333,8 @@ public final class Simulator {
     }
 
     /**
-     * A failover of {@code n}'s group (docs/decisions.md, decision 24). The old leader's instance stops: its belt, its
-     * queue and every action not yet performed are gone, and the clients of its queued requests get no reply. Each
+     * A failover of {@code n}'s group (docs/decisions/24-ring-on-groups.md). The old leader's instance stops: its belt,
+     * its queue and every action not yet performed are gone, and the clients of its queued requests get no reply. Each
      * transaction whose entry was in the group's log, its outcome UNKNOWN to the old leader, turns out committed or
      * not ({@code commits}, or the seed). Messages the old leader sent stay in the network. Unless the seed has no
      * deposed leaders, the old leader's belt runs on for a while without knowing (no leader lease, decisions 22, 24): it

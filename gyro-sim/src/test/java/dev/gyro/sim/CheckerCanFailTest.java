@@ -119,8 +119,8 @@ class CheckerCanFailTest {
     }
 
     /**
-     * A replicated group's failover (docs/decisions.md, decision 24) that breaks the rule the correct one keeps: the
-     * new leader's belt recovers from a database holding exactly what the group's log committed. Swept over every
+     * A replicated group's failover (docs/decisions/24-ring-on-groups.md) that breaks the rule the correct one keeps:
+     * the new leader's belt recovers from a database holding exactly what the group's log committed. Swept over every
      * step of a round ({@link FailoverSweep}) of two seeds, and run on the seeded failovers of replicated groups.
      */
     private static List<String> caughtBrokenFailovers(Simulator.FailoverMode broken) {

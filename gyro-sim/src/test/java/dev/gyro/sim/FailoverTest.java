@@ -10,10 +10,10 @@ import java.util.TreeSet;
 import org.junit.jupiter.api.Test;
 
 /**
- * Leader change at every step of a round (docs/decisions.md, decision 24): each ring position a replicated group whose
- * leader fails over right after the k-th step of its instance, for every k of a round ({@link FailoverSweep}); every
- * run passes every checker of {@link HistoryChecker} (exactly once, serial equivalence, convergence, liveness after
- * the faults stop).
+ * Leader change at every step of a round (docs/decisions/24-ring-on-groups.md): each ring position a replicated group
+ * whose leader fails over right after the k-th step of its instance, for every k of a round ({@link FailoverSweep});
+ * every run passes every checker of {@link HistoryChecker} (exactly once, serial equivalence, convergence, liveness
+ * after the faults stop).
  */
 class FailoverTest {
 

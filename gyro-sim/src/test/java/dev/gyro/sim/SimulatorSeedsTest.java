@@ -11,8 +11,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The simulator's swarm: thousands of seeds, each its own mix of faults, each checked for safety and liveness. A
- * quarter of them run on replicated groups whose leaders fail over at random steps (docs/decisions.md, decision 24).
- * The seeds are fixed, so CI is reproducible; widen the search with
+ * quarter of them run on replicated groups whose leaders fail over at random steps
+ * (docs/decisions/24-ring-on-groups.md). The seeds are fixed, so CI is reproducible; widen the search with
  * {@code -Dgyro.sim.from=S -Dgyro.sim.seeds=C}; replay one seed, with its full event trace in
  * {@code target/surefire-reports}, with {@code -Dgyro.sim.seed=N}; one run of a failover sweep with
  * {@code -Dgyro.sim.seed=N -Dgyro.sim.failoverAt=I:K[:commit|:drop|:seed[:twice]]}, or the seed on replicated groups

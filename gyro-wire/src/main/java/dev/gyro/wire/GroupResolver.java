@@ -14,10 +14,10 @@ import java.util.Collection;
 import java.util.List;
 
 /**
- * The addresses of a replicated group as one gRPC target (docs/decisions.md, decision 24): {@code gyro-group:///A+B+C}
- * resolves to the group's replica addresses in order, and the channel's default policy, pick-first, connects to the
- * first one that accepts a connection. Only a group's leader listens on its address, so the channel finds the leader
- * by itself, and again after a failover, when its connection to the old leader breaks.
+ * The addresses of a replicated group as one gRPC target (docs/decisions/24-ring-on-groups.md):
+ * {@code gyro-group:///A+B+C} resolves to the group's replica addresses in order, and the channel's default policy,
+ * pick-first, connects to the first one that accepts a connection. Only a group's leader listens on its address, so the
+ * channel finds the leader by itself, and again after a failover, when its connection to the old leader breaks.
  */
 final class GroupResolver extends NameResolverProvider {
 

@@ -16,7 +16,7 @@ import java.util.List;
  * @param afterGsn    session guarantee: the instance runs it only once it has applied this gsn (0: none)
  * @param id          the client's id of the request (a UUID), or null: a request with an id that changed the database is
  *                    answered from its recorded reply when it comes again, instead of running twice (a client's retry
- *                    across a failover of a replicated group, docs/decisions.md, decision 24)
+ *                    across a failover of a replicated group, docs/decisions/24-ring-on-groups.md)
  */
 public record Request(String transaction, List<Value> parameters, boolean forwarded, long afterGsn, String id) {
 

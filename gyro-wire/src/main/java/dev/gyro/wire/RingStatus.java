@@ -21,7 +21,7 @@ import java.util.concurrent.TimeUnit;
 /**
  * What every instance of a ring says about itself, asked at once through each one's Status method ({@link Wire#STATUS})
  * over the cluster's transport: one helper for everyone who watches a ring (the instances' live view, {@code gyro
- * cluster status}, the client explaining a request that ran out of time; docs/decisions.md, decision 18). An instance
+ * cluster status}, the client explaining a request that ran out of time; docs/decisions/18-watching.md). An instance
  * that does not answer within the deadline is listed as unreachable, with why.
  */
 public final class RingStatus {

@@ -21,8 +21,8 @@ import java.security.cert.X509Certificate;
 
 /**
  * How an instance or a client talks to instances: mutual TLS with the cluster's certificates (the default of every
- * command, docs/decisions.md, decision 13), or plaintext when asked for. With TLS, a connection whose peer has no
- * certificate signed by the cluster's CA fails at the handshake, before any message reaches the belt or the
+ * command, docs/decisions/13-secure-by-default.md), or plaintext when asked for. With TLS, a connection whose peer has
+ * no certificate signed by the cluster's CA fails at the handshake, before any message reaches the belt or the
  * database; the certificate's identity ({@code instance-I} or {@code client}) then says who sent each message.
  */
 public final class Transport {
@@ -93,7 +93,7 @@ public final class Transport {
 
     /**
      * The replica addresses of one ring position's address: itself for a single instance, each of {@code A+B+C} for a
-     * replicated group (docs/decisions.md, decision 24).
+     * replicated group (docs/decisions/24-ring-on-groups.md).
      */
     public static java.util.List<String> replicaAddresses(String address) {
         java.util.List<String> out = new java.util.ArrayList<>();

@@ -10,8 +10,8 @@ import java.util.stream.Collectors;
  *
  * <p>Whatever the analysis does not model (ranges, LIKE, OR, NOT, IN lists, functions of columns) is
  * not represented: dropping a conjunct only widens the set of rows, so the condition stays an
- * over-approximation (docs/decisions.md, decision 8). {@link #widenings} says what was dropped, for the reason
- * shown to the user.
+ * over-approximation (docs/decisions/08-conservative-analyzer.md). {@link #widenings} says what was dropped, for the
+ * reason shown to the user.
  */
 public record Condition(List<Equality> equalities, List<String> widenings) {
     public static final Condition ANY_ROW = new Condition(List.of(), List.of());

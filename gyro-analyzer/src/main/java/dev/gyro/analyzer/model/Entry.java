@@ -34,7 +34,7 @@ public record Entry(String table, Set<String> attributes, Condition condition, S
     /** The pseudo-column "this row exists": read by every query of the table, written by what adds or removes rows. */
     public static final String EXISTENCE = "(EXISTENCE)";
     /**
-     * The columns a row image carries besides those the UPDATE sets (docs/decisions.md, decision 4), before
+     * The columns a row image carries besides those the UPDATE sets (docs/decisions/04-row-images.md), before
      * the analysis has seen every statement: {@code Analyzer} replaces it by the columns that some statement
      * of the application can change in an existing row. A column nobody changes holds the same value on
      * every instance, so an image that copies it overwrites it with what is already there.

@@ -12,7 +12,7 @@ import java.util.Objects;
  * <p>A free value is one the analysis cannot trace to an input parameter or a constant (a value read
  * from the database, a random number, a loop variable, an arithmetic result). It is never guessed: each
  * free value is a distinct unknown that may equal anything, so it never makes a conflict condition
- * unsatisfiable and never lets a partitioning localize a conflict (docs/decisions.md, decision 8).
+ * unsatisfiable and never lets a partitioning localize a conflict (docs/decisions/08-conservative-analyzer.md).
  */
 public sealed interface Value permits Value.Param, Value.Constant, Value.Free {
 

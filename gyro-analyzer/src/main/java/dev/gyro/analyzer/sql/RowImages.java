@@ -12,7 +12,7 @@ import java.util.TreeSet;
 
 /**
  * Resolves what a row image carries ({@link Entry#IMAGE}). A global request's state update is, for each
- * row it wrote, the row's primary key and all its values afterwards (docs/decisions.md, decision 4); an
+ * row it wrote, the row's primary key and all its values afterwards (docs/decisions/04-row-images.md); an
  * instance applying it overwrites every column, including those the UPDATE did not set. Such a copied
  * column is a write only if its value can differ between instances, that is, if some statement of the
  * application can change it in a row that exists (an UPDATE that sets it, an upsert, unknown SQL). A

@@ -94,15 +94,15 @@ import java.util.regex.Pattern;
  * <p>The condition of an entry is the conjunction of the equalities of the WHERE clause (and of inner
  * join conditions) that bind a column of that table to an input parameter, a constant or, through
  * another column, to a shared unknown. Whatever is not such an equality is dropped from the conjunction,
- * which only widens the rows (docs/decisions.md, decision 8); an OR, a range, LIKE, a function of a column are
- * therefore "any row" unless some other equality of the same conjunction still binds the row.
+ * which only widens the rows (docs/decisions/08-conservative-analyzer.md); an OR, a range, LIKE, a function of a column
+ * are therefore "any row" unless some other equality of the same conjunction still binds the row.
  *
  * <p>Two deliberate departures from the paper's wording, both on the safe side:
  * <ul>
  *   <li>The attributes a read entry accesses include the columns of its WHERE clause, not only the
  *       returned ones: a write to a column that decides which rows a query selects changes its result.</li>
  *   <li>With {@link WriteGranularity#ROW} (the default), an UPDATE writes the whole row, because the
- *       runtime ships the state update of a global request as row images (docs/decisions.md, decision 4): an image
+ *       runtime ships the state update of a global request as row images (docs/decisions/04-row-images.md): an image
  *       carries every column of the row, so it overwrites columns the statement itself did not set.</li>
  * </ul>
  */
@@ -1446,7 +1446,7 @@ public final class SqlAccessExtractor {
          * What an UPDATE setting {@code set} writes. It keeps its rows where they are, so it never changes
          * their existence, unless it sets a column of a unique key (the row leaves one key for another) or
          * the table's keys are unknown (no CREATE TABLE, or no key declared: any column may be one). By rows
-         * ({@link WriteGranularity#ROW}), the state update is a row image (docs/decisions.md, decision 4), so
+         * ({@link WriteGranularity#ROW}), the state update is a row image (docs/decisions/04-row-images.md), so
          * it also writes what the image carries ({@link Entry#IMAGE}, resolved once all statements are seen).
          */
         Set<String> updatedAttributes(String table, Set<String> set) {

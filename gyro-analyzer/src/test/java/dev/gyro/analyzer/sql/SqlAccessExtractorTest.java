@@ -14,7 +14,7 @@ import java.util.Map;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-/** Read and write set entries of each SQL construct (paper, Section VI; docs/decisions.md, decision 8). */
+/** Read and write set entries of each SQL construct (paper, Section VI; docs/decisions/08-conservative-analyzer.md). */
 class SqlAccessExtractorTest {
     private static final SourceRef AT = new SourceRef(Path.of("T.java"), 7);
     private final Schema schema = new Schema();

@@ -24,7 +24,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
- * Row-image capture and application on a real database server (docs/decisions.md, decision 4), the same contract for
+ * Row-image capture and application on a real database server (docs/decisions/04-row-images.md), the same contract for
  * every server backend: each subclass names its backend and its DDL. The origin and the replica are databases on
  * two different servers, as two Gyro instances' would be.
  */

@@ -19,8 +19,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
- * Commit ordering (paper Appendix B; docs/decisions.md, decision 6), shown on real servers: "a request t cannot invoke a
- * commit before all requests that are serialized before t have committed". It is what lets a primary run its
+ * Commit ordering (paper Appendix B; docs/decisions/06-commit-ordering.md), shown on real servers: "a request t cannot
+ * invoke a commit before all requests that are serialized before t have committed". It is what lets a primary run its
  * queued global requests in parallel and still ship their state updates in an order consistent with how they
  * were serialized: the dialect declares it ({@link Dialect#parallelGlobals()}) and these tests check the
  * declaration against the server.

@@ -23,9 +23,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import org.junit.jupiter.api.Tag;
 
 /**
- * Exactly once across crashes of the database server itself (docs/decisions.md, decision 5): instance 1 of a ring of three,
- * its database on a real server that is crashed (PostgreSQL: immediate shutdown; MariaDB: SIGKILL) once in the
- * middle of applying a token's updates and once right after committing them. After each restart the instance
+ * Exactly once across crashes of the database server itself (docs/decisions/05-exactly-once.md): instance 1 of a ring
+ * of three, its database on a real server that is crashed (PostgreSQL: immediate shutdown; MariaDB: SIGKILL) once in
+ * the middle of applying a token's updates and once right after committing them. After each restart the instance
  * resumes from what its database recorded, driven by the real {@link ConveyorBelt}: the update that did not commit
  * is applied again, the one that did is not.
  */

@@ -5,7 +5,7 @@ import java.util.Optional;
 
 /**
  * Whether write capture accepts an SQL text, asked without a database: the same judgement a global request's
- * connection makes when the statement runs (docs/decisions.md, decision 4), so that an application whose global
+ * connection makes when the statement runs (docs/decisions/04-row-images.md), so that an application whose global
  * transactions use SQL Gyro cannot capture is refused when it is loaded, not on its first global request.
  */
 public final class CapturePolicy {

@@ -22,8 +22,8 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * Row-image capture for a global request (docs/decisions.md, decision 4; paper Appendix B, "Extracting state updates").
- * {@link #wrap} gives a {@link Connection} (a {@link Proxy} over the transaction's real connection) that the
+ * Row-image capture for a global request (docs/decisions/04-row-images.md; paper Appendix B, "Extracting state
+ * updates"). {@link #wrap} gives a {@link Connection} (a {@link Proxy} over the transaction's real connection) that the
  * application's transaction uses with plain JDBC. Every INSERT, INSERT OR REPLACE / REPLACE, upsert, UPDATE and
  * DELETE it executes is rewritten to also return what it wrote ({@link Dialect#returningAll}: on SQLite,
  * {@code RETURNING *} appended), and turned into keyed row images: for inserts and updates the whole row after
@@ -34,7 +34,7 @@ import java.util.Set;
  * generated-keys request), SELECTs run untouched on the real connection.
  *
  * <p>Refused with an {@link SQLException} at prepare (or execute) time, so the request rolls back and ships
- * nothing (docs/decisions.md, decision 10): statements that are not understood, non-DML statements (DDL, PRAGMA
+ * nothing (docs/decisions/10-errors.md): statements that are not understood, non-DML statements (DDL, PRAGMA
  * assignments, transaction control), writes to a table without a primary key, UPDATEs (and upsert actions) that
  * set a primary-key column, REPLACE on a table with other UNIQUE constraints (its hidden deletes would be lost),
  * writes with their own RETURNING clause, stored-procedure calls, and {@code commit}/{@code rollback}/
@@ -63,8 +63,8 @@ public final class CapturingConnection {
     private SQLException spoiled;
     /**
      * The capture this one is nested in, or null: a global request captured on a replicated group's connection
-     * (docs/decisions.md, decision 24) records its rows here for its state update and in the group's capture for the
-     * group's log.
+     * (docs/decisions/24-ring-on-groups.md) records its rows here for its state update and in the group's capture for
+     * the group's log.
      */
     private final CapturingConnection parent;
     long writes; // captured write executions so far (the driver's last_insert_rowid changes only with them)
@@ -101,9 +101,9 @@ public final class CapturingConnection {
     /**
      * Like {@link #wrap(Connection, Dialect, TableCatalog)}, but the writes of Gyro's own metadata tables
      * ({@link MetadataStore}) made on {@link #connection()} are captured as row images too: a replicated group ships
-     * every change of a replica's database through its log, the protocol state included (docs/decisions.md,
-     * decision 12). The application's statements are still the runtime's to judge: pass this connection to the
-     * runtime's own metadata writes, never to an application's transaction.
+     * every change of a replica's database through its log, the protocol state included
+     * (docs/decisions/12-replicated-groups.md). The application's statements are still the runtime's to judge: pass
+     * this connection to the runtime's own metadata writes, never to an application's transaction.
      */
     public static CapturingConnection wrapIncludingMetadata(Connection real, Dialect dialect, TableCatalog catalog) {
         return new CapturingConnection(real, dialect, catalog, true);
@@ -182,7 +182,7 @@ public final class CapturingConnection {
         }
         if (!info.hasPrimaryKey())
             throw WriteStatement.refused("cannot capture " + ws.describe() + ": table " + info.name()
-                    + " has no primary key, and row images are keyed by primary key (docs/decisions.md, decision 4)");
+                    + " has no primary key, and row images are keyed by primary key (docs/decisions/04-row-images.md)");
         for (String col : ws.setColumns()) {
             if (info.isKeyColumn(col) || dialect.rowIdAliases().contains(col.toLowerCase(Locale.ROOT)))
                 throw WriteStatement.refused("cannot capture " + ws.describe() + ": it sets primary-key column "

@@ -9,17 +9,18 @@ import java.util.Map;
 import java.util.Objects;
 
 /**
- * One instance's DBMS, reached only through pooled JDBC connections (docs/decisions.md, decision 2). Two
+ * One instance's DBMS, reached only through pooled JDBC connections (docs/decisions/02-jdbc-only.md). Two
  * implementations: {@link PooledDatabase}, a database of the instance's own ({@link #open}), and
  * {@link ReplicatedDatabase}, the view of a replicated group's replica whose write transactions commit through the
  * group ({@link #replicatedBy}).
  *
  * <p>The simplest correct use is {@link #inTransaction}: it begins, runs the work, commits, rolls back on any failure
- * and retries the whole unit when the DBMS says it lost a race ({@link Failures#lostRace}; docs/decisions.md,
- * decision 6). {@link #writeConnection()}/{@link #readConnection()} hand out a connection with a transaction already
- * begun; finish it with {@link #commit(Connection)} or {@link #rollback(Connection)} (not the connection's own
- * commit/rollback: sqlite-jdbc begins the next transaction inside those, which on the read-write pool would grab the
- * write lock again) and close it at once. What a failure means is decided by {@link #failures()}, and nowhere else.
+ * and retries the whole unit when the DBMS says it lost a race ({@link Failures#lostRace};
+ * docs/decisions/06-commit-ordering.md). {@link #writeConnection()}/{@link #readConnection()} hand out a connection
+ * with a transaction already begun; finish it with {@link #commit(Connection)} or {@link #rollback(Connection)} (not
+ * the connection's own commit/rollback: sqlite-jdbc begins the next transaction inside those, which on the read-write
+ * pool would grab the write lock again) and close it at once. What a failure means is decided by {@link #failures()},
+ * and nowhere else.
  *
  * <p>Thread-safe.
  */
@@ -106,10 +107,10 @@ public interface Database extends AutoCloseable {
     }
 
     /**
-     * This database as one replica of a replicated group (docs/decisions.md, decision 24): the same pools, but every
-     * write transaction ({@link #writeConnection()}, {@link #inTransaction} with {@code readOnly} false) begins and
-     * commits through {@code replication}. Read-only transactions are unchanged. Closing the view closes nothing: the
-     * replica owns the database.
+     * This database as one replica of a replicated group (docs/decisions/24-ring-on-groups.md): the same pools, but
+     * every write transaction ({@link #writeConnection()}, {@link #inTransaction} with {@code readOnly} false) begins
+     * and commits through {@code replication}. Read-only transactions are unchanged. Closing the view closes nothing:
+     * the replica owns the database.
      *
      * @throws IllegalStateException when this is a replicated view already
      */

@@ -13,8 +13,8 @@ import java.util.Locale;
 import java.util.Set;
 
 /**
- * Everything that differs between the supported DBMSs (docs/decisions.md, decision 2), so that the rest of the database
- * layer is plain JDBC. One implementation per backend: {@link SqliteDialect}, {@link PostgresDialect},
+ * Everything that differs between the supported DBMSs (docs/decisions/02-jdbc-only.md), so that the rest of the
+ * database layer is plain JDBC. One implementation per backend: {@link SqliteDialect}, {@link PostgresDialect},
  * {@link MariaDbDialect}. Implementations are stateless and thread-safe.
  */
 public interface Dialect {
@@ -106,7 +106,7 @@ public interface Dialect {
     void checkServer(Connection connection) throws SQLException;
 
     /**
-     * Commit ordering (paper Appendix B; docs/decisions.md, decision 6): true only when the DBMS never lets a
+     * Commit ordering (paper Appendix B; docs/decisions/06-commit-ordering.md): true only when the DBMS never lets a
      * transaction commit before one serialized ahead of it, so a primary may run its queued global requests in
      * parallel. False means: run them one at a time.
      */
@@ -115,7 +115,7 @@ public interface Dialect {
     /**
      * Where the DBMS does not order commits itself but its serializable isolation detects cycles (PostgreSQL's SSI),
      * {@link OrderedCommits} makes the order, and a round's globals run in parallel all the same
-     * (docs/decisions.md, decision 20).
+     * (docs/decisions/20-postgres-ordered-commits.md).
      */
     default boolean orderedCommits() {
         return false;
@@ -123,7 +123,8 @@ public interface Dialect {
 
     /**
      * True when {@code e} (not its causes) means "the transaction lost a race; run it again": SQLite's
-     * BUSY/LOCKED, serialization failures (SQLSTATE 40001) and deadlocks elsewhere (docs/decisions.md, decision 6).
+     * BUSY/LOCKED, serialization failures (SQLSTATE 40001) and deadlocks elsewhere
+     * (docs/decisions/06-commit-ordering.md).
      */
     boolean isRetryable(SQLException e);
 
@@ -156,9 +157,9 @@ public interface Dialect {
     List<String> rowIdAliases();
 
     /**
-     * Row-image capture (docs/decisions.md, decision 4): {@code sql}, a single INSERT/REPLACE/UPDATE/DELETE statement,
-     * rewritten so that executing it as a query also returns every row it wrote, with all columns -- the row after
-     * the write for inserts and updates, the row before for deletes -- one result row per written row, and with
+     * Row-image capture (docs/decisions/04-row-images.md): {@code sql}, a single INSERT/REPLACE/UPDATE/DELETE
+     * statement, rewritten so that executing it as a query also returns every row it wrote, with all columns -- the row
+     * after the write for inserts and updates, the row before for deletes -- one result row per written row, and with
      * the same parameters at the same positions. Null when this backend cannot do that for {@code kind}
      * (MariaDB's UPDATE has no RETURNING): the capture then reads the keys of the rows the statement will write
      * before it runs and the rows themselves after it ran ({@link KeyedReRead}).

@@ -49,7 +49,9 @@ final class Dialects {
             throw new SQLException("the connection's isolation level is " + isolation + ", not " + serializable);
     }
 
-    /** {@code sql}, a single write statement, with {@code RETURNING *} after its end (docs/decisions.md, decision 4). */
+    /**
+     * {@code sql}, a single write statement, with {@code RETURNING *} after its end (docs/decisions/04-row-images.md).
+     */
     static String returningAll(String sql) {
         // The rewritten text keeps every '?' where it was: RETURNING * adds no parameter.
         return SqlText.withoutTail(sql) + "\nRETURNING *";

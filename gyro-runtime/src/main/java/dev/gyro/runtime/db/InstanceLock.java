@@ -14,9 +14,9 @@ import java.sql.SQLException;
 import java.sql.Statement;
 
 /**
- * One running instance per database, held for the instance's lifetime (docs/decisions.md, decision 13): a second
- * instance started on a database while the first runs would apply the ring's updates twice and answer for a token
- * it does not hold. The lock is the DBMS's or the operating system's, so it goes away with the process or session
+ * One running instance per database, held for the instance's lifetime (docs/decisions/13-secure-by-default.md): a
+ * second instance started on a database while the first runs would apply the ring's updates twice and answer for a
+ * token it does not hold. The lock is the DBMS's or the operating system's, so it goes away with the process or session
  * that held it, and a crashed instance never leaves its database locked:
  * <ul>
  *   <li>SQLite: an exclusive lock on a file beside the database ({@code FILE.lock}); not on the database file itself,

@@ -5,11 +5,11 @@ import java.util.List;
 import java.util.StringJoiner;
 
 /**
- * Row-image capture for a backend without RETURNING for UPDATE (MariaDB; docs/decisions.md, decision 4: a keyed re-read
- * where RETURNING is missing): before the UPDATE runs, a locking SELECT with the statement's own WHERE clause (and
- * ORDER BY / LIMIT) reads the primary keys of the rows it is about to write; after it ran, those rows are read back by
- * key. Under SERIALIZABLE the locks taken by the first read keep any other transaction from changing which rows match
- * in between, and capture refuses UPDATEs that set a key column, so the keys read before are the keys written.
+ * Row-image capture for a backend without RETURNING for UPDATE (MariaDB; docs/decisions/04-row-images.md: a keyed
+ * re-read where RETURNING is missing): before the UPDATE runs, a locking SELECT with the statement's own WHERE clause
+ * (and ORDER BY / LIMIT) reads the primary keys of the rows it is about to write; after it ran, those rows are read
+ * back by key. Under SERIALIZABLE the locks taken by the first read keep any other transaction from changing which rows
+ * match in between, and capture refuses UPDATEs that set a key column, so the keys read before are the keys written.
  *
  * <p>Parameters: the SELECT reuses the statement's text from its WHERE on, so its parameters are the statement's
  * parameters after the first {@link #firstWhereParameter()} (those of the SET clause).

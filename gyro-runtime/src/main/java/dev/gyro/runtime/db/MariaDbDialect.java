@@ -20,9 +20,9 @@ import java.util.StringJoiner;
  *       (plain reads inside a transaction take shared next-key locks, held until commit), so a transaction that
  *       conflicts with another waits for it; deadlocks (1213, SQLSTATE 40001) and lock wait timeouts (1205) are
  *       retried.</li>
- *   <li>Commit ordering holds (paper Appendix B; docs/decisions.md, decision 6): a transaction cannot commit before one
- *       serialized ahead of it, whose locks it waits for. {@link #parallelGlobals()} is true; the tests show the
- *       waiting on a real server.</li>
+ *   <li>Commit ordering holds (paper Appendix B; docs/decisions/06-commit-ordering.md): a transaction cannot commit
+ *       before one serialized ahead of it, whose locks it waits for. {@link #parallelGlobals()} is true; the tests show
+ *       the waiting on a real server.</li>
  *   <li>Capture: {@code RETURNING *} for INSERT, REPLACE and DELETE (MariaDB 10.5+; with ON DUPLICATE KEY UPDATE
  *       it returns the row as updated). UPDATE has no RETURNING: the keys of the rows it will write are read with
  *       a locking SELECT built from its own WHERE clause before it runs, and the rows by key after

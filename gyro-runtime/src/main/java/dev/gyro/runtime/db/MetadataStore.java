@@ -14,8 +14,8 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Gyro's metadata tables inside each instance's own database (docs/decisions.md, decision 5): the protocol state that
- * must survive a crash is written in the SAME DBMS transaction as the data change it describes, so after any
+ * Gyro's metadata tables inside each instance's own database (docs/decisions/05-exactly-once.md): the protocol state
+ * that must survive a crash is written in the SAME DBMS transaction as the data change it describes, so after any
  * crash the instance resumes exactly where its database says it is -- nothing applied twice, nothing skipped.
  *
  * <pre>
@@ -72,9 +72,10 @@ public final class MetadataStore {
     }
 
     /**
-     * Records the reply of the request with client id {@code id} in the transaction that ran it (docs/decisions.md,
-     * decision 24): a client that retries it after a failover is given this reply instead of running it again. Replies
-     * older than {@link #REPLY_KEPT_MILLIS} are dropped now and then, in the same transaction.
+     * Records the reply of the request with client id {@code id} in the transaction that ran it
+     * (docs/decisions/24-ring-on-groups.md): a client that retries it after a failover is given this reply instead of
+     * running it again. Replies older than {@link #REPLY_KEPT_MILLIS} are dropped now and then, in the same
+     * transaction.
      */
     public static void recordReply(Connection c, String id, byte[] reply, long nowMillis) throws SQLException {
         java.util.UUID u = java.util.UUID.fromString(id);
@@ -107,8 +108,8 @@ public final class MetadataStore {
 
     /**
      * Stamps the database with the cluster it belongs to on first use, and refuses it afterwards to an instance of
-     * another cluster (docs/decisions.md, decision 13): a database holds one ring's history, and an instance started on
-     * another cluster's database would serve that history as its own.
+     * another cluster (docs/decisions/13-secure-by-default.md): a database holds one ring's history, and an instance
+     * started on another cluster's database would serve that history as its own.
      *
      * @throws SQLException naming both clusters when the database is another cluster's
      */
@@ -213,9 +214,9 @@ public final class MetadataStore {
     }
 
     /**
-     * With Action.ApplyAhead (docs/decisions.md, decision 25): the updates after gsn {@code after} up to {@code lastGsn}
-     * are in this database, applied ahead of the token; the token's record stays as it is. Call in the transaction
-     * that applied them.
+     * With Action.ApplyAhead (docs/decisions/25-updates-ahead.md): the updates after gsn {@code after} up to
+     * {@code lastGsn} are in this database, applied ahead of the token; the token's record stays as it is. Call in the
+     * transaction that applied them.
      *
      * @throws SQLException when the recorded last gsn is not {@code after} (a gap, or applied twice) or the token is
      *                      held here (only the holder makes gsns: none can come ahead of it)

@@ -9,9 +9,9 @@ import java.util.TreeMap;
 
 /**
  * Commit ordering made on PostgreSQL, whose serializable isolation (SSI) does not give it on its own
- * (docs/decisions.md, decisions 6 and 20): global requests run concurrently, and yet a request that commits after
- * another is serialized after it, so the gsn order, which is the commit order, is a serialization order (paper,
- * Appendix B).
+ * (docs/decisions/06-commit-ordering.md and docs/decisions/20-postgres-ordered-commits.md): global requests run
+ * concurrently, and yet a request that commits after another is serialized after it, so the gsn order, which is the
+ * commit order, is a serialization order (paper, Appendix B).
  *
  * <p>How. Every attempt gets a position, increasing, when it {@link #begin}s, and a slot: one of {@code slots}
  * single-row tables {@code gyro_slot_S}, which its first statement writes. Before it commits ({@link #beforeCommit})

@@ -23,10 +23,10 @@ import java.util.Set;
  *   <li>Isolation: every pooled connection is SERIALIZABLE, which PostgreSQL implements as serializable snapshot
  *       isolation (SSI): optimistic, so a transaction may fail at any statement or at commit with SQLSTATE 40001;
  *       {@link #isRetryable} says so, and {@link Database#inTransaction} runs it again. Deadlocks (40P01) too.</li>
- *   <li>Commit ordering does NOT hold (paper Appendix B; docs/decisions.md, decision 6): SSI lets a transaction that read
- *       a row commit after one that later wrote it, although it is serialized first ({@link #parallelGlobals()} is
- *       false; the tests show the reordering on a real server). Gyro makes the order itself ({@link OrderedCommits},
- *       {@link #orderedCommits()}), so a round's globals still run side by side.</li>
+ *   <li>Commit ordering does NOT hold (paper Appendix B; docs/decisions/06-commit-ordering.md): SSI lets a transaction
+ *       that read a row commit after one that later wrote it, although it is serialized first
+ *       ({@link #parallelGlobals()} is false; the tests show the reordering on a real server). Gyro makes the order
+ *       itself ({@link OrderedCommits}, {@link #orderedCommits()}), so a round's globals still run side by side.</li>
  *   <li>Capture: {@code RETURNING *} appended to every INSERT, UPDATE and DELETE. Generated keys are what pgjdbc
  *       would report: for {@code RETURN_GENERATED_KEYS} every column of the written rows (pgjdbc appends
  *       {@code RETURNING *}), for column names those columns; the rewritten statement is prepared without the
@@ -90,7 +90,7 @@ public final class PostgresDialect implements Dialect {
 
     /**
      * SSI aborts one side of every cycle, which is what {@link OrderedCommits} builds on: a round's globals run side by
-     * side (docs/decisions.md, decision 20).
+     * side (docs/decisions/20-postgres-ordered-commits.md).
      */
     @Override
     public boolean orderedCommits() {

@@ -8,7 +8,7 @@ import java.util.Map;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
- * A replica's database as its replicated group's leader sees it (docs/decisions.md, decision 24): reads go to the
+ * A replica's database as its replicated group's leader sees it (docs/decisions/24-ring-on-groups.md): reads go to the
  * replica's own pools once the leader proved it still leads ({@link Replication#beforeRead}); every write transaction
  * begins and commits through {@link Replication}. Closing the view closes nothing: the replica owns the database.
  * Thread-safe.

@@ -6,8 +6,9 @@ import java.sql.SQLException;
 /**
  * How the write transactions of a database commit when the database is one replica of a replicated group (the
  * paper's Section III: each Gyro instance made fault tolerant by state machine replication, each replica with its own
- * DBMS replica; docs/decisions.md, decisions 22 and 24). {@link Database#replicatedBy} gives the runtime a view of the
- * replica's database whose every write transaction goes through it; read-only transactions are untouched.
+ * DBMS replica; docs/decisions/22-group-log.md and docs/decisions/24-ring-on-groups.md). {@link Database#replicatedBy}
+ * gives the runtime a view of the replica's database whose every write transaction goes through it; read-only
+ * transactions are untouched.
  *
  * <p>A write transaction begins only on the group's leader, once its database holds everything its group's log
  * committed; every row it writes, Gyro's metadata included, is captured as a row image; it commits only once a

@@ -6,8 +6,8 @@ import java.util.Locale;
 
 /**
  * A small SQL lexer, enough to edit statement text safely: find where a statement really ends (so a
- * {@code RETURNING} clause can be appended after it, docs/decisions.md, decision 4), see whether a string holds more than
- * one statement, and rewrite the few SQLite spellings JSqlParser does not read ({@code INSERT OR IGNORE},
+ * {@code RETURNING} clause can be appended after it, docs/decisions/04-row-images.md), see whether a string holds more
+ * than one statement, and rewrite the few SQLite spellings JSqlParser does not read ({@code INSERT OR IGNORE},
  * {@code UPDATE OR REPLACE}, {@code [bracketed]} identifiers). It knows string literals, the three identifier
  * quotes, both comment styles and SQLite's parameter forms, so nothing inside a literal or a comment is ever
  * mistaken for a keyword.

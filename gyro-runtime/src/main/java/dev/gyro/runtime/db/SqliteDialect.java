@@ -14,7 +14,8 @@ import java.util.List;
 import java.util.Locale;
 
 /**
- * SQLite through sqlite-jdbc: one database file per instance (docs/decisions.md, decisions 1 and 2).
+ * SQLite through sqlite-jdbc: one database file per instance (docs/decisions/01-java-maven-processes.md and
+ * docs/decisions/02-jdbc-only.md).
  *
  * <ul>
  *   <li>Connections: WAL journal (readers never block the writer), a busy timeout, {@code synchronous=NORMAL}

@@ -16,7 +16,7 @@ import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * A cache of {@link TableInfo} per table, read through {@link DatabaseMetaData} (JDBC only:
- * docs/decisions.md, decision 2). One catalog serves all connections of a {@link Database}; the schema of an
+ * docs/decisions/02-jdbc-only.md). One catalog serves all connections of a {@link Database}; the schema of an
  * application's tables does not change while Gyro runs (DDL is refused inside captured transactions). Call
  * {@link #invalidate()} after a schema change made outside Gyro. Thread-safe.
  */

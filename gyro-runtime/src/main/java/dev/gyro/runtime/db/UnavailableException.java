@@ -4,9 +4,10 @@ import java.sql.SQLException;
 
 /**
  * A write the instance's database cannot take now, though nothing is wrong with the request: its replicated group has
- * no majority, or this replica no longer leads it (docs/decisions.md, decisions 10 and 24). The request is answered
- * UNAVAILABLE with this message. {@link #outcomeUnknown()} says whether it may still commit (its row images are in a
- * log that may yet reach a majority) or surely changed nothing.
+ * no majority, or this replica no longer leads it (docs/decisions/10-errors.md and
+ * docs/decisions/24-ring-on-groups.md). The request is answered UNAVAILABLE with this message.
+ * {@link #outcomeUnknown()} says whether it may still commit (its row images are in a log that may yet reach a
+ * majority) or surely changed nothing.
  */
 public class UnavailableException extends SQLException {
 

@@ -18,10 +18,10 @@ import java.util.Set;
 import java.util.function.Function;
 
 /**
- * Applies state updates (row images, docs/decisions.md, decision 4) to an instance's database: each
+ * Applies state updates (row images, docs/decisions/04-row-images.md) to an instance's database: each
  * {@link RowChange.Kind#UPSERT} as an upsert by primary key that leaves exactly the image's values, each
  * {@link RowChange.Kind#DELETE} as a delete by key. Both are idempotent, so applying an update twice, or
- * re-applying after a crash, leaves the same state (Algorithm 1, line 12; docs/decisions.md, decision 5).
+ * re-applying after a crash, leaves the same state (Algorithm 1, line 12; docs/decisions/05-exactly-once.md).
  *
  * <p>Everything runs on the caller's connection, inside the caller's transaction: the runtime applies a
  * token's updates and records the new last gsn ({@link MetadataStore#recordReceived}) in ONE transaction

@@ -21,10 +21,11 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * What one SQL string does, as far as write capture cares (docs/decisions.md, decision 4): it only reads, or it writes
- * rows of one table (INSERT, REPLACE, UPDATE, DELETE; {@code kind} is null for reads), with which conflict resolution and which SET columns.
- * Statements are recognised with JSqlParser after {@link SqlText} has rewritten the SQLite spellings it does not
- * read. Results are cached per SQL string: an application has a few hundred distinct statements at most.
+ * What one SQL string does, as far as write capture cares (docs/decisions/04-row-images.md): it only reads, or it
+ * writes rows of one table (INSERT, REPLACE, UPDATE, DELETE; {@code kind} is null for reads), with which conflict
+ * resolution and which SET columns. Statements are recognised with JSqlParser after {@link SqlText} has rewritten the
+ * SQLite spellings it does not read. Results are cached per SQL string: an application has a few hundred distinct
+ * statements at most.
  *
  * <p>A statement that is neither clearly a read nor a write of this shape is refused with an
  * {@link SQLException} naming it: writes the capture does not see would silently diverge the instances.

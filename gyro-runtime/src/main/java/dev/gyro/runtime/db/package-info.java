@@ -1,13 +1,14 @@
 /**
  * The database layer of a Gyro instance: one DBMS instance reached only through pooled JDBC, the capture of a
  * global request's writes as row images, their idempotent application elsewhere, and the metadata that makes both
- * exactly-once across crashes (docs/decisions.md, decisions 2, 4 and 5).
+ * exactly-once across crashes (docs/decisions/02-jdbc-only.md, docs/decisions/04-row-images.md and
+ * docs/decisions/05-exactly-once.md).
  *
  * <h2>Who does what, in which transaction</h2>
  * <ul>
  *   <li>{@link dev.gyro.runtime.db.Database}: pools and transactions. {@code inTransaction(readOnly, work)} begins,
  *       runs, commits, rolls back on failure and retries lost races (busy / serialization failures,
- *       docs/decisions.md, decision 6).</li>
+ *       docs/decisions/06-commit-ordering.md).</li>
  *   <li>{@link dev.gyro.runtime.db.CapturingConnection}: wraps the connection a global request runs on; its
  *       {@code changes()} are the state update.</li>
  *   <li>{@link dev.gyro.runtime.db.UpdateApplier}: applies row changes on the caller's connection and

@@ -42,10 +42,10 @@ public interface TransactionGate {
 
         /**
          * This slot, still held, serves the next transaction of the same token holder's conflict class (the global
-         * requests that must run one after another, docs/decisions.md, decision 20): that one could not wait ahead of
-         * the local requests while this one ran, since it starts only after this one's commit, and would otherwise find
-         * the slot taken by a local request the moment this one let it go. May block as {@link #enter()} does after
-         * getting a slot. The default adds nothing.
+         * requests that must run one after another, docs/decisions/20-postgres-ordered-commits.md): that one could not
+         * wait ahead of the local requests while this one ran, since it starts only after this one's commit, and would
+         * otherwise find the slot taken by a local request the moment this one let it go. May block as {@link #enter()}
+         * does after getting a slot. The default adds nothing.
          *
          * @throws InterruptedException when interrupted (the slot is still held then; close it)
          */

@@ -26,7 +26,7 @@ import static dev.gyro.protocol.RowChange.Kind.UPSERT;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-/** Row-image capture on real SQLite files (docs/decisions.md, decision 4). */
+/** Row-image capture on real SQLite files (docs/decisions/04-row-images.md). */
 class CapturingConnectionTest {
 
     static final String[] SCHEMA = {

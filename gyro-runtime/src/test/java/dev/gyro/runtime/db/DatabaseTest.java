@@ -151,7 +151,8 @@ class DatabaseTest {
                 return n;
             });
             // One writer at a time: the second transaction began only after the first committed, so it saw the
-            // first's row, and the commit order is the serialization order (docs/decisions.md, decision 6, for SQLite).
+            // first's row, and the commit order is the serialization order (docs/decisions/06-commit-ordering.md, for
+            // SQLite).
             assertThat(seenBefore).isEqualTo(1);
             long waitedMs = (System.nanoTime() - started) / 1_000_000;
             holder.get(10, TimeUnit.SECONDS);

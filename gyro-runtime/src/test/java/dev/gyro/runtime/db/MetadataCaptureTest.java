@@ -16,8 +16,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
  * Gyro's own metadata captured as row images, for a replicated group whose log carries every change of a replica's
- * database (docs/decisions.md, decision 12): refused on the application's capture, captured on the runtime's, and
- * applied elsewhere it gives the same durable state.
+ * database (docs/decisions/12-replicated-groups.md): refused on the application's capture, captured on the runtime's,
+ * and applied elsewhere it gives the same durable state.
  */
 class MetadataCaptureTest {
 

@@ -18,7 +18,9 @@ import java.util.concurrent.TimeUnit;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-/** Gyro's metadata tables (docs/decisions.md, decision 5): durable, and changed only with the data they describe. */
+/**
+ * Gyro's metadata tables (docs/decisions/05-exactly-once.md): durable, and changed only with the data they describe.
+ */
 class MetadataStoreTest {
 
     @TempDir

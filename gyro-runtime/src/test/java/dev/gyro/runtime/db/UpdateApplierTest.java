@@ -18,7 +18,7 @@ import static dev.gyro.protocol.RowChange.Kind.UPSERT;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-/** Applying row images (docs/decisions.md, decisions 4 and 5) on real SQLite files. */
+/** Applying row images (docs/decisions/04-row-images.md and docs/decisions/05-exactly-once.md) on real SQLite files. */
 class UpdateApplierTest {
 
     @TempDir

@@ -7,7 +7,7 @@ import java.util.Locale;
  * the network between instances. Validated once, then immutable; printed with every result.
  *
  * <p>Each instance's database is a small server of {@code slots} service slots, as the benchmarks' capacity emulation
- * gives it (docs/decisions.md, "Benchmark method"): a transaction waits for a free slot and holds it for its service
+ * gives it (docs/benchmark-method.md): a transaction waits for a free slot and holds it for its service
  * time. The belt's own work (applying a token's state updates, executing global requests while holding the token)
  * waits ahead of queued local requests, as the emulation's lane for the token holder does: it is on the token's path,
  * and every instance's global requests wait for it (paper Section VII-C).
@@ -72,8 +72,9 @@ public record PerfModel(int slots, double localMs, double globalMs, double apply
      * on the token's way. One at a time, each execution first waits for a slot (the one the last execution freed has
      * gone to a queued local request meanwhile) and then takes {@code globalMs}; side by side (paper Appendix B), a
      * large round keeps all {@code slots} busy, {@code globalMs / slots} each. With {@code updatesAhead}
-     * (docs/decisions.md, decision 25) every update reaches the other instances at its commit and is applied there between the token's visits, so
-     * the token no longer waits for the {@code n - 1} applies on its way (they still take the instances' slots).
+     * (docs/decisions/25-updates-ahead.md) every update reaches the other instances at its commit and is applied there
+     * between the token's visits, so the token no longer waits for the {@code n - 1} applies on its way (they still
+     * take the instances' slots).
      */
     public double tokenMsPerGlobal(int n, boolean parallelGlobals, double slotWaitMs, boolean updatesAhead) {
         return (parallelGlobals ? globalMs / slots : globalMs + slotWaitMs)

@@ -8,7 +8,7 @@ import java.util.Locale;
  * @param instances          ring size
  * @param belts              independent Conveyor Belts (each its own token and gsns) over the same instances; a
  *                           global request rides the belt of its group, drawn uniformly (groups of global transactions
- *                           that can never conflict, docs/decisions.md, decision 21). 1 is today's Gyro
+ *                           that can never conflict, docs/decisions/21-several-belts.md). 1 is today's Gyro
  * @param parallelGlobals    the holder runs a round's global requests side by side (paper Appendix B; MariaDB) instead
  *                           of one at a time (PostgreSQL, SQLite)
  * @param localRatio         share of local requests, 0 to 1
@@ -28,7 +28,7 @@ public record PerfSetting(int instances, int belts, boolean parallelGlobals, dou
         this(instances, belts, parallelGlobals, localRatio, clientsPerInstance, warmupMs, measureMs, seed, false);
     }
 
-    /** The same setting with each committed update sent ahead of the token (docs/decisions.md, decision 25). */
+    /** The same setting with each committed update sent ahead of the token (docs/decisions/25-updates-ahead.md). */
     public PerfSetting withUpdatesAhead(boolean ahead) {
         return new PerfSetting(instances, belts, parallelGlobals, localRatio, clientsPerInstance, warmupMs, measureMs,
                 seed, ahead);

@@ -48,8 +48,8 @@ import java.util.Set;
 
 /**
  * A cluster's own certificate authority and the certificates it signs, for mutual TLS between instances and clients
- * (docs/decisions.md, decision 13). Made with Bouncy Castle's certificate builder and the JDK's key generator and
- * signatures; nothing here is cryptography of our own.
+ * (docs/decisions/13-secure-by-default.md). Made with Bouncy Castle's certificate builder and the JDK's key generator
+ * and signatures; nothing here is cryptography of our own.
  *
  * <p>A folder of a cluster's certificates ({@link TlsFiles}) holds {@code ca.crt} (and {@code ca.key}, to sign more),
  * and per identity {@code NAME.crt} and {@code NAME.key} (PKCS#8, readable by the owner only). Identities:
