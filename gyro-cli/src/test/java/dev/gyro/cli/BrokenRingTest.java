@@ -50,11 +50,9 @@ class BrokenRingTest {
     }
 
     void launch(int id) throws Exception {
-        String cp = System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
-        Process p = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-cp", cp,
-                Gyro.class.getName(), "instance", "--id", Integer.toString(id), "--ring", String.join(",", ring),
-                "--db", LocalCluster.databaseFile(dir, id).toString(), "--load", "1",
-                "--tls-dir", dir.resolve("tls").toString()).redirectErrorStream(true).start();
+        Process p = new ProcessBuilder(GyroProcesses.command(List.of("instance", "--id", Integer.toString(id), "--ring",
+                String.join(",", ring), "--db", LocalCluster.databaseFile(dir, id).toString(), "--load", "1",
+                "--tls-dir", dir.resolve("tls").toString()))).redirectErrorStream(true).start();
         processes[id] = p;
         List<String> lines = output.get(id);
         Thread reader = new Thread(() -> {

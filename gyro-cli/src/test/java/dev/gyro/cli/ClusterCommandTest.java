@@ -251,10 +251,8 @@ class ClusterCommandTest {
         try (DatabaseServer server = DatabaseServer.create(Backend.POSTGRES.serverKind(), base.resolve("single")).start()) {
             server.createDatabase("one");
             String ring = "127.0.0.1:" + dev.gyro.cluster.LocalCluster.freePort();
-            String cp = System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
-            Process p = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-cp", cp,
-                    Gyro.class.getName(), "instance", "--id", "0", "--ring", ring, "--jdbc-url", server.jdbcUrl("one"),
-                    "--load", "1", "--insecure").redirectErrorStream(true).start();
+            Process p = new ProcessBuilder(GyroProcesses.command(List.of("instance", "--id", "0", "--ring", ring,
+                    "--jdbc-url", server.jdbcUrl("one"), "--load", "1", "--insecure"))).redirectErrorStream(true).start();
             try {
                 java.io.BufferedReader out = new java.io.BufferedReader(new java.io.InputStreamReader(p.getInputStream()));
                 StringBuilder seen = new StringBuilder();

@@ -54,12 +54,10 @@ class KillAndRestartTest {
     }
 
     Process launch(int id) throws Exception {
-        String cp = System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
         Path log = dir.resolve("instance-" + id + ".log");
-        ProcessBuilder pb = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-cp", cp, Gyro.class.getName(), "instance", "--id", Integer.toString(id), "--ring", String.join(",", ring),
-                "--db", LocalCluster.databaseFile(dir, id).toString(), "--load", "1", "--seed", Long.toString(SEED),
-                "--tls-dir", dir.resolve("tls").toString()); // three processes talking mutual TLS
+        ProcessBuilder pb = new ProcessBuilder(GyroProcesses.command(List.of("instance", "--id", Integer.toString(id),
+                "--ring", String.join(",", ring), "--db", LocalCluster.databaseFile(dir, id).toString(), "--load", "1",
+                "--seed", Long.toString(SEED), "--tls-dir", dir.resolve("tls").toString()))); // three processes, mutual TLS
         pb.redirectErrorStream(true);
         Process p = pb.start();
         BufferedReader out = new BufferedReader(new InputStreamReader(p.getInputStream()));

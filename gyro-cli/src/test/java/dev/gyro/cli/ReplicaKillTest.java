@@ -105,14 +105,12 @@ abstract class ReplicaKillTest {
     }
 
     Process launch(int group, int replica) throws Exception {
-        String cp = System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
         Path log = logOf(group, replica);
         Files.createDirectories(log.getParent());
-        ProcessBuilder pb = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-cp", cp, "-Dorg.slf4j.simpleLogger.log.org.apache.ratis=error", Gyro.class.getName(), "instance",
-                "--id", Integer.toString(group), "--replica", Integer.toString(replica), "--ring", String.join(",", ring),
-                "--group-log", logs.get(group), "--load", "1",
-                "--seed", Long.toString(SEED), "--tls-dir", dir.resolve("tls").toString(), "--http", "none");
+        ProcessBuilder pb = new ProcessBuilder(GyroProcesses.command("-Dorg.slf4j.simpleLogger.log.org.apache.ratis=error"));
+        pb.command().addAll(List.of("instance", "--id", Integer.toString(group), "--replica", Integer.toString(replica),
+                "--ring", String.join(",", ring), "--group-log", logs.get(group), "--load", "1",
+                "--seed", Long.toString(SEED), "--tls-dir", dir.resolve("tls").toString(), "--http", "none"));
         if (backend.equals("sqlite")) pb.command().addAll(List.of("--db", databases[group][replica]));
         else pb.command().addAll(List.of("--jdbc-url", databases[group][replica], "--log-dir",
                 dir.resolve("group-" + group + "-replica-" + replica + ".group-log").toString()));
