@@ -25,7 +25,7 @@ import java.util.function.LongSupplier;
  * <p>Time: the belt needs {@link BeltEvent.Tick}s only while it {@link ConveyorBelt#waitsForTime() waits for time}
  * (the {@link View} says so after each event, and the instance's timer ticks only then). After a pause without ticks,
  * the loop tells the belt the time ({@code clock}) with one tick of its own before the next event, so that what the
- * belt schedules from it (a resend) counts from now.
+ * belt schedules from it (a resend) counts from now (docs/decisions/30-idle-ring-no-ticks.md).
  *
  * <p>Fail-stop (docs/decisions/11-fail-stop.md): an event the belt rejects as a violation of its invariants, an action
  * that cannot be performed, or a {@link BeltEvent.FailStop} stops the instance through {@code failStop}; nothing after
@@ -67,7 +67,8 @@ final class BeltLoop implements AutoCloseable {
     private final Consumer<View> afterEach;
     private final Recorder recorder;
     private final LongSupplier clock;
-    private boolean ticking = true; // the belt waited for time after the last event (or was just made): it knows the time
+    // The belt waited for time after the last event (or was just made): it knows the time. Loop thread only.
+    private boolean ticking = true;
     private volatile Actions actions;
     private volatile boolean stopped;
 

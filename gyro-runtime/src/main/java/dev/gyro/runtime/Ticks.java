@@ -8,7 +8,8 @@ import java.util.concurrent.TimeUnit;
 /**
  * The belt's timer: a tick every {@code millis} while the belt waits for time (a token passed and not yet
  * acknowledged, a global request waiting for the token: {@link dev.gyro.protocol.ConveyorBelt#waitsForTime()}), none
- * while it does not. A parked ring therefore wakes no thread for the belt at all. Thread-safe.
+ * while it does not. A parked ring therefore wakes no thread for the belt at all
+ * (docs/decisions/30-idle-ring-no-ticks.md). Thread-safe.
  */
 final class Ticks {
 
