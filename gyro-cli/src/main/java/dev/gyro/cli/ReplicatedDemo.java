@@ -120,8 +120,8 @@ final class ReplicatedDemo {
 
     /**
      * On the progress bar's step: brings back replicas killed before (each once its group has a new leader), and at
-     * the next kill's moment kills a leader: the token holder's for the first kill and every other one after, a random
-     * group's otherwise.
+     * the next kill's moment kills a leader: the token holder's for the first kill and every other one after (at the
+     * first step after that moment that finds a group holding the token), a random group's otherwise.
      */
     private void chaosTick() {
         try {
@@ -129,7 +129,8 @@ final class ReplicatedDemo {
             long now = System.nanoTime();
             if (now < nextKillNanos || now - startNanos > (long) (s.seconds() * 0.85e9)) return;
             int holder = tokenHolder();
-            boolean atHolder = holder >= 0 && (kills % 2 == 0 || killsHoldingToken == 0);
+            boolean atHolder = kills % 2 == 0 || killsHoldingToken == 0;
+            if (atHolder && holder < 0) return; // the token is on its way between groups: try at the next step
             int position = atHolder ? holder : random.nextInt(ring.size());
             InstanceReplica leader = ring.leader(position);
             if (leader == null) return; // mid-failover already: try at the next step
