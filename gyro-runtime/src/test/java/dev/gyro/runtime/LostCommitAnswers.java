@@ -43,7 +43,8 @@ final class LostCommitAnswers implements Database {
     volatile BooleanSupplier lose = () -> false;
     volatile Meanwhile meanwhile = () -> {};
 
-    private final Set<Connection> writing = Collections.synchronizedSet(Collections.newSetFromMap(new IdentityHashMap<>()));
+    private final Set<Connection> writing =
+            Collections.synchronizedSet(Collections.newSetFromMap(new IdentityHashMap<>()));
     private final ThreadLocal<Boolean> inMeanwhile = ThreadLocal.withInitial(() -> false);
 
     LostCommitAnswers(Database base) {
