@@ -74,6 +74,11 @@ class ShellSimulationTest {
     static final int COUNTERS = 4;
     /** Of the write commits while faults are on, the percentage whose answers are lost. */
     static final int LOST_ANSWERS_PERCENT = 3;
+    /**
+     * The belt store's pause before it tries a durable action again: none, the database answers again at once (what
+     * runs meanwhile is {@link Run#localsMeanwhile}), and the run costs no sleep.
+     */
+    static final RetryRule.Pause NO_PAUSE = attempt -> true;
 
     @Test
     void theRealShellConvergesUnderLossDuplicationAndCrashes(@TempDir Path dir) throws Exception {
@@ -109,8 +114,8 @@ class ShellSimulationTest {
             Path runDir = dir.resolve(without + "-seed-" + seed);
             java.nio.file.Files.createDirectories(runDir);
             try {
-                new Run(seed, runDir, (self, db, stopping) -> new UnguardedBeltStore(without, self, db, stopping))
-                        .check();
+                new Run(seed, runDir, (self, db, stopping) -> new UnguardedBeltStore(without, self, db, stopping,
+                        NO_PAUSE)).check();
             } catch (AssertionError caught) {
                 return "seed " + seed + ": " + caught.getMessage();
             }
@@ -392,7 +397,7 @@ class ShellSimulationTest {
         long nextKey = 1;
 
         Run(long seed, Path dir) throws SQLException {
-            this(seed, dir, JdbcBeltStore::new);
+            this(seed, dir, (self, db, stopping) -> new JdbcBeltStore(self, db, stopping, NO_PAUSE));
         }
 
         Run(long seed, Path dir, Stores stores) throws SQLException {

@@ -29,11 +29,13 @@ final class UnguardedBeltStore implements BeltActions.BeltStore {
     private final RetryRule retry;
     private final JdbcBeltStore real;
 
-    UnguardedBeltStore(Without without, int self, Database db, BooleanSupplier stopping) {
+    /** @param databaseDown the pause between tries, as {@link JdbcBeltStore}'s (a test's, that does not sleep) */
+    UnguardedBeltStore(Without without, int self, Database db, BooleanSupplier stopping,
+                       RetryRule.Pause databaseDown) {
         this.without = without;
         this.db = db;
-        this.retry = new RetryRule(self, db, stopping);
-        this.real = new JdbcBeltStore(self, db, stopping);
+        this.retry = new RetryRule(self, db, stopping, databaseDown);
+        this.real = new JdbcBeltStore(self, db, stopping, databaseDown);
     }
 
     @Override
