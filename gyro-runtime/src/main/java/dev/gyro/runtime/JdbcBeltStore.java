@@ -25,9 +25,21 @@ final class JdbcBeltStore implements BeltActions.BeltStore {
 
     /** @param stopping true once the instance stops: a retry then ends with {@link Stopping} */
     JdbcBeltStore(int self, Database db, BooleanSupplier stopping) {
+        this(self, db, new RetryRule(self, db, stopping));
+    }
+
+    /**
+     * As {@link #JdbcBeltStore(int, Database, BooleanSupplier)}, pausing between tries with {@code databaseDown}
+     * ({@link RetryRule.Pause}): for a deterministic test, whose pauses must not sleep.
+     */
+    JdbcBeltStore(int self, Database db, BooleanSupplier stopping, RetryRule.Pause databaseDown) {
+        this(self, db, new RetryRule(self, db, stopping, databaseDown));
+    }
+
+    private JdbcBeltStore(int self, Database db, RetryRule retry) {
         this.self = self;
         this.db = db;
-        this.retry = new RetryRule(self, db, stopping);
+        this.retry = retry;
     }
 
     @Override

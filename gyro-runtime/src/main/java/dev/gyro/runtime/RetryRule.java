@@ -39,17 +39,34 @@ final class RetryRule {
         void run(Connection c, boolean retry) throws SQLException;
     }
 
+    /** The wait before trying again while the database does not answer. */
+    interface Pause {
+        /** Waits after attempt {@code attempt} (1 for the first) failed; false if interrupted meanwhile. */
+        boolean pause(int attempt);
+    }
+
     private final int self;
     private final Database db;
     private final BooleanSupplier stopping;
     private final Backoff lostRace;
+    private final Pause databaseDown;
 
     /** @param stopping true once the instance stops: retries end with {@link Stopping} */
     RetryRule(int self, Database db, BooleanSupplier stopping) {
+        this(self, db, stopping, Failures.DATABASE_DOWN::pause);
+    }
+
+    /**
+     * As {@link #RetryRule(int, Database, BooleanSupplier)}, with {@code databaseDown} instead of
+     * {@link Failures#DATABASE_DOWN}'s sleep: a deterministic test, whose database answers again at once, passes a
+     * pause that does not sleep.
+     */
+    RetryRule(int self, Database db, BooleanSupplier stopping, Pause databaseDown) {
         this.self = self;
         this.db = db;
         this.stopping = stopping;
         this.lostRace = new Backoff(db.options().firstBackoff(), db.options().maxBackoff());
+        this.databaseDown = databaseDown;
     }
 
     /**
@@ -92,7 +109,7 @@ final class RetryRule {
                     throw new IllegalStateException("cannot learn whether global update " + gsn + " committed", e);
                 log.warn("instance {} cannot learn whether global update {} committed (attempt {}), retrying: {}",
                         self, gsn, attempt, e.toString());
-                if (!Failures.DATABASE_DOWN.pause(attempt)) throw new InterruptedException();
+                if (!databaseDown.pause(attempt)) throw new InterruptedException();
             }
         }
     }
@@ -117,7 +134,7 @@ final class RetryRule {
             } catch (SQLException | RuntimeException e) {
                 if (!db.failures().passes(e)) throw e;
                 log.warn("instance {} could not {} (attempt {}), retrying: {}", self, what, attempt, e.toString());
-                if (!Failures.DATABASE_DOWN.pause(attempt)) throw new Stopping();
+                if (!databaseDown.pause(attempt)) throw new Stopping();
             }
         }
     }

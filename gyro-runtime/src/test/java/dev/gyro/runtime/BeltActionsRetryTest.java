@@ -11,8 +11,6 @@ import dev.gyro.app.TransactionCatalog;
 import dev.gyro.protocol.Value;
 import dev.gyro.runtime.db.Database;
 import dev.gyro.runtime.db.MetadataStore;
-import dev.gyro.runtime.db.Replication;
-import dev.gyro.runtime.db.SqlWork;
 import dev.gyro.runtime.db.SqliteDialect;
 import dev.gyro.runtime.hook.TransactionGate;
 import org.junit.jupiter.api.AfterEach;
@@ -20,15 +18,12 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Path;
-import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.SQLRecoverableException;
 import java.sql.Statement;
 import java.util.List;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -38,7 +33,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  * inside the commit) is retried, and the retry must see that the first attempt committed
  * (docs/decisions/05-exactly-once.md): applying updates sent ahead again would fail the check that the recorded last
  * gsn is the one before them, and the instance would stop. The lost answer is made by a database view whose write
- * transactions commit for real and then report a broken connection (SQLSTATE 08006), on a real SQLite file.
+ * transactions commit for real and then report a broken connection (SQLSTATE 08006), on a real SQLite file
+ * ({@link LostCommitAnswers}, which {@link ShellSimulationTest} uses too).
  */
 class BeltActionsRetryTest {
 
@@ -52,48 +48,6 @@ class BeltActionsRetryTest {
     void close() {
         timers.shutdownNow();
         if (db != null) db.close();
-    }
-
-    /** Commits, then reports the commit as lost while {@code lostAnswers} is positive. */
-    private static final class LostCommitAnswers implements Replication {
-        final Database base;
-        final AtomicInteger lostAnswers = new AtomicInteger();
-        final AtomicInteger commits = new AtomicInteger();
-        volatile SqlWork<Void> meanwhile = c -> null; // what commits between the lost answer and the retry
-
-
-        LostCommitAnswers(Database base) {
-            this.base = base;
-        }
-
-        @Override
-        public Connection begin() throws SQLException {
-            return base.writeConnection();
-        }
-
-        @Override
-        public void commit(Connection c) throws SQLException {
-            try (c) {
-                base.commit(c);
-            }
-            commits.incrementAndGet();
-            if (lostAnswers.getAndUpdate(n -> Math.max(0, n - 1)) > 0) {
-                base.inTransaction(false, meanwhile);
-                throw new SQLRecoverableException("the connection broke during COMMIT", "08006");
-            }
-        }
-
-        @Override
-        public void rollback(Connection c) {
-            try (c) {
-                base.rollback(c);
-            } catch (SQLException ignored) {
-                // closed already
-            }
-        }
-
-        @Override
-        public void beforeRead() {}
     }
 
     private LostCommitAnswers replication;
@@ -111,7 +65,7 @@ class BeltActionsRetryTest {
             return MetadataStore.load(c, 1);
         });
         replication = new LostCommitAnswers(db);
-        Database flaky = db.replicatedBy(replication);
+        Database flaky = replication;
         loopLane = new ShellSimulationTest.Lane();
         BeltLoop loop = new BeltLoop(1, new ConveyorBelt(new ConveyorBeltConfig(1, 2, 1_000, 50, 20),
                 DurableState.initial(1), 0), loopLane, t -> {}, v -> {}, BeltLoop.Recorder.NONE,
@@ -152,12 +106,12 @@ class BeltActionsRetryTest {
     @Test
     void aTokenWhoseReceiptsCommitAnswerWasLostIsNotAppliedAgainOverLaterLocalWrites() throws Exception {
         instance();
-        replication.meanwhile = c -> {
+        replication.meanwhile = () -> db.inTransaction(false, c -> {
             try (Statement st = c.createStatement()) {
                 st.execute("UPDATE counters SET n = 99 WHERE id = 7"); // a local request, after the lost answer
             }
             return null;
-        };
+        });
         replication.lostAnswers.set(1);
         Token token = new Token(1, List.of(update(1, 7, 70), update(2, 8, 80)));
         actions.perform(new Action.ApplyUpdates(token, token.updates(), 2));

@@ -35,21 +35,50 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.BooleanSupplier;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The runtime shell's real parts (the belt loop performing the belt's actions, the global executor, the durable
- * actions on a real SQLite database per instance) driven deterministically: every thread of every instance is a
- * queue this test runs one task at a time, in an order a seed picks; the network between instances loses and
- * duplicates messages; instances crash between tasks and recover from their databases. A safety phase with
- * faults, then a liveness phase without; afterwards every request was answered once, every instance applied the
- * same updates once, and the copies are equal and a serial history. One seed gives one run.
+ * The runtime shell's real parts (the belt loop performing the belt's actions, the global and local executors, the
+ * durable actions on a real SQLite database per instance) driven deterministically: every thread of every instance is
+ * a queue this test runs one task at a time, in an order a seed picks; the network between instances loses and
+ * duplicates messages; instances crash between tasks and recover from their databases; a few percent of the write
+ * commits go through and lose their answers, as with a database server that crashed inside the commit, and local
+ * requests may run before the retry ({@link LostCommitAnswers}; docs/decisions/05-exactly-once.md). A safety phase
+ * with faults, then a liveness phase without; afterwards every request was answered once, every instance applied the
+ * same updates once (no history row written twice, no local request's write set back by an update written again), and
+ * the copies are equal and a serial history. One seed gives one run.
+ *
+ * <p>It catches both bugs the retry guards of {@link JdbcBeltStore} prevent. Found by removing each guard from
+ * JdbcBeltStore (and the same with {@link UnguardedBeltStore}), when this was written; any change to the runtime or to
+ * this test's schedule moves them to other seeds, and {@link #aBeltStoreWithoutItsRetryGuardsFails} keeps the proof in
+ * the suite without naming seeds:
+ * <ul>
+ *   <li>with the guard of {@code applyUpdates} removed (a retry applies the token's updates again), 28 of the 40 seeds
+ *       fail (3, 5, 7, 9, 10, 11, 12, 13, 15, 17, 20, 21, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 34, 35, 37, 38,
+ *       40): 12 of them because local requests' writes were set back, seed 3 with "instance 1, local requests' marks
+ *       (counter,n,l) set back by a global update written again over them: 3,59,1" (counter 3 at n = 59 had one
+ *       mark), seed 25 with "instance 1, counters (id,n,l,marks of n) whose local marks a global update written again
+ *       set back: 1,37,4,5"; the others because history rows were written twice, seed 5 with "instance 2, history rows
+ *       (request keys) whose update was applied twice: 43;44;45;48;50;52;149;150;151;152";</li>
+ *   <li>with the guard of {@code applyAhead} removed (a retry applies the updates sent ahead again), 19 of the 20
+ *       seeds with updates sent ahead (the even ones, all but 34) fail, an instance stopping; seed 2 with "instances
+ *       that stopped: 1: java.sql.SQLException: cannot record gsns 35 to 35 as applied ahead of the token: recorded
+ *       last gsn is 35, token PASSED (expected last gsn 34 and the token not held)".</li>
+ * </ul>
  */
 class ShellSimulationTest {
 
     static final int INSTANCES = 3;
     static final int COUNTERS = 4;
+    /** Of the write commits while faults are on, the percentage whose answers are lost. */
+    static final int LOST_ANSWERS_PERCENT = 3;
+    /**
+     * The belt store's pause before it tries a durable action again: none, the database answers again at once (what
+     * runs meanwhile is {@link Run#localsMeanwhile}), and the run costs no sleep.
+     */
+    static final RetryRule.Pause NO_PAUSE = attempt -> true;
 
     @Test
     void theRealShellConvergesUnderLossDuplicationAndCrashes(@TempDir Path dir) throws Exception {
@@ -63,6 +92,36 @@ class ShellSimulationTest {
     }
 
     long holdsOpened;
+
+    /**
+     * The simulation fails with a belt store that leaves out either retry guard of {@link JdbcBeltStore}
+     * ({@link UnguardedBeltStore}): one of the first seeds catches each bug (the class comment lists them), with the
+     * check that names it.
+     */
+    @Test
+    void aBeltStoreWithoutItsRetryGuardsFails(@TempDir Path dir) throws Exception {
+        assertThat(firstFailure(dir, UnguardedBeltStore.Without.RECEIVED_ALREADY)).containsAnyOf(
+                "local requests' marks (counter,n,l) set back by a global update written again over them",
+                "whose local marks a global update written again set back",
+                "history rows (request keys) whose update was applied twice");
+        assertThat(firstFailure(dir, UnguardedBeltStore.Without.APPLIED_AHEAD_ALREADY))
+                .contains("instances that stopped").contains("as applied ahead of the token");
+    }
+
+    /** The failure of the first of seeds 1 to 8 whose run fails with a belt store without the guard {@code without}. */
+    private String firstFailure(Path dir, UnguardedBeltStore.Without without) throws Exception {
+        for (long seed = 1; seed <= 8; seed++) {
+            Path runDir = dir.resolve(without + "-seed-" + seed);
+            java.nio.file.Files.createDirectories(runDir);
+            try {
+                new Run(seed, runDir, (self, db, stopping) -> new UnguardedBeltStore(without, self, db, stopping,
+                        NO_PAUSE)).check();
+            } catch (AssertionError caught) {
+                return "seed " + seed + ": " + caught.getMessage();
+            }
+        }
+        throw new AssertionError("seeds 1 to 8 all pass with a belt store without the guard " + without);
+    }
 
     /**
      * The belt's inputs are a closed set of events (etcd raft's Step): recorded at every instance of real runs of the
@@ -132,7 +191,7 @@ class ShellSimulationTest {
     /** A global request that reads a counter and writes it, leaving a history row: {@code bump(key, counter)}. */
     public static final class Bump implements Transaction {
         static final String READ = "SELECT n FROM counters WHERE id = ?";
-        static final String WRITE = "UPDATE counters SET n = ? WHERE id = ?";
+        static final String WRITE = "UPDATE counters SET n = ?, l = 0 WHERE id = ?"; // l: see Mark
         static final String LOG = "INSERT INTO history (k, id, n) VALUES (?, ?, ?)";
 
         public Long run(TxContext ctx, long key, long counter) throws SQLException {
@@ -154,6 +213,38 @@ class ShellSimulationTest {
                 ps.setLong(1, key);
                 ps.setLong(2, counter);
                 ps.setLong(3, n);
+                ps.executeUpdate();
+            }
+            return n;
+        }
+    }
+
+    /**
+     * A local request on the rows the global requests write ({@code mark(counter)}): counts itself in the counter's
+     * column {@code l} (which every global write of the counter sets back to 0) and leaves a row in {@code marks} with
+     * the counter's value it saw. So at every instance, always, a counter's {@code l} is the number of marks of its
+     * present value {@code n}: a global row image written again after local requests marked it (a token's updates
+     * applied twice) sets {@code l} back to 0 under their marks. Neither {@code l} nor {@code marks} is compared
+     * between instances: local requests run at their own instance only.
+     */
+    public static final class Mark implements Transaction {
+        public Long run(TxContext ctx, long counter) throws SQLException {
+            Connection c = ctx.connection();
+            long n;
+            try (PreparedStatement ps = c.prepareStatement(Bump.READ)) {
+                ps.setLong(1, counter);
+                try (ResultSet rs = ps.executeQuery()) {
+                    rs.next();
+                    n = rs.getLong(1);
+                }
+            }
+            try (PreparedStatement ps = c.prepareStatement("UPDATE counters SET l = l + 1 WHERE id = ?")) {
+                ps.setLong(1, counter);
+                ps.executeUpdate();
+            }
+            try (PreparedStatement ps = c.prepareStatement("INSERT INTO marks (id, n) VALUES (?, ?)")) {
+                ps.setLong(1, counter);
+                ps.setLong(2, n);
                 ps.executeUpdate();
             }
             return n;
@@ -202,10 +293,11 @@ class ShellSimulationTest {
     /** One instance's real parts, over lanes instead of threads. */
     final class Node {
         final int id;
-        final Database db;
-        final Lane loopLane = new Lane(), globalLane = new Lane();
+        final LostCommitAnswers db; // the instance's SQLite file, now and then losing a commit's answer
+        final Lane loopLane = new Lane(), globalLane = new Lane(), localLane = new Lane();
         final BeltLoop loop;
         final GlobalExecutor globals;
+        final LocalExecutor locals;
         final ConveyorBelt belt;
         final ConveyorBeltConfig beltConfig;
         final DurableState recovered;
@@ -216,21 +308,41 @@ class ShellSimulationTest {
 
         Node(Run run, int id) throws SQLException {
             this.id = id;
-            db = Database.open(SqliteDialect.INSTANCE, run.dir.resolve("i" + id + ".db").toString());
-            DurableState state = db.inTransaction(false, c -> {
+            Database file = Database.open(SqliteDialect.INSTANCE, run.dir.resolve("i" + id + ".db").toString());
+            DurableState state = file.inTransaction(false, c -> {
                 try (Statement s = c.createStatement()) {
-                    s.execute("CREATE TABLE IF NOT EXISTS counters (id INTEGER PRIMARY KEY, n INTEGER NOT NULL)");
+                    s.execute("CREATE TABLE IF NOT EXISTS counters (id INTEGER PRIMARY KEY, n INTEGER NOT NULL,"
+                            + " l INTEGER NOT NULL)");
                     s.execute("CREATE TABLE IF NOT EXISTS history (k INTEGER PRIMARY KEY, id INTEGER, n INTEGER)");
-                    for (int i = 0; i < COUNTERS; i++) s.execute("INSERT OR IGNORE INTO counters VALUES (" + i + ", 0)");
+                    s.execute("CREATE TABLE IF NOT EXISTS marks (id INTEGER NOT NULL, n INTEGER NOT NULL)");
+                    // A global request inserts its history row, and applying its update inserts it elsewhere: an
+                    // update of a history row is an update applied twice (its row image written again).
+                    s.execute("CREATE TABLE IF NOT EXISTS rewrites (k INTEGER NOT NULL)");
+                    s.execute("CREATE TRIGGER IF NOT EXISTS rewritten AFTER UPDATE ON history"
+                            + " BEGIN INSERT INTO rewrites (k) VALUES (NEW.k); END");
+                    // Every global write of a counter gives it a new n: l going down with n unchanged is a global
+                    // row image written again over local requests' marks (a later global write hides it from the
+                    // final count of marks, so it is recorded as it happens).
+                    s.execute("CREATE TABLE IF NOT EXISTS set_back (id INTEGER, n INTEGER, l INTEGER)");
+                    s.execute("CREATE TRIGGER IF NOT EXISTS setting_back AFTER UPDATE ON counters"
+                            + " WHEN NEW.n = OLD.n AND NEW.l < OLD.l"
+                            + " BEGIN INSERT INTO set_back (id, n, l) VALUES (OLD.id, OLD.n, OLD.l); END");
+                    for (int i = 0; i < COUNTERS; i++)
+                        s.execute("INSERT OR IGNORE INTO counters VALUES (" + i + ", 0, 0)");
                 }
                 MetadataStore.createTables(c);
                 return MetadataStore.load(c, id);
             });
+            db = new LostCommitAnswers(file);
+            db.lose = run::loseAnswer;
+            db.meanwhile = () -> run.localsMeanwhile(this);
             InstanceStats stats = new InstanceStats();
             SessionGate session = new SessionGate(state.lastGsn(), timers);
             Replies replies = new Replies(id, stats);
             globals = new GlobalExecutor(id, db, catalog, gate, replies, stats, session,
                     run.requestIds, r -> List.of(), globalLane, null, new PhaseClock(null));
+            locals = new LocalExecutor(id, db, Map.of("mark", new LocalExecutor.LocalTransaction(catalog.get("mark"),
+                    false)), gate, replies, stats, run.requestIds, r -> List.of());
             // every other seed with updates sent ahead of the token (docs/decisions/25-updates-ahead.md), and of those
             // every other one with the token trimmed of what all applied (decision 26)
             beltConfig = new ConveyorBeltConfig(id, INSTANCES, 1_000, 50, 20)
@@ -242,7 +354,7 @@ class ShellSimulationTest {
                     (event, actions) -> recorded.add(new Stepped(event, List.copyOf(actions))), () -> run.now);
             run.incarnations.add(this);
             globals.attach(loop);
-            loop.start(new BeltActions(id, new JdbcBeltStore(id, db, () -> closed),
+            loop.start(new BeltActions(id, run.stores.make(id, db, () -> closed),
                     (to, m) -> run.network.add(new Run.InFlight(id, to, Codec.encodeMessage(m))), globals, loop::step,
                     new ShellProgress(stats, session, ShellProgress.TokenEvents.NONE)));
         }
@@ -252,19 +364,29 @@ class ShellSimulationTest {
             closed = true;
             loopLane.shutdownNow();
             globalLane.shutdownNow();
+            localLane.shutdownNow();
             db.close();
         }
     }
 
     final ScheduledExecutorService timers = Executors.newSingleThreadScheduledExecutor();
-    final TransactionCatalog catalog = new TransactionCatalog(List.of(new Bump()));
+    final TransactionCatalog catalog = new TransactionCatalog(List.of(new Bump(), new Mark()));
+
+    /** Makes an instance's belt store: {@link JdbcBeltStore}, or a broken one the simulation must catch. */
+    interface Stores {
+        BeltActions.BeltStore make(int self, Database db, BooleanSupplier stopping);
+    }
 
     final class Run {
         record InFlight(int from, int to, byte[] bytes) {}
 
         final long seed;
         final Path dir;
+        final Stores stores;
         final SplittableRandom random;
+        final SplittableRandom databaseFaults; // which commits lose their answers, and what runs meanwhile
+        boolean losingAnswers; // in the safety phase
+        int localsCommitted;
         final AtomicLong requestIds = new AtomicLong(1);
         final List<InFlight> network = new ArrayList<>();
         final List<String> failures = new ArrayList<>();
@@ -275,16 +397,24 @@ class ShellSimulationTest {
         long nextKey = 1;
 
         Run(long seed, Path dir) throws SQLException {
+            this(seed, dir, (self, db, stopping) -> new JdbcBeltStore(self, db, stopping, NO_PAUSE));
+        }
+
+        Run(long seed, Path dir, Stores stores) throws SQLException {
             this.seed = seed;
             this.dir = dir;
+            this.stores = stores;
             this.random = new SplittableRandom(seed);
+            this.databaseFaults = new SplittableRandom(-seed);
             for (int i = 0; i < INSTANCES; i++) nodes[i] = new Node(this, i);
         }
 
         void check() throws Exception {
             try {
+                losingAnswers = true;
                 for (int step = 0; step < 3_000; step++) step(true);
-                for (int step = 0; step < 200_000 && !quiet(); step++) step(false);
+                losingAnswers = false;
+                for (int step = 0; step < 200_000 && !quiet() && failures.isEmpty(); step++) step(false);
                 assertThat(failures).as("seed " + seed + ": instances that stopped").isEmpty();
                 assertThat(quiet()).as("seed " + seed + ": the ring falls quiet and every request is answered: "
                         + describe()).isTrue();
@@ -299,7 +429,11 @@ class ShellSimulationTest {
 
         /** One task of one lane, or one message, or a tick, a request, a crash: the seed picks. */
         void step(boolean faults) throws SQLException {
-            int roll = random.nextInt(100);
+            int roll = random.nextInt(104);
+            if (faults && roll >= 100) { // a local request arrives
+                submitLocal(nodes[random.nextInt(INSTANCES)], random);
+                return;
+            }
             if (faults && roll < 8 && nextKey < 200) {
                 long key = nextKey++;
                 int at = random.nextInt(INSTANCES);
@@ -333,6 +467,7 @@ class ShellSimulationTest {
             for (Node n : nodes) {
                 if (!n.loopLane.tasks.isEmpty()) busy.add(n.loopLane);
                 if (!n.globalLane.tasks.isEmpty()) busy.add(n.globalLane);
+                if (!n.localLane.tasks.isEmpty()) busy.add(n.localLane);
             }
             if (busy.isEmpty()) return;
             busy.get(random.nextInt(busy.size())).tasks.poll().run();
@@ -341,7 +476,8 @@ class ShellSimulationTest {
         boolean quiet() {
             if (!network.isEmpty()) return false;
             for (Node n : nodes)
-                if (!n.loopLane.tasks.isEmpty() || !n.globalLane.tasks.isEmpty() || n.belt.queuedGlobals() > 0
+                if (!n.loopLane.tasks.isEmpty() || !n.globalLane.tasks.isEmpty() || !n.localLane.tasks.isEmpty()
+                        || n.belt.queuedGlobals() > 0
                         || n.belt.role() == ConveyorBelt.Role.APPLYING)
                     return false;
             long answered = replies.values().stream().filter(r -> !r.isEmpty()).count();
@@ -354,10 +490,33 @@ class ShellSimulationTest {
             for (Node n : nodes)
                 out.append(" | ").append(n.id).append(' ').append(n.belt.role()).append(" gsn ").append(n.belt.lastGsn())
                         .append(" queued ").append(n.belt.queuedGlobals()).append(" lanes ")
-                        .append(n.loopLane.tasks.size()).append('/').append(n.globalLane.tasks.size());
+                        .append(n.loopLane.tasks.size()).append('/').append(n.globalLane.tasks.size()).append('/')
+                        .append(n.localLane.tasks.size());
             out.append(" | unanswered ").append(replies.values().stream().filter(List::isEmpty).count())
                     .append(" of ").append(replies.size());
             return out.toString();
+        }
+
+        /** A local request {@code mark(counter)} for instance {@code n}, run when its lane's turn comes. */
+        void submitLocal(Node n, SplittableRandom r) {
+            long counter = r.nextInt(COUNTERS);
+            n.localLane.execute(() -> {
+                if (n.locals.execute(Request.of("mark", counter)).ok()) localsCommitted++;
+            });
+        }
+
+        /** Whether this write commit loses its answer: a few percent of them while faults are on. */
+        boolean loseAnswer() {
+            return losingAnswers && databaseFaults.nextInt(100) < LOST_ANSWERS_PERCENT;
+        }
+
+        /**
+         * Between a commit whose answer was lost and the retry (a durable action's pause, or a global request's
+         * look-up of its outcome): local requests may arrive at the instance and run, as its request threads would.
+         */
+        void localsMeanwhile(Node n) {
+            for (int k = databaseFaults.nextInt(4); k > 0; k--) submitLocal(n, databaseFaults);
+            while (!n.localLane.tasks.isEmpty()) n.localLane.tasks.poll().run();
         }
 
         List<Long> lastGsns() {
@@ -376,6 +535,25 @@ class ShellSimulationTest {
                 copies.add(n.db.inTransaction(true, c -> dump(c, "SELECT id, n FROM counters ORDER BY id")
                         + dump(c, "SELECT k, id, n FROM history ORDER BY k")));
             assertThat(copies.stream().distinct().count()).as("seed " + seed + ": copies equal\n" + copies).isEqualTo(1);
+            assertThat(localsCommitted).as("seed " + seed + ": local requests that committed").isPositive();
+            assertThat(incarnations.stream().mapToInt(n -> n.db.lost.get()).sum())
+                    .as("seed " + seed + ": commits whose answers were lost").isPositive();
+            for (Node n : nodes) {
+                // Each counter's l counts the marks of its present value: no global update written again over them.
+                String mismatched = n.db.inTransaction(true, c -> dump(c, "SELECT id, n, l, (SELECT count(*)"
+                        + " FROM marks m WHERE m.id = c.id AND m.n = c.n) AS marked FROM counters c WHERE l <> marked"
+                        + " ORDER BY id"));
+                assertThat(mismatched).as("seed " + seed + ": instance " + n.id + ", counters (id,n,l,marks of n)"
+                        + " whose local marks a global update written again set back").isEmpty();
+                String setBack = n.db.inTransaction(true, c -> dump(c, "SELECT id, n, l FROM set_back"));
+                assertThat(setBack).as("seed " + seed + ": instance " + n.id + ", local requests' marks (counter,n,l)"
+                        + " set back by a global update written again over them").isEmpty();
+            }
+            for (Node n : nodes) {
+                String rewritten = n.db.inTransaction(true, c -> dump(c, "SELECT k FROM rewrites ORDER BY k"));
+                assertThat(rewritten).as("seed " + seed + ": instance " + n.id + ", history rows (request keys) whose"
+                        + " update was applied twice").isEmpty();
+            }
             // A serial history: each counter's history holds 1..n once, n its final value.
             Map<Long, List<Long>> byCounter = new HashMap<>();
             long[] finals = new long[COUNTERS];
