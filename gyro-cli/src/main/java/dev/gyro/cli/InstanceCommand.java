@@ -190,7 +190,9 @@ final class InstanceCommand implements Callable<Integer> {
                     + ": " + e.getMessage());
             return 2;
         }
-        var spec = new dev.gyro.replication.GroupSpec(network.clusterId(), id, logs, timeouts);
+        // The group log speaks what the instance's port speaks: mutual TLS as instance-ID, or plaintext with --insecure
+        // (docs/decisions/32-group-log-tls.md).
+        var spec = new dev.gyro.replication.GroupSpec(network.clusterId(), id, logs, timeouts, network.transport());
         dev.gyro.replication.InstanceReplica r;
         try {
             r = dev.gyro.replication.InstanceReplica.start(spec, replica, target, dir, config.withFailStop(FailStop.KEEP_PROCESS),
@@ -201,7 +203,8 @@ final class InstanceCommand implements Callable<Integer> {
         }
         System.out.println("gyro instance " + id + " replica " + replica + " of " + gyro.size() + ", ring of "
                 + ring.size() + ", serving " + app + " on " + gyro.get(replica) + " while it leads its group (group log on "
-                + logs.get(replica).getHostString() + ":" + logs.get(replica).getPort() + ", kept in " + dir
+                + logs.get(replica).getHostString() + ":" + logs.get(replica).getPort() + ", " + network.transport()
+                + ", kept in " + dir
                 + "; database " + config.describeDatabase() + ", " + network.transport() + ")");
         System.out.flush();
         CountDownLatch stop = new CountDownLatch(1);

@@ -167,7 +167,9 @@ public final class GroupBenchmark implements Callable<Integer> {
         int p = position++;
         List<InetSocketAddress> addresses = new ArrayList<>();
         for (int port : FreePorts.take(replicas)) addresses.add(new InetSocketAddress("127.0.0.1", port));
-        GroupSpec spec = new GroupSpec("benchmark", p, addresses, timeouts);
+        // In one JVM on loopback, like the measurements so far: a plaintext group log, chosen here
+        // (docs/decisions/32-group-log-tls.md)
+        GroupSpec spec = new GroupSpec("benchmark", p, addresses, timeouts, dev.gyro.wire.Transport.insecure());
         List<String> files = new ArrayList<>();
         for (int i = 0; i < replicas; i++) {
             String file = dir.resolve("group-" + p + "-replica-" + i + ".db").toString();

@@ -88,6 +88,7 @@ public final class GroupReplica implements Replication, AutoCloseable {
                 .setGroup(spec.raftGroup())
                 .setStateMachine(machine)
                 .setProperties(properties(spec, replica, logDir))
+                .setParameters(GroupLogTls.parameters(spec))
                 .setOption(known ? RaftStorage.StartupOption.RECOVER : RaftStorage.StartupOption.FORMAT)
                 .build();
     }

@@ -1,5 +1,6 @@
 package dev.gyro.replication;
 
+import dev.gyro.wire.Transport;
 import org.apache.ratis.protocol.RaftGroup;
 import org.apache.ratis.protocol.RaftGroupId;
 import org.apache.ratis.protocol.RaftPeer;
@@ -21,28 +22,40 @@ import java.util.UUID;
  * @param position           the ring position (the instance id of an unreplicated ring)
  * @param replicas           each replica's address for the group's log traffic (Ratis over gRPC), replica i at i
  * @param timeouts  the group's timeouts: commit, election, replica-to-replica calls ({@link GroupTimeouts})
+ * @param transport how the group's log traffic travels (docs/decisions/32-group-log-tls.md): with TLS, mutual TLS as
+ *                  the position's instance ({@code instance-P}), accepting only that identity of the cluster's CA;
+ *                  {@link Transport#insecure()} for plaintext, as the rest of a cluster run with {@code --insecure}
  */
-public record GroupSpec(String cluster, int position, List<InetSocketAddress> replicas, GroupTimeouts timeouts) {
+public record GroupSpec(String cluster, int position, List<InetSocketAddress> replicas, GroupTimeouts timeouts,
+                        Transport transport) {
 
     public GroupSpec {
         Objects.requireNonNull(cluster, "cluster");
         Objects.requireNonNull(timeouts, "timeouts");
+        Objects.requireNonNull(transport, "transport (Transport.insecure() for a plaintext group log)");
         replicas = List.copyOf(replicas);
         if (position < 0) throw new IllegalArgumentException("a ring position is at least 0, was " + position);
         if (replicas.isEmpty()) throw new IllegalArgumentException("a group has at least one replica");
+        if (transport.secure() && !Transport.instanceIdentity(position).equals(transport.identity()))
+            throw new IllegalArgumentException("the group log of ring position " + position + " speaks TLS as "
+                    + Transport.instanceIdentity(position) + ", not as " + transport.identity());
     }
 
     /** A group with the default timeouts ({@link GroupTimeouts#DEFAULT}). */
-    public static GroupSpec of(String cluster, int position, List<InetSocketAddress> replicas) {
-        return new GroupSpec(cluster, position, replicas, GroupTimeouts.DEFAULT);
+    public static GroupSpec of(String cluster, int position, List<InetSocketAddress> replicas, Transport transport) {
+        return new GroupSpec(cluster, position, replicas, GroupTimeouts.DEFAULT, transport);
     }
 
     public GroupSpec withCommitTimeout(Duration d) {
-        return new GroupSpec(cluster, position, replicas, timeouts.withCommit(d));
+        return new GroupSpec(cluster, position, replicas, timeouts.withCommit(d), transport);
     }
 
     public GroupSpec withTimeouts(GroupTimeouts t) {
-        return new GroupSpec(cluster, position, replicas, t);
+        return new GroupSpec(cluster, position, replicas, t, transport);
+    }
+
+    public GroupSpec withTransport(Transport t) {
+        return new GroupSpec(cluster, position, replicas, timeouts, t);
     }
 
     /** How long a request waits for a leader and for its entry to commit. */

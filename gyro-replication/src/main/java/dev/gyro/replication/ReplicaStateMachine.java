@@ -4,6 +4,7 @@ import dev.gyro.runtime.db.Database;
 import dev.gyro.runtime.db.UpdateApplier;
 import org.apache.ratis.proto.RaftProtos.LogEntryProto;
 import org.apache.ratis.protocol.Message;
+import org.apache.ratis.protocol.RaftClientRequest;
 import org.apache.ratis.protocol.RaftGroupMemberId;
 import org.apache.ratis.protocol.RaftPeerId;
 import org.apache.ratis.statemachine.TransactionContext;
@@ -11,6 +12,7 @@ import org.apache.ratis.statemachine.impl.BaseStateMachine;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import java.io.IOException;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.Map;
@@ -33,6 +35,9 @@ import java.util.function.Consumer;
  *
  * <p>An entry whose basis is not the last data entry applied was computed on a database other leaders' entries had
  * overtaken: every replica sees the same log, so every replica skips its rows alike (only its index is recorded).
+ *
+ * <p>An entry is decoded before it enters the log ({@link #startTransaction}): a message that is no {@link GroupEntry}
+ * is refused to its sender and never appended, so no replica ever meets it (docs/decisions/32-group-log-tls.md).
  *
  * <p>A failure to apply an entry leaves the database behind its log: the replica stops (docs/decisions/11-fail-stop.md)
  * and a restart applies the entry again from the log.
@@ -84,6 +89,28 @@ final class ReplicaStateMachine extends BaseStateMachine {
     /** The request of {@code id} gave its transaction up. */
     void forget(GroupEntry.RequestId id) {
         expected.remove(id);
+    }
+
+    /**
+     * Called by Ratis on the leader for each write request before its entry is appended: a message that does not decode
+     * as a {@link GroupEntry} is refused here (its sender gets a StateMachineException), so it never enters the log and
+     * no replica tries to apply it. Entries that pass and still fail to apply keep the fail-stop of
+     * {@link #applyTransaction}.
+     */
+    @Override
+    public TransactionContext startTransaction(RaftClientRequest request) throws IOException {
+        TransactionContext trx = super.startTransaction(request);
+        if (request.is(org.apache.ratis.proto.RaftProtos.RaftClientRequestProto.TypeCase.WRITE)) {
+            try {
+                GroupEntry.decode(request.getMessage().getContent().toByteArray());
+            } catch (RuntimeException e) {
+                log.warn("{}: refused a log entry from client {} that is no group entry: {}", name,
+                        request.getClientId(), e.toString());
+                trx.setException(new IllegalArgumentException("refused: not a group log entry of this Gyro ("
+                        + e.getMessage() + ")", e));
+            }
+        }
+        return trx;
     }
 
     @Override

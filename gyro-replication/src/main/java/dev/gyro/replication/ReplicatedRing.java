@@ -61,7 +61,7 @@ public final class ReplicatedRing implements AutoCloseable {
         int total = 0;
         for (List<String> g : databases) total += g.size();
         List<Integer> ports = FreePorts.take(2 * total);
-        List<GroupSpec> specs = new ArrayList<>();
+        List<List<InetSocketAddress>> rafts = new ArrayList<>();
         List<List<String>> gyro = new ArrayList<>();
         int next = 0;
         for (int p = 0; p < databases.size(); p++) {
@@ -71,8 +71,17 @@ public final class ReplicatedRing implements AutoCloseable {
                 raft.add(new InetSocketAddress("127.0.0.1", ports.get(next++)));
                 addresses.add("127.0.0.1:" + ports.get(next++));
             }
-            specs.add(new GroupSpec(cluster, p, raft, timeouts));
+            rafts.add(raft);
             gyro.add(List.copyOf(addresses));
+        }
+        List<String> ringAddresses = new ArrayList<>();
+        for (List<String> g : gyro) ringAddresses.add(String.join(Transport.REPLICA_SEPARATOR, g));
+        List<GroupSpec> specs = new ArrayList<>();
+        for (int p = 0; p < databases.size(); p++) {
+            // Each group's log speaks what its instance's port speaks (docs/decisions/32-group-log-tls.md): mutual TLS
+            // as instance-P with the instance's certificates, or plaintext for an instance configured without TLS.
+            Transport log = configs.config(p, List.copyOf(ringAddresses)).network().transport();
+            specs.add(new GroupSpec(cluster, p, rafts.get(p), timeouts, log));
         }
         ReplicatedRing ring = new ReplicatedRing(specs, databases, gyro, logRoot, configs);
         try {

@@ -14,7 +14,8 @@ class GroupTimeoutsTest {
 
     @Test
     void theDefaultsAreAGroupsUnlessItSetsOthers() {
-        GroupSpec spec = GroupSpec.of("c", 0, List.of(new InetSocketAddress("127.0.0.1", 1)));
+        GroupSpec spec = GroupSpec.of("c", 0, List.of(new InetSocketAddress("127.0.0.1", 1)),
+                dev.gyro.wire.Transport.insecure());
         assertThat(spec.timeouts()).isEqualTo(GroupTimeouts.DEFAULT);
         assertThat(GroupTimeouts.DEFAULT.electionMin()).isEqualTo(Duration.ofMillis(500));
         assertThat(GroupTimeouts.DEFAULT.electionMax()).isEqualTo(Duration.ofMillis(1000));

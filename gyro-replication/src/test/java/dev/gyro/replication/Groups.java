@@ -8,6 +8,7 @@ import dev.gyro.runtime.db.SqliteDialect;
 import dev.gyro.servers.FreePorts;
 import dev.gyro.servers.ServerKind;
 import dev.gyro.servers.ThrowawayServers;
+import dev.gyro.wire.Transport;
 import org.junit.jupiter.api.Assertions;
 import org.junit.jupiter.api.Assumptions;
 
@@ -40,7 +41,7 @@ final class Groups {
     static GroupSpec spec(int position, int replicas, Duration commitTimeout) throws IOException {
         List<InetSocketAddress> addresses = new ArrayList<>();
         for (int port : FreePorts.take(replicas)) addresses.add(new InetSocketAddress("127.0.0.1", port));
-        return GroupSpec.of(CLUSTER, position, addresses).withCommitTimeout(commitTimeout);
+        return GroupSpec.of(CLUSTER, position, addresses, Transport.insecure()).withCommitTimeout(commitTimeout);
     }
 
     /** One SQLite file per replica with the schema in place (schema changes do not travel through the log). */

@@ -88,6 +88,33 @@ public final class Transport {
         return clusterId;
     }
 
+    /** The folder of certificates this transport presents and trusts, or null without TLS. */
+    public TlsFiles files() {
+        return files;
+    }
+
+    /** This side's certificate file ({@code NAME.crt}, PEM), or null without TLS. */
+    public java.nio.file.Path certificateFile() {
+        return secure() ? files.certificate(identity) : null;
+    }
+
+    /** This side's private key file ({@code NAME.key}, PKCS#8 PEM), or null without TLS. */
+    public java.nio.file.Path keyFile() {
+        return secure() ? files.key(identity) : null;
+    }
+
+    /**
+     * For a port that speaks another protocol than Gyro's gRPC services (the group log's Ratis,
+     * docs/decisions/32-group-log-tls.md): a trust manager that accepts only certificates the cluster's CA signed whose
+     * identity is {@code peer} of this cluster, as a client checking a server and as a server checking a client.
+     *
+     * @throws IllegalStateException without TLS
+     */
+    public javax.net.ssl.X509ExtendedTrustManager trustManager(String peer) {
+        if (!secure()) throw new IllegalStateException("a plaintext transport trusts no certificates");
+        return dev.gyro.wire.tls.IdentityTrustManager.of(Certificates.read(files.ca()), peer, clusterId);
+    }
+
     /** Between the replica addresses of a ring position that is a replicated group: {@code A+B+C}. */
     public static final String REPLICA_SEPARATOR = "+";
 
