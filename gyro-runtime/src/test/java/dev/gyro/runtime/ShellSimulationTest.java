@@ -95,7 +95,7 @@ class ShellSimulationTest {
     long holdsOpened;
 
     /** Parallel rounds (paper Appendix B): seeds of their own, each also run with a global window of 2 or 3. */
-    static final long PARALLEL_SEEDS = 30;
+    static final long PARALLEL_SEEDS = 20;
 
     /**
      * Parallel rounds ({@link Action.ExecuteGlobals}; paper Appendix B): the global threads take turns with the test
@@ -104,6 +104,21 @@ class ShellSimulationTest {
      * refused, and their granted gsns given back ({@link BeltEvent.CommitAborted}). Besides the checks of every run:
      * every instance wrote the history rows in the same order, the executing instance in commit order and the others
      * in gsn order, so gsn order is commit order.
+     *
+     * <p>SQLite has one writer: a global request waiting for its grant holds the write lock, so the others of its
+     * round lose their races until it committed, and at most one request waits for a grant at any time. The order in
+     * which the belt grants among several waiting requests is therefore not exercised here; ReadyToCommit, the
+     * grants, a refused commit's CommitAborted, a lost answer of a granted commit, lost races retried and crashes of
+     * threads waiting for grants are. Found by breaking {@link GsnGrants#aborted} when this was written (other
+     * changes move them to other seeds):
+     * <ul>
+     *   <li>without its {@code CommitAborted} (the gsn never given back) seed 1 fails: "instances that stopped: 0:
+     *       java.lang.IllegalStateException: Conveyor Belt invariant violated: global request 21 is ready to commit
+     *       but is not one of [21] executing and waiting (PRIMARY)";</li>
+     *   <li>keeping the granted future instead of a fresh one (the next attempt commits under the old grant without
+     *       waiting) seed 1 fails: "instances that stopped: 0: java.lang.IllegalStateException: the belt granted gsn
+     *       13 to global request 21, which does not wait for one".</li>
+     * </ul>
      */
     @Test
     void parallelRoundsConvergeUnderLossDuplicationAndCrashes(@TempDir Path dir) throws Exception {
