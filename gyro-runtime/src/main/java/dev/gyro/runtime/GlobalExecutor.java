@@ -57,10 +57,27 @@ final class GlobalExecutor implements BeltActions.Globals, AutoCloseable {
     private volatile BeltLoop loop;
     private volatile boolean closed;
 
+    /**
+     * Where a global thread waits, other than in the DBMS: for its gsn's grant ({@link GsnGrants.Await}), between
+     * attempts that lost a race, and while the database does not answer ({@link RetryRule.Pause}).
+     */
+    record Waits(GsnGrants.Await grant, RetryRule.Pause lostRace, RetryRule.Pause databaseDown) {}
+
     GlobalExecutor(int self, Database db, TransactionCatalog catalog, TransactionGate gate, Replies replies,
                    InstanceStats stats, SessionGate session, AtomicLong requestIds,
                    Function<Request, List<Value>> partitionOf, ExecutorService threads, OrderedCommits ordered,
                    PhaseClock clock) throws SQLException {
+        this(self, db, catalog, gate, replies, stats, session, requestIds, partitionOf, threads, ordered, clock, null);
+    }
+
+    /**
+     * As the constructor above, with {@code waits} instead of blocking the global thread (null: block, as in
+     * production): a deterministic test, whose global threads take turns, passes waits that hand the turn back.
+     */
+    GlobalExecutor(int self, Database db, TransactionCatalog catalog, TransactionGate gate, Replies replies,
+                   InstanceStats stats, SessionGate session, AtomicLong requestIds,
+                   Function<Request, List<Value>> partitionOf, ExecutorService threads, OrderedCommits ordered,
+                   PhaseClock clock, Waits waits) throws SQLException {
         this.clock = clock;
         this.self = self;
         this.replies = replies;
@@ -71,9 +88,12 @@ final class GlobalExecutor implements BeltActions.Globals, AutoCloseable {
             ordered.createTables(c);
             return null;
         });
-        this.attempts = new GlobalAttempts(self, db, catalog, replies, ordered, new RetryRule(self, db, () -> closed),
-                clock, partitionOf, why -> loop.failStop(why));
-        this.granted = new GsnGrants(clock, event -> loop.step(event));
+        RetryRule retry = waits == null ? new RetryRule(self, db, () -> closed)
+                : new RetryRule(self, db, () -> closed, waits.databaseDown(), waits.lostRace());
+        this.attempts = new GlobalAttempts(self, db, catalog, replies, ordered, retry, clock, partitionOf,
+                why -> loop.failStop(why));
+        this.granted = waits == null ? new GsnGrants(clock, event -> loop.step(event))
+                : new GsnGrants(clock, event -> loop.step(event), waits.grant());
         this.rounds = new RoundScheduler(gate, threads, ordered != null, id -> {
             GlobalAttempts.Pending p = pending.get(id);
             return p == null ? List.of() : partitionOf.apply(p.request());

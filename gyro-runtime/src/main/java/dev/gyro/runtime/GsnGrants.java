@@ -21,14 +21,33 @@ import java.util.function.Consumer;
  */
 final class GsnGrants implements GlobalAttempts.GsnSource {
 
+    /** How a request's global thread waits for its grant. */
+    interface Await {
+        /** Today's wait: the global thread blocks until the belt loop grants, or the instance stops. */
+        Await BLOCK = CompletableFuture::get;
+
+        /** Waits until {@code grant} is done, and returns its gsn. */
+        long gsn(CompletableFuture<Long> grant) throws InterruptedException, ExecutionException;
+    }
+
     private final Map<Long, CompletableFuture<Long>> grants = new ConcurrentHashMap<>();
     private final PhaseClock clock;
     private final Consumer<BeltEvent> step;
+    private final Await await;
 
     /** @param step hands an event to the belt loop */
     GsnGrants(PhaseClock clock, Consumer<BeltEvent> step) {
+        this(clock, step, Await.BLOCK);
+    }
+
+    /**
+     * As {@link #GsnGrants(PhaseClock, Consumer)}, with {@code await} instead of {@link Await#BLOCK}: a deterministic
+     * test, whose global threads take turns with the belt loop, passes one that hands the turn back while it waits.
+     */
+    GsnGrants(PhaseClock clock, Consumer<BeltEvent> step, Await await) {
         this.clock = clock;
         this.step = step;
+        this.await = await;
     }
 
     /** Request {@code requestId} of the round handed out will ask for a gsn. */
@@ -55,7 +74,7 @@ final class GsnGrants implements GlobalAttempts.GsnSource {
         long asked = System.nanoTime();
         step.accept(new BeltEvent.ReadyToCommit(requestId));
         try {
-            return f.get();
+            return await.gsn(f);
         } catch (ExecutionException | CancellationException e) {
             throw new Stopping();
         } finally {

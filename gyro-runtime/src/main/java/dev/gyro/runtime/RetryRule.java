@@ -48,7 +48,7 @@ final class RetryRule {
     private final int self;
     private final Database db;
     private final BooleanSupplier stopping;
-    private final Backoff lostRace;
+    private final Pause lostRace;
     private final Pause databaseDown;
 
     /** @param stopping true once the instance stops: retries end with {@link Stopping} */
@@ -62,10 +62,19 @@ final class RetryRule {
      * pause that does not sleep.
      */
     RetryRule(int self, Database db, BooleanSupplier stopping, Pause databaseDown) {
+        this(self, db, stopping, databaseDown,
+                new Backoff(db.options().firstBackoff(), db.options().maxBackoff())::pause);
+    }
+
+    /**
+     * As {@link #RetryRule(int, Database, BooleanSupplier, Pause)}, with {@code lostRace} instead of the database's
+     * backoff between a global request's attempts: a deterministic test passes one that hands its turn back.
+     */
+    RetryRule(int self, Database db, BooleanSupplier stopping, Pause databaseDown, Pause lostRace) {
         this.self = self;
         this.db = db;
         this.stopping = stopping;
-        this.lostRace = new Backoff(db.options().firstBackoff(), db.options().maxBackoff());
+        this.lostRace = lostRace;
         this.databaseDown = databaseDown;
     }
 

@@ -42,6 +42,14 @@ final class LostCommitAnswers implements Database {
     /** Asked at each write commit (once {@link #lostAnswers} is spent): true loses its answer. */
     volatile BooleanSupplier lose = () -> false;
     volatile Meanwhile meanwhile = () -> {};
+    /**
+     * Asked at each commit of a connection from {@link #writeConnection()} (a global request's attempt): true rolls it
+     * back and reports a lost race (SQLITE_BUSY), as a DBMS that aborts a transaction at its commit does. Then a
+     * granted gsn is given back ({@code BeltEvent.CommitAborted}, paper Appendix B).
+     */
+    volatile BooleanSupplier refuse = () -> false;
+    /** Commits refused ({@link #refuse}). */
+    final AtomicInteger refused = new AtomicInteger();
 
     private final Set<Connection> writing =
             Collections.synchronizedSet(Collections.newSetFromMap(new IdentityHashMap<>()));
@@ -66,6 +74,11 @@ final class LostCommitAnswers implements Database {
     @Override
     public void commit(Connection c) throws SQLException {
         boolean write = writing.remove(c);
+        if (write && refuse.getAsBoolean()) {
+            base.rollback(c);
+            refused.incrementAndGet();
+            throw new SQLException("[SQLITE_BUSY] the commit was refused (simulated)", null, 5);
+        }
         base.commit(c);
         if (write) committed();
     }
