@@ -132,21 +132,31 @@ final class LatencyCommand implements Callable<Integer> {
                 }
             }
             // The idle ring: the token parks, so nothing is sent, and no protocol timer ticks (Ticks).
-            Thread.sleep(500);
+            // Settle first: the JIT compiler and the collector finish what the measured load left them.
+            Thread.sleep(2000);
             long passes0 = passes(cluster);
             var os = (com.sun.management.OperatingSystemMXBean) java.lang.management.ManagementFactory.getOperatingSystemMXBean();
-            long cpu0 = os.getProcessCpuTime(), wall0 = System.nanoTime();
+            long cpu0 = os.getProcessCpuTime(), threads0 = javaThreadsCpu(), wall0 = System.nanoTime();
             Thread.sleep(5000);
-            long cpu1 = os.getProcessCpuTime(), wall1 = System.nanoTime();
+            long cpu1 = os.getProcessCpuTime(), threads1 = javaThreadsCpu(), wall1 = System.nanoTime();
             long idlePasses = passes(cluster) - passes0;
             System.out.printf("  global request latency: mean %7.3f ms  p50 %7.3f  p99 %7.3f%n", mean(global),
                     p(global, 50), p(global, 99));
             System.out.printf("  one token rotation:     mean %7.3f ms  p50 %7.3f  p99 %7.3f   (ratio of means %.2f)%n",
                     mean(rotation), p(rotation, 50), p(rotation, 99), mean(global) / mean(rotation));
             System.out.printf("%nidle ring (%d instances in this JVM, 5 s, no requests): %d token passes, process CPU %.1f%% "
-                    + "of one core%n", instances, idlePasses, 100.0 * (cpu1 - cpu0) / (wall1 - wall0));
+                    + "of one core, of which the JVM's Java threads (Gyro's, gRPC's, the pools') %.1f%%%n", instances,
+                    idlePasses, 100.0 * (cpu1 - cpu0) / (wall1 - wall0), 100.0 * (threads1 - threads0) / (wall1 - wall0));
         }
         return 0;
+    }
+
+    /** CPU time of every live Java thread (not the JIT compiler's or the collector's, which the JVM hides). */
+    private static long javaThreadsCpu() {
+        var threads = java.lang.management.ManagementFactory.getThreadMXBean();
+        long sum = 0;
+        for (long id : threads.getAllThreadIds()) sum += Math.max(0, threads.getThreadCpuTime(id));
+        return sum;
     }
 
     private static long passes(LocalCluster cluster) throws java.io.IOException {
