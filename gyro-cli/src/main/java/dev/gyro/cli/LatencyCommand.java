@@ -132,8 +132,8 @@ final class LatencyCommand implements Callable<Integer> {
                 }
             }
             // The idle ring: the token parks, so nothing is sent, and no protocol timer ticks (Ticks).
-            // Settle first: the JIT compiler and the collector finish what the measured load left them.
-            Thread.sleep(2000);
+            // Settle first: the JIT compiler finishes what the measured load left it (its compile time stops growing).
+            settle();
             long passes0 = passes(cluster);
             var os = (com.sun.management.OperatingSystemMXBean) java.lang.management.ManagementFactory.getOperatingSystemMXBean();
             long cpu0 = os.getProcessCpuTime(), threads0 = javaThreadsCpu(), wall0 = System.nanoTime();
@@ -149,6 +149,17 @@ final class LatencyCommand implements Callable<Integer> {
                     idlePasses, 100.0 * (cpu1 - cpu0) / (wall1 - wall0), 100.0 * (threads1 - threads0) / (wall1 - wall0));
         }
         return 0;
+    }
+
+    /** Returns once the JIT compiler has compiled nothing for a second (at most 20 s). */
+    private static void settle() throws InterruptedException {
+        var jit = java.lang.management.ManagementFactory.getCompilationMXBean();
+        long deadline = System.nanoTime() + 20_000_000_000L, before = -1;
+        for (long now = jit.getTotalCompilationTime(); now != before && System.nanoTime() < deadline;
+             now = jit.getTotalCompilationTime()) {
+            before = now;
+            Thread.sleep(1000);
+        }
     }
 
     /** CPU time of every live Java thread (not the JIT compiler's or the collector's, which the JVM hides). */
