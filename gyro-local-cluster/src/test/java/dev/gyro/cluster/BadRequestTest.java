@@ -1,9 +1,11 @@
 package dev.gyro.cluster;
 
 import dev.gyro.apps.store.OnlineStore;
+import dev.gyro.client.GyroClient;
 import dev.gyro.protocol.Value;
 import dev.gyro.wire.Reply;
 import dev.gyro.wire.Request;
+import dev.gyro.wire.Wire;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -39,6 +41,28 @@ class BadRequestTest {
             assertThat(global.status()).as(global.toString()).isEqualTo(Reply.Status.BAD_REQUEST);
             assertThat(global.message()).contains("expected").contains("order");
             assertThat(new String(cluster.instance(0).statusJson())).contains("\"tokenPasses\":0");
+        }
+    }
+
+    /**
+     * A huge argument is refused by its size, and no reply repeats what it quotes whole: a 200 MB argument once came
+     * back as a 200-million-character error, and the cluster's memory stayed grown.
+     */
+    @Test
+    void aHugeRequestIsRefusedByItsSizeAndNoErrorEchoesItsArgument(@TempDir Path dir) throws Exception {
+        try (LocalCluster cluster = LocalCluster.create(dir, new OnlineStore(), 2, 1, 42, n -> {}).startAll();
+             GyroClient client = GyroClient.connect(cluster.addresses())) {
+            String huge = "x".repeat(Wire.MAX_REQUEST_BYTES + 1);
+            Reply tooBig = client.call("createCart", huge);
+            assertThat(tooBig.status()).isEqualTo(Reply.Status.BAD_REQUEST);
+            assertThat(tooBig.message()).contains("bytes is refused").contains(Integer.toString(Wire.MAX_REQUEST_BYTES))
+                    .doesNotContain("xxx");
+            // under the limit, but of the wrong type: refused, quoting at most a short part of it
+            String big = "y".repeat(Wire.MAX_REQUEST_BYTES / 2);
+            Reply wrongType = client.call("createCart", big);
+            assertThat(wrongType.status()).isEqualTo(Reply.Status.BAD_REQUEST);
+            assertThat(wrongType.message()).contains("createCart").hasSizeLessThan(Reply.MAX_MESSAGE_CHARS + 100);
+            assertThat(client.call("createCart", 5L).ok()).as("the instance serves on").isTrue();
         }
     }
 }

@@ -90,6 +90,11 @@ final class InstanceServer implements AutoCloseable {
 
     private void execute(RequestRouter router, byte[] body, StreamObserver<byte[]> out) {
         Request request;
+        if (body.length > Wire.MAX_REQUEST_BYTES) {
+            respond(out, Reply.error(Reply.Status.BAD_REQUEST, "a request of " + body.length + " bytes is refused:"
+                    + " an instance takes requests of at most " + Wire.MAX_REQUEST_BYTES + " bytes", self).encode());
+            return;
+        }
         try {
             request = Request.decode(body);
         } catch (MalformedMessageException e) {

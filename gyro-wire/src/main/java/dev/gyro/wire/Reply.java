@@ -35,9 +35,15 @@ public record Reply(Status status, String message, List<Value> values, int insta
         UNAVAILABLE
     }
 
+    /** The longest message a reply carries: what an error quotes of a request is cut, never echoed whole. */
+    public static final int MAX_MESSAGE_CHARS = 2_000;
+
     public Reply {
         values = List.copyOf(values);
         message = message == null ? "" : message;
+        if (message.length() > MAX_MESSAGE_CHARS)
+            message = message.substring(0, MAX_MESSAGE_CHARS) + "... (" + (message.length() - MAX_MESSAGE_CHARS)
+                    + " more characters)";
         executedAs = executedAs == null ? "" : executedAs;
     }
 

@@ -89,6 +89,7 @@ public record Request(String transaction, List<Value> parameters, boolean forwar
 
     @Override
     public String toString() {
-        return transaction + parameters.toString().replace('[', '(').replace(']', ')');
+        String s = transaction + parameters.toString().replace('[', '(').replace(']', ')');
+        return s.length() <= 200 ? s : s.substring(0, 200) + "... (" + (s.length() - 200) + " more characters)";
     }
 }
