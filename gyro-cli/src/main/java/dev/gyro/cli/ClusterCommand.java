@@ -181,6 +181,8 @@ final class ClusterCommand implements Runnable {
                 return 2;
             }
             try {
+                // the application is known before anything starts, here and not in a background process's log
+                if (config == null || described != null) apps.byName(app);
                 OwnedFolder.claim(d, "--dir");
             } catch (IllegalArgumentException e) {
                 System.err.println("gyro cluster: " + e.getMessage());

@@ -109,6 +109,25 @@ class ClusterConfigTest {
         assertThat(missing.err()).contains("nope.yaml: no such file");
     }
 
+    /** An application nobody knows is named before anything starts, even with --detach: not in a background log. */
+    @Test
+    void anUnknownApplicationIsRefusedBeforeTheClusterStarts() throws Exception {
+        Path file = yaml("application: shop\nbackend: sqlite\ninstances: 1\ndir: " + base.resolve("u") + "\n");
+        CliPolishTest.Run r = CliPolishTest.run("cluster", "start", "--config", file.toString(), "--detach");
+        assertThat(r.exit()).isEqualTo(2);
+        assertThat(r.err()).contains("unknown application 'shop'").contains("store");
+        assertThat(base.resolve("u")).doesNotExist();
+    }
+
+    /** An address the instances cannot listen on is the one named, not their ring address. */
+    @Test
+    void anAddressThatCannotBeBoundIsTheOneNamed() {
+        CliPolishTest.Run r = CliPolishTest.run("cluster", "start", "--backend", "sqlite", "--instances", "1",
+                "--bind", "8.8.8.8", "--dir", base.resolve("b").toString());
+        assertThat(r.exit()).isNotZero();
+        assertThat(r.out() + r.err()).contains("cannot listen on 8.8.8.8:").contains("--bind");
+    }
+
     /** Existing PostgreSQL databases and fixed addresses, as a deployment would name them, over mutual TLS. */
     @Test
     void aClusterOnExistingDatabasesAtTheAddressesTheFileGives() throws Exception {

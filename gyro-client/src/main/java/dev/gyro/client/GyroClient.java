@@ -248,12 +248,25 @@ public final class GyroClient implements AutoCloseable {
         List<RingStatus.Entry> ring = RingStatus.ask(channels, routing.addresses(), java.time.Duration.ofSeconds(2));
         if (!ring.get(owner).up()) return null;
         int holder = RingStatus.tokenHolder(ring);
-        String behind = holder < 0 ? "behind a token no instance that answered holds"
-                : "behind the token held by instance " + holder + " at " + routing.addresses().get(holder)
-                + (ring.get(holder).up() ? "" : " (unreachable: " + ring.get(holder).error() + ")");
-        return Reply.error(Reply.Status.UNAVAILABLE, "outcome unknown: " + request + " is queued at instance " + owner
-                + " " + behind + "; the client gave up after " + deadlineMillis + " ms, and the request may still"
-                + " run when the token comes", owner);
+        return Reply.error(Reply.Status.UNAVAILABLE, outcomeUnknown(request, owner, holder,
+                holder < 0 ? null : routing.addresses().get(holder),
+                holder < 0 || ring.get(holder).up() ? null : ring.get(holder).error(), deadlineMillis), owner);
+    }
+
+    /**
+     * What a client that gave up on a global request is told: where it waits, and for whom. {@code holder} is the
+     * instance the ring says holds the token (-1: none that answered), at {@code holderAddress}; {@code holderDown}
+     * why it does not answer, or null.
+     */
+    static String outcomeUnknown(Request request, int owner, int holder, String holderAddress, String holderDown,
+                                 long deadlineMillis) {
+        String where = holder < 0 ? " behind a token no instance that answered holds"
+                : holder == owner ? ", which holds the token and has not run it yet (its round, or its database, is"
+                        + " slow)"
+                : " behind the token held by instance " + holder + " at " + holderAddress
+                        + (holderDown == null ? "" : " (unreachable: " + holderDown + ")");
+        return "outcome unknown: " + request + " is queued at instance " + owner + where + "; the client gave up after "
+                + deadlineMillis + " ms, and the request may still run" + (holder == owner ? "" : " when the token comes");
     }
 
     /** The status code and the root cause in a few words, without a stack trace. */

@@ -205,7 +205,10 @@ final class InstanceParts implements AutoCloseable {
             throw e;
         } catch (IOException e) {
             close();
-            throw new IOException("instance " + self + " cannot listen on " + config.address() + ": " + e.getMessage(), e);
+            String listening = config.bindHost() + ":" + config.port();
+            throw new IOException("instance " + self + " cannot listen on " + listening
+                    + (config.network().bind() == null ? "" : " (--bind/bind, for its address " + config.address() + ")")
+                    + ": " + e.getMessage(), e);
         }
     }
 

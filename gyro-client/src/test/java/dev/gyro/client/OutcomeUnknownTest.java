@@ -1,0 +1,31 @@
+package dev.gyro.client;
+
+import dev.gyro.wire.Request;
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** What a client that gave up on a global request is told of where it waits (docs/decisions/18-watching.md). */
+class OutcomeUnknownTest {
+
+    private final Request order = Request.of("order", 7L);
+
+    @Test
+    void behindTheTokenOfAnotherInstance() {
+        assertThat(GyroClient.outcomeUnknown(order, 1, 2, "10.0.0.3:7000", null, 30_000)).isEqualTo(
+                "outcome unknown: order(7) is queued at instance 1 behind the token held by instance 2 at 10.0.0.3:7000;"
+                        + " the client gave up after 30000 ms, and the request may still run when the token comes");
+        assertThat(GyroClient.outcomeUnknown(order, 1, 2, "10.0.0.3:7000", "UNAVAILABLE", 30_000))
+                .contains("held by instance 2 at 10.0.0.3:7000 (unreachable: UNAVAILABLE)");
+        assertThat(GyroClient.outcomeUnknown(order, 1, -1, null, null, 30_000))
+                .contains("queued at instance 1 behind a token no instance that answered holds");
+    }
+
+    /** It used to say "queued at instance 0 behind the token held by instance 0". */
+    @Test
+    void atTheInstanceThatHoldsTheTokenItSaysSo() {
+        String text = GyroClient.outcomeUnknown(order, 0, 0, "10.0.0.1:7000", null, 30_000);
+        assertThat(text).contains("queued at instance 0, which holds the token and has not run it yet")
+                .doesNotContain("behind").doesNotContain("when the token comes");
+    }
+}
