@@ -258,8 +258,10 @@ final class ClusterCommand implements Runnable {
                             b == Backend.SQLITE ? "SQLite databases" : b + " servers", instances, application.name(), d);
                     cluster = LocalCluster.create(b, d, application, instances, scale, seed, n -> {});
                 }
-                if (bind != null) cluster.withInstanceConfig(c -> c.withNetwork(new dev.gyro.runtime.InstanceConfig.Network(
-                        c.network().transport(), bind, c.network().clusterId())));
+                int maxRequestBytes = described != null ? described.maxRequestBytes()
+                        : dev.gyro.runtime.InstanceConfig.MAX_REQUEST_BYTES;
+                cluster.withInstanceConfig(c -> (bind == null ? c : c.withNetwork(new dev.gyro.runtime.InstanceConfig.Network(
+                        c.network().transport(), bind, c.network().clusterId()))).withMaxRequestBytes(maxRequestBytes));
                 if (insecure) {
                     out.println("gyro cluster: WARNING: " + (described != null ? "tls: false" : "--insecure")
                             + ": the instances accept plaintext from anyone who can reach their ports");

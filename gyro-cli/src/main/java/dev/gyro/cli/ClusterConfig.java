@@ -1,5 +1,7 @@
 package dev.gyro.cli;
 
+import dev.gyro.runtime.InstanceConfig;
+import dev.gyro.wire.Wire;
 import dev.gyro.cluster.Backend;
 import org.yaml.snakeyaml.LoaderOptions;
 import org.yaml.snakeyaml.Yaml;
@@ -41,9 +43,11 @@ import java.util.Set;
  * @param dir         the cluster's folder, or null for the command's {@code --dir}
  * @param tls         mutual TLS (false: plaintext, as {@code --insecure})
  * @param bind        the address instances listen on, or null for their ring address's host
+ * @param maxRequestBytes the largest client request an instance takes
  */
 record ClusterConfig(String application, List<Path> appJars, int scale, long seed, Backend backend, int instances,
-                     List<String> jdbcUrls, List<String> addresses, Path dir, boolean tls, String bind) {
+                     List<String> jdbcUrls, List<String> addresses, Path dir, boolean tls, String bind,
+                     int maxRequestBytes) {
 
     /** The keys a file may have, with what each takes (for the error of an unknown key). */
     static final Map<String, String> KEYS = keys();
@@ -59,6 +63,8 @@ record ClusterConfig(String application, List<Path> appJars, int scale, long see
         k.put("dir", "the cluster's folder");
         k.put("tls", "true (mutual TLS, the default) or false (plaintext, anyone who reaches the ports is trusted)");
         k.put("bind", "the address the instances listen on (default: their own address's host)");
+        k.put("maxRequestBytes", "the largest client request an instance takes, in bytes (default "
+                + InstanceConfig.MAX_REQUEST_BYTES + "); a larger one is refused unread");
         return Map.copyOf(k);
     }
 
@@ -96,6 +102,9 @@ record ClusterConfig(String application, List<Path> appJars, int scale, long see
             Path dir = top.containsKey("dir") ? relative(text(top.get("dir").getValueNode(), "dir")) : null;
             boolean tls = !top.containsKey("tls") || bool(top.get("tls").getValueNode(), "tls");
             String bind = top.containsKey("bind") ? text(top.get("bind").getValueNode(), "bind") : null;
+            int maxRequestBytes = top.containsKey("maxRequestBytes")
+                    ? within(top.get("maxRequestBytes").getValueNode(), "maxRequestBytes", 1024, Wire.MAX_MESSAGE_BYTES)
+                    : InstanceConfig.MAX_REQUEST_BYTES;
 
             Node instancesNode = required(root, top, "instances");
             List<String> urls = new ArrayList<>();
@@ -122,7 +131,7 @@ record ClusterConfig(String application, List<Path> appJars, int scale, long see
                             addresses.get(i) + " is instance " + before + "'s address too; each instance needs its own");
             }
             return new ClusterConfig(application, List.copyOf(jars), scale, seed, backend, n, List.copyOf(urls),
-                    List.copyOf(addresses), dir, tls, bind);
+                    List.copyOf(addresses), dir, tls, bind, maxRequestBytes);
         }
 
         private void instance(Node node, int i, List<String> urls, List<String> addresses) {
@@ -224,8 +233,12 @@ record ClusterConfig(String application, List<Path> appJars, int scale, long see
         }
 
         private int positive(Node node, String key) {
+            return within(node, key, 1, 1_000);
+        }
+
+        private int within(Node node, String key, int min, int max) {
             long v = integer(node, key);
-            if (v < 1 || v > 1_000) throw error(node, key, "expected a number from 1 to 1000, got " + v);
+            if (v < min || v > max) throw error(node, key, "expected a number from " + min + " to " + max + ", got " + v);
             return (int) v;
         }
 

@@ -86,6 +86,11 @@ final class InstanceCommand implements Callable<Integer> {
             + " in the certificates): every instance of a ring must have the same, and its database is stamped with it")
     String clusterId;
 
+    @Option(names = "--max-request-bytes", paramLabel = "BYTES", defaultValue = "" + InstanceConfig.MAX_REQUEST_BYTES,
+            description = "the largest client request taken (a transaction's name and its arguments); a larger one is"
+                    + " refused unread with BAD_REQUEST (default: ${DEFAULT-VALUE})")
+    int maxRequestBytes;
+
     @Option(names = "--http", paramLabel = "ADDRESS:PORT", defaultValue = "127.0.0.1:0",
             description = "where to serve /metrics (Prometheus text), /status.json and the live view /; port 0 for a"
                     + " free one (default: ${DEFAULT-VALUE}, loopback only), 'none' for no HTTP endpoint")
@@ -119,7 +124,7 @@ final class InstanceCommand implements Callable<Integer> {
         InstanceConfig config;
         try {
             config = InstanceConfig.of(id, ring, target, application).withFailStop(FailStop.EXIT).withNetwork(network)
-                    .withHttp(http.equalsIgnoreCase("none") ? null : http);
+                    .withHttp(http.equalsIgnoreCase("none") ? null : http).withMaxRequestBytes(maxRequestBytes);
         } catch (IllegalArgumentException e) {
             System.err.println("gyro instance: " + e.getMessage());
             return 2;

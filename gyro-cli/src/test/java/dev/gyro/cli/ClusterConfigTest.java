@@ -109,6 +109,16 @@ class ClusterConfigTest {
         assertThat(missing.err()).contains("nope.yaml: no such file");
     }
 
+    @Test
+    void theRequestSizeLimitIsAKeyOfTheFile() throws Exception {
+        Path file = yaml("application: store\ninstances: 1\nmaxRequestBytes: 65536\n");
+        assertThat(ClusterConfig.read(file).maxRequestBytes()).isEqualTo(65536);
+        assertThat(ClusterConfig.read(yaml("application: store\ninstances: 1\n")).maxRequestBytes())
+                .isEqualTo(dev.gyro.runtime.InstanceConfig.MAX_REQUEST_BYTES);
+        refused("application: store\ninstances: 1\nmaxRequestBytes: 10\n",
+                "maxRequestBytes: expected a number from 1024 to 268435456, got 10");
+    }
+
     /** An application nobody knows is named before anything starts, even with --detach: not in a background log. */
     @Test
     void anUnknownApplicationIsRefusedBeforeTheClusterStarts() throws Exception {

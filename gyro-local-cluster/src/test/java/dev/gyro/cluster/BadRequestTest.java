@@ -5,7 +5,7 @@ import dev.gyro.client.GyroClient;
 import dev.gyro.protocol.Value;
 import dev.gyro.wire.Reply;
 import dev.gyro.wire.Request;
-import dev.gyro.wire.Wire;
+import dev.gyro.runtime.InstanceConfig;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -52,17 +52,33 @@ class BadRequestTest {
     void aHugeRequestIsRefusedByItsSizeAndNoErrorEchoesItsArgument(@TempDir Path dir) throws Exception {
         try (LocalCluster cluster = LocalCluster.create(dir, new OnlineStore(), 2, 1, 42, n -> {}).startAll();
              GyroClient client = GyroClient.connect(cluster.addresses())) {
-            String huge = "x".repeat(Wire.MAX_REQUEST_BYTES + 1);
+            String huge = "x".repeat(InstanceConfig.MAX_REQUEST_BYTES + 1);
             Reply tooBig = client.call("createCart", huge);
             assertThat(tooBig.status()).isEqualTo(Reply.Status.BAD_REQUEST);
-            assertThat(tooBig.message()).contains("bytes is refused").contains(Integer.toString(Wire.MAX_REQUEST_BYTES))
+            assertThat(tooBig.message()).contains("bytes is refused").contains(Integer.toString(InstanceConfig.MAX_REQUEST_BYTES))
                     .doesNotContain("xxx");
             // under the limit, but of the wrong type: refused, quoting at most a short part of it
-            String big = "y".repeat(Wire.MAX_REQUEST_BYTES / 2);
+            String big = "y".repeat(InstanceConfig.MAX_REQUEST_BYTES / 2);
             Reply wrongType = client.call("createCart", big);
             assertThat(wrongType.status()).isEqualTo(Reply.Status.BAD_REQUEST);
             assertThat(wrongType.message()).contains("createCart").hasSizeLessThan(Reply.MAX_MESSAGE_CHARS + 100);
             assertThat(client.call("createCart", 5L).ok()).as("the instance serves on").isTrue();
         }
+    }
+
+    /** The limit is the instance's setting ({@code maxRequestBytes}; at least 1024 bytes). */
+    @Test
+    void theLimitIsASetting(@TempDir Path dir) throws Exception {
+        try (LocalCluster cluster = LocalCluster.create(dir, new OnlineStore(), 1, 1, 42, n -> {})
+                .withInstanceConfig(c -> c.withMaxRequestBytes(2048)).startAll();
+             GyroClient client = GyroClient.connect(cluster.addresses())) {
+            Reply refused = client.call("createCart", "z".repeat(3000));
+            assertThat(refused.status()).isEqualTo(Reply.Status.BAD_REQUEST);
+            assertThat(refused.message()).contains("at most 2048 bytes");
+            assertThat(client.call("createCart", 6L).ok()).isTrue();
+        }
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> LocalCluster.create(dir.resolve("small"),
+                        new OnlineStore(), 1, 1, 42, n -> {}).withInstanceConfig(c -> c.withMaxRequestBytes(100)).startAll())
+                .hasMessageContaining("maxRequestBytes must be from 1024");
     }
 }

@@ -9,6 +9,7 @@ import dev.gyro.runtime.db.Dialect;
 import dev.gyro.runtime.hook.LinkDelay;
 import dev.gyro.runtime.hook.TransactionGate;
 import dev.gyro.wire.Transport;
+import dev.gyro.wire.Wire;
 
 import java.nio.file.Path;
 import java.util.List;
@@ -29,6 +30,8 @@ import java.util.function.LongSupplier;
  * @param requestThreads    threads that execute local requests concurrently
  * @param maxQueuedRequests bound of the local requests waiting for a request thread; more are refused as OVERLOADED
  * @param tickMillis        protocol timer resolution
+ * @param maxRequestBytes   the largest client request taken; a larger one is refused unread
+ *                          ({@link #MAX_REQUEST_BYTES} by default)
  * @param jdbcUrl           this instance's database as a JDBC URL ({@code jdbc:postgresql://...},
  *                          {@code jdbc:mariadb://...}, {@code jdbc:sqlite:...}), or null when {@code database} is the
  *                          SQLite file; the URL picks the backend
@@ -41,7 +44,8 @@ import java.util.function.LongSupplier;
  */
 public record InstanceConfig(int self, List<String> addresses, Path database, Application application,
                              Classification classification, PartitionMap partitionMap, int maxQueuedGlobals,
-                             int requestThreads, int maxQueuedRequests, long tickMillis, String jdbcUrl,
+                             int requestThreads, int maxQueuedRequests, long tickMillis, int maxRequestBytes,
+                             String jdbcUrl,
                              Hooks hooks, Network network, String http, String listen) {
 
     /** Default bound of the global request queue. */
@@ -52,6 +56,8 @@ public record InstanceConfig(int self, List<String> addresses, Path database, Ap
     public static final int MAX_QUEUED_REQUESTS = 4_096;
     /** Default protocol timer resolution. */
     public static final long TICK_MILLIS = 10;
+    /** Default largest client request (a transaction's name and its arguments), 4 MiB. */
+    public static final int MAX_REQUEST_BYTES = 4 * 1024 * 1024;
 
     /**
      * What the process plugs into an instance; the runtime's defaults do nothing extra.
@@ -129,6 +135,9 @@ public record InstanceConfig(int self, List<String> addresses, Path database, Ap
         if (requestThreads < 1) throw new IllegalArgumentException("requestThreads must be at least 1");
         if (maxQueuedRequests < 1) throw new IllegalArgumentException("maxQueuedRequests must be at least 1");
         if (tickMillis < 1) throw new IllegalArgumentException("tickMillis must be at least 1");
+        if (maxRequestBytes < 1024 || maxRequestBytes > Wire.MAX_MESSAGE_BYTES)
+            throw new IllegalArgumentException("maxRequestBytes must be from 1024 to " + Wire.MAX_MESSAGE_BYTES
+                    + " bytes, was " + maxRequestBytes);
         if (maxQueuedGlobals < 1) throw new IllegalArgumentException("maxQueuedGlobals must be at least 1");
         if (hooks == null) hooks = Hooks.DEFAULT;
         if (network == null) network = Network.INSECURE;
@@ -140,7 +149,7 @@ public record InstanceConfig(int self, List<String> addresses, Path database, Ap
 
     public static InstanceConfig of(int self, List<String> addresses, Path database, Application application) {
         return new InstanceConfig(self, addresses, database, application, null, null, MAX_QUEUED_GLOBALS,
-                REQUEST_THREADS, MAX_QUEUED_REQUESTS, TICK_MILLIS, null, null, null, null, null);
+                REQUEST_THREADS, MAX_QUEUED_REQUESTS, TICK_MILLIS, MAX_REQUEST_BYTES, null, null, null, null, null);
     }
 
     /**
@@ -149,30 +158,40 @@ public record InstanceConfig(int self, List<String> addresses, Path database, Ap
     public static InstanceConfig of(int self, List<String> addresses, String jdbcUrlOrFile, Application application) {
         boolean url = jdbcUrlOrFile != null && jdbcUrlOrFile.strip().startsWith("jdbc:");
         return new InstanceConfig(self, addresses, url ? null : Path.of(jdbcUrlOrFile), application, null, null,
-                MAX_QUEUED_GLOBALS, REQUEST_THREADS, MAX_QUEUED_REQUESTS, TICK_MILLIS,
+                MAX_QUEUED_GLOBALS, REQUEST_THREADS, MAX_QUEUED_REQUESTS, TICK_MILLIS, MAX_REQUEST_BYTES,
                 url ? jdbcUrlOrFile.strip() : null, null, null, null, null);
     }
 
     public InstanceConfig withClassification(Classification c) {
         return new InstanceConfig(self, addresses, database, application, c, partitionMap, maxQueuedGlobals,
-                requestThreads, maxQueuedRequests, tickMillis, jdbcUrl, hooks, network, http, listen);
+                requestThreads, maxQueuedRequests, tickMillis, maxRequestBytes, jdbcUrl, hooks, network, http, listen);
     }
 
     /** This instance with {@code threads} request threads (local requests running at once). */
     public InstanceConfig withRequestThreads(int threads) {
         return new InstanceConfig(self, addresses, database, application, classification, partitionMap,
-                maxQueuedGlobals, threads, maxQueuedRequests, tickMillis, jdbcUrl, hooks, network, http, listen);
+                maxQueuedGlobals, threads, maxQueuedRequests, tickMillis, maxRequestBytes,
+                jdbcUrl, hooks, network, http, listen);
+    }
+
+    /** This configuration taking client requests of at most {@code bytes}. */
+    public InstanceConfig withMaxRequestBytes(int bytes) {
+        return new InstanceConfig(self, addresses, database, application, classification, partitionMap,
+                maxQueuedGlobals, requestThreads, maxQueuedRequests, tickMillis, bytes, jdbcUrl, hooks, network, http,
+                listen);
     }
 
     public InstanceConfig withHooks(Hooks h) {
         return new InstanceConfig(self, addresses, database, application, classification, partitionMap,
-                maxQueuedGlobals, requestThreads, maxQueuedRequests, tickMillis, jdbcUrl, h, network, http, listen);
+                maxQueuedGlobals, requestThreads, maxQueuedRequests, tickMillis, maxRequestBytes,
+                jdbcUrl, h, network, http, listen);
     }
 
     /** This instance with {@code n} for its transport, bind address and cluster id. */
     public InstanceConfig withNetwork(Network n) {
         return new InstanceConfig(self, addresses, database, application, classification, partitionMap,
-                maxQueuedGlobals, requestThreads, maxQueuedRequests, tickMillis, jdbcUrl, hooks, n, http, listen);
+                maxQueuedGlobals, requestThreads, maxQueuedRequests, tickMillis, maxRequestBytes,
+                jdbcUrl, hooks, n, http, listen);
     }
 
     /**
@@ -182,7 +201,8 @@ public record InstanceConfig(int self, List<String> addresses, Path database, Ap
     public InstanceConfig withHttp(String hostPort) {
         if (hostPort != null) parseHostPort(hostPort, 0);
         return new InstanceConfig(self, addresses, database, application, classification, partitionMap,
-                maxQueuedGlobals, requestThreads, maxQueuedRequests, tickMillis, jdbcUrl, hooks, network, hostPort, listen);
+                maxQueuedGlobals, requestThreads, maxQueuedRequests, tickMillis, maxRequestBytes,
+                jdbcUrl, hooks, network, hostPort, listen);
     }
 
     /** The address the instance's port listens on. */
@@ -266,7 +286,8 @@ public record InstanceConfig(int self, List<String> addresses, Path database, Ap
     /** This configuration listening on {@code hostPort}, one of its ring position's replica addresses. */
     public InstanceConfig withListen(String hostPort) {
         return new InstanceConfig(self, addresses, database, application, classification, partitionMap,
-                maxQueuedGlobals, requestThreads, maxQueuedRequests, tickMillis, jdbcUrl, hooks, network, http, hostPort);
+                maxQueuedGlobals, requestThreads, maxQueuedRequests, tickMillis, maxRequestBytes,
+                jdbcUrl, hooks, network, http, hostPort);
     }
 
     public int port() {

@@ -39,6 +39,7 @@ final class InstanceServer implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(InstanceServer.class);
 
     private final int self;
+    private final int maxRequestBytes;
     private final PeerCheck check;
     private final ExecutorService clientCalls;
     private final ExecutorService peerCalls;
@@ -55,6 +56,7 @@ final class InstanceServer implements AutoCloseable {
                    Consumer<BeltEvent> deliver, byte[] describe, Supplier<byte[]> status,
                    Supplier<byte[]> position) {
         this.self = config.self();
+        this.maxRequestBytes = config.maxRequestBytes();
         this.check = check;
         this.clientCalls = Threads.fixed(self, "client", 2);
         this.peerCalls = Threads.single(self, "peer");
@@ -90,9 +92,9 @@ final class InstanceServer implements AutoCloseable {
 
     private void execute(RequestRouter router, byte[] body, StreamObserver<byte[]> out) {
         Request request;
-        if (body.length > Wire.MAX_REQUEST_BYTES) {
+        if (body.length > maxRequestBytes) {
             respond(out, Reply.error(Reply.Status.BAD_REQUEST, "a request of " + body.length + " bytes is refused:"
-                    + " an instance takes requests of at most " + Wire.MAX_REQUEST_BYTES + " bytes", self).encode());
+                    + " instance " + self + " takes requests of at most " + maxRequestBytes + " bytes", self).encode());
             return;
         }
         try {

@@ -42,12 +42,6 @@ public final class Wire {
     /** Largest message accepted: a token carries one ring round of state updates. */
     public static final int MAX_MESSAGE_BYTES = 256 * 1024 * 1024;
 
-    /**
-     * Largest client request an instance takes (a transaction's name and its arguments); a larger one is refused
-     * unread, with a reply that says its size, not its content.
-     */
-    public static final int MAX_REQUEST_BYTES = 4 * 1024 * 1024;
-
     public static final String CLIENT_SERVICE = "gyro.Client";
     public static final String PEER_SERVICE = "gyro.Peer";
 
