@@ -67,8 +67,6 @@ final class BeltLoop implements AutoCloseable {
     private final Consumer<View> afterEach;
     private final Recorder recorder;
     private final LongSupplier clock;
-    // The belt waited for time after the last event (or was just made): it knows the time. Loop thread only.
-    private boolean ticking = true;
     private volatile Actions actions;
     private volatile boolean stopped;
 
@@ -112,7 +110,10 @@ final class BeltLoop implements AutoCloseable {
     }
 
     private void handle(BeltEvent event) {
-        if (!ticking && !(event instanceof BeltEvent.Tick) && !(event instanceof BeltEvent.FailStop))
+        // A belt that waits for no time has had no tick since the last event: it learns the time first. (A belt just
+        // made knows it; a tick or a fail-stop needs no other.)
+        if (!(event instanceof BeltEvent.Tick || event instanceof BeltEvent.Start || event instanceof BeltEvent.FailStop)
+                && !belt.waitsForTime())
             handleOne(new BeltEvent.Tick(clock.getAsLong()));
         handleOne(event);
     }
@@ -129,8 +130,8 @@ final class BeltLoop implements AutoCloseable {
                     if (performed != null) performed.add(a);
                     actions.perform(a);
                 }
-            ticking = belt.waitsForTime();
-            afterEach.accept(new View(belt.role(), belt.queuedGlobals(), RingAgreement.Position.of(belt), ticking));
+            afterEach.accept(new View(belt.role(), belt.queuedGlobals(), RingAgreement.Position.of(belt),
+                    belt.waitsForTime()));
         } catch (Stopping e) {
             stopped = true; // the instance is closing: what is left is decided by the database on restart
         } catch (Throwable t) {

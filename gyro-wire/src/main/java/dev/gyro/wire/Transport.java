@@ -88,11 +88,6 @@ public final class Transport {
         return clusterId;
     }
 
-    /** The folder of certificates this transport presents and trusts, or null without TLS. */
-    public TlsFiles files() {
-        return files;
-    }
-
     /** This side's certificate file ({@code NAME.crt}, PEM), or null without TLS. */
     public java.nio.file.Path certificateFile() {
         return secure() ? files.certificate(identity) : null;
