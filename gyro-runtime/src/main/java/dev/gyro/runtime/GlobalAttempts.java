@@ -1,5 +1,6 @@
 package dev.gyro.runtime;
 
+import dev.gyro.driver.Stopping;
 import dev.gyro.app.TransactionCatalog;
 import dev.gyro.protocol.RowChange;
 import dev.gyro.protocol.StateUpdate;

@@ -1,5 +1,8 @@
 package dev.gyro.runtime;
 
+import dev.gyro.driver.BeltLoop;
+import dev.gyro.driver.BeltActions;
+import dev.gyro.driver.Stopping;
 import dev.gyro.app.TransactionCatalog;
 import dev.gyro.wire.Reply;
 import dev.gyro.wire.Request;

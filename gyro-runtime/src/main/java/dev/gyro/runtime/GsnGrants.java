@@ -1,5 +1,6 @@
 package dev.gyro.runtime;
 
+import dev.gyro.driver.Stopping;
 import dev.gyro.protocol.Action;
 import dev.gyro.protocol.BeltEvent;
 

@@ -1,5 +1,7 @@
 package dev.gyro.runtime;
 
+import dev.gyro.driver.BeltLoop;
+import dev.gyro.driver.BeltActions;
 import dev.gyro.app.Classification;
 import dev.gyro.app.TransactionCatalog;
 import dev.gyro.wire.Reply;

@@ -1,5 +1,7 @@
 package dev.gyro.runtime;
 
+import dev.gyro.driver.BeltLoop;
+import dev.gyro.driver.BeltActions;
 import dev.gyro.app.TransactionCatalog;
 import dev.gyro.protocol.BeltEvent;
 import dev.gyro.protocol.ConveyorBelt;
@@ -150,7 +152,7 @@ final class InstanceParts implements AutoCloseable {
             Ticks ticks = new Ticks(timers, config.tickMillis(), this::tick);
             loop = built(new BeltLoop(self, belt, Threads.single(self, "belt"), failStop, view -> {
                 stats.belt(view.role().name(), view.queuedGlobals());
-                position = view.position();
+                position = new RingAgreement.Position(view.receivedHop(), view.successorHasHop(), view.lastGsn());
                 ticks.want(view.waitsForTime());
             }, BeltLoop.Recorder.NONE, config.hooks().clock()));
             globals.attach(loop);

@@ -1,5 +1,8 @@
 package dev.gyro.runtime;
 
+import dev.gyro.driver.BeltActions;
+import dev.gyro.driver.BeltLoop;
+import dev.gyro.driver.Stopping;
 import dev.gyro.protocol.Action;
 import dev.gyro.protocol.DurableState;
 import dev.gyro.protocol.Token;
@@ -9,13 +12,14 @@ import dev.gyro.runtime.db.UpdateApplier;
 
 import java.sql.Connection;
 import java.sql.SQLException;
+import java.util.concurrent.CompletionStage;
 import java.util.function.BooleanSupplier;
 
 /**
  * The belt's durable duties on the instance's own database: each one DBMS transaction of the application's rows and
  * Gyro's metadata tables ({@link MetadataStore}), tried until it commits while its failure passes
  * ({@link RetryRule#durably}). A retry after a commit whose answer was lost does nothing if the first attempt committed
- * (docs/decisions/05-exactly-once.md). Called on the belt loop only.
+ * (docs/decisions/05-exactly-once.md). Each returns once committed. Called on the belt loop only.
  */
 final class JdbcBeltStore implements BeltActions.BeltStore {
 
@@ -43,27 +47,30 @@ final class JdbcBeltStore implements BeltActions.BeltStore {
     }
 
     @Override
-    public void applyUpdates(Action.ApplyUpdates apply) throws SQLException {
+    public CompletionStage<Void> applyUpdates(Action.ApplyUpdates apply) throws SQLException {
         retry.durably("apply the updates of hop " + apply.token().hop(), (c, retry) -> {
             if (retry && receivedAlready(c, apply.token().hop())) return;
             UpdateApplier.applyAll(c, db.dialect(), apply.updates());
             MetadataStore.recordReceived(c, apply.token(), apply.lastGsn());
         });
+        return BeltLoop.DONE;
     }
 
     @Override
-    public void applyAhead(Action.ApplyAhead ahead) throws SQLException {
+    public CompletionStage<Void> applyAhead(Action.ApplyAhead ahead) throws SQLException {
         retry.durably("apply the updates up to gsn " + ahead.lastGsn() + " ahead of the token", (c, retry) -> {
             if (retry && MetadataStore.lastGsn(c) >= ahead.lastGsn()) return; // the first attempt committed
             UpdateApplier.applyAll(c, db.dialect(), ahead.updates());
             MetadataStore.recordAppliedAhead(c, ahead.updates().get(0).gsn() - 1, ahead.lastGsn());
         });
+        return BeltLoop.DONE;
     }
 
     @Override
-    public void recordPassed(Token token) throws SQLException {
+    public CompletionStage<Void> recordPassed(Token token) throws SQLException {
         retry.durably("record the token of hop " + token.hop() + " as passed",
                 (c, retry) -> MetadataStore.recordPassed(c, token));
+        return BeltLoop.DONE;
     }
 
     /**

@@ -1,5 +1,6 @@
 package dev.gyro.runtime;
 
+import dev.gyro.driver.BeltActions;
 import dev.gyro.wire.Reply;
 import dev.gyro.wire.Request;
 import dev.gyro.wire.Transport;

@@ -1,5 +1,6 @@
 package dev.gyro.runtime;
 
+import dev.gyro.driver.Stopping;
 import dev.gyro.app.BadRequestException;
 import dev.gyro.app.UserAbort;
 import dev.gyro.protocol.StateUpdate;

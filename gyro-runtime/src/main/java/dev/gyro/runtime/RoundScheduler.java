@@ -1,5 +1,6 @@
 package dev.gyro.runtime;
 
+import dev.gyro.driver.Stopping;
 import dev.gyro.protocol.Value;
 import dev.gyro.runtime.db.OrderedCommits;
 import dev.gyro.runtime.hook.TransactionGate;

@@ -1,5 +1,6 @@
 package dev.gyro.runtime;
 
+import dev.gyro.driver.BeltActions;
 import dev.gyro.protocol.Message;
 
 /**

@@ -1,5 +1,7 @@
 package dev.gyro.runtime;
 
+import dev.gyro.driver.BeltLoop;
+import dev.gyro.driver.BeltActions;
 import dev.gyro.protocol.Action;
 import dev.gyro.protocol.ConveyorBelt;
 import dev.gyro.protocol.ConveyorBeltConfig;

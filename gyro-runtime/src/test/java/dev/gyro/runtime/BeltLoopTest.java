@@ -1,5 +1,7 @@
 package dev.gyro.runtime;
 
+import dev.gyro.driver.BeltLoop;
+import dev.gyro.driver.BeltActions;
 import dev.gyro.app.TransactionCatalog;
 import dev.gyro.protocol.BeltEvent;
 import dev.gyro.protocol.ConveyorBelt;

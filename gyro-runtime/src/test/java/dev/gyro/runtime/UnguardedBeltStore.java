@@ -1,5 +1,7 @@
 package dev.gyro.runtime;
 
+import dev.gyro.driver.BeltActions;
+import dev.gyro.driver.BeltLoop;
 import dev.gyro.protocol.Action;
 import dev.gyro.protocol.Token;
 import dev.gyro.runtime.db.Database;
@@ -7,6 +9,7 @@ import dev.gyro.runtime.db.MetadataStore;
 import dev.gyro.runtime.db.UpdateApplier;
 
 import java.sql.SQLException;
+import java.util.concurrent.CompletionStage;
 import java.util.function.BooleanSupplier;
 
 /**
@@ -39,31 +42,27 @@ final class UnguardedBeltStore implements BeltActions.BeltStore {
     }
 
     @Override
-    public void applyUpdates(Action.ApplyUpdates apply) throws SQLException {
-        if (without != Without.RECEIVED_ALREADY) {
-            real.applyUpdates(apply);
-            return;
-        }
+    public CompletionStage<Void> applyUpdates(Action.ApplyUpdates apply) throws SQLException {
+        if (without != Without.RECEIVED_ALREADY) return real.applyUpdates(apply);
         retry.durably("apply the updates of hop " + apply.token().hop(), (c, retry) -> {
             UpdateApplier.applyAll(c, db.dialect(), apply.updates());
             MetadataStore.recordReceived(c, apply.token(), apply.lastGsn());
         });
+        return BeltLoop.DONE;
     }
 
     @Override
-    public void applyAhead(Action.ApplyAhead ahead) throws SQLException {
-        if (without != Without.APPLIED_AHEAD_ALREADY) {
-            real.applyAhead(ahead);
-            return;
-        }
+    public CompletionStage<Void> applyAhead(Action.ApplyAhead ahead) throws SQLException {
+        if (without != Without.APPLIED_AHEAD_ALREADY) return real.applyAhead(ahead);
         retry.durably("apply the updates up to gsn " + ahead.lastGsn() + " ahead of the token", (c, retry) -> {
             UpdateApplier.applyAll(c, db.dialect(), ahead.updates());
             MetadataStore.recordAppliedAhead(c, ahead.updates().get(0).gsn() - 1, ahead.lastGsn());
         });
+        return BeltLoop.DONE;
     }
 
     @Override
-    public void recordPassed(Token token) throws SQLException {
-        real.recordPassed(token);
+    public CompletionStage<Void> recordPassed(Token token) throws SQLException {
+        return real.recordPassed(token);
     }
 }

@@ -8,21 +8,32 @@ import dev.gyro.protocol.DurableState;
 import dev.gyro.protocol.Message;
 import dev.gyro.protocol.RowChange;
 import dev.gyro.protocol.StateUpdate;
+import dev.gyro.protocol.Token;
+import dev.gyro.driver.BeltActions;
+import dev.gyro.driver.BeltLoop;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.AbstractExecutorService;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
 import java.util.function.LongConsumer;
 
 /**
- * The runtime shell of one simulated instance: it feeds events to a real {@link ConveyorBelt} and performs the
- * actions it asks for, one after another in the order given, each as its Javadoc demands. DBMS work takes
- * simulated time; the report of a finished transaction comes a little after its commit, so a crash can fall
- * between the two. A crash drops the state machine, every action not yet performed and the transaction in
- * progress; the {@link SimDatabase} (the disk) keeps what committed.
+ * One simulated instance: a real {@link ConveyorBelt} driven by the runtime's own driver ({@link BeltLoop} and
+ * {@link BeltActions}, docs/decisions/29-belt-events.md), whose loop runs on simulated time ({@link Lane}), over the
+ * simulated environment this class supplies: the belt's durable duties on a {@link SimDatabase} ({@link Shell} as
+ * {@link BeltActions.BeltStore}), the network ({@link Simulator#send}), and the execution of global requests, which is
+ * the simulator's own model ({@link Shell} as {@link BeltActions.Globals}). DBMS work takes simulated time; every event
+ * handed to the loop is handled a moment later, so the report of a finished transaction comes a little after its
+ * commit and a crash can fall between the two. A crash drops the state machine, every action not yet performed and the
+ * transaction in progress; the {@link SimDatabase} (the disk) keeps what committed.
  *
  * <p>With {@link SimSettings#replicated()} the instance is the leader of its ring position's replicated group (the
  * paper's Section IV: "each Gyro instance replica is associated with a replica of the DBMS instance";
@@ -100,10 +111,9 @@ final class SimNode {
     private final Simulator sim;
     private final ConveyorBeltConfig config;
 
-    private ConveyorBelt belt; // null while down
+    private Shell shell; // null while down
     private int incarnation;
-    private final ArrayDeque<Action> todo = new ArrayDeque<>();
-    private boolean busy; // a DBMS transaction is in progress or not yet reported
+    private int inFlight; // DBMS transactions and global requests under way, of this incarnation
     private final Map<Long, LongConsumer> awaitingGrant = new HashMap<>(); // parallel: by request
     private SimOrderedCommits ordered; // parallel globals on a snapshot-isolated DBMS, else null
 
@@ -113,10 +123,8 @@ final class SimNode {
     private Step step = Step.STARTED; // what the event in progress did
     private long steps;
 
-    // A deposed leader that has not noticed yet: its belt runs on, sends, but commits nothing.
-    private ConveyorBelt deposed;
-    private final ArrayDeque<Action> deposedTodo = new ArrayDeque<>();
-    private boolean deposedBlocked;
+    // A deposed leader that has not noticed yet: its driver runs on, sends, but commits nothing.
+    private Shell deposed;
     private int deposedTerm;
 
     SimNode(int id, Simulator sim, ConveyorBeltConfig config, SimDatabase db) {
@@ -127,27 +135,28 @@ final class SimNode {
     }
 
     boolean up() {
-        return belt != null;
+        return shell != null;
     }
 
-    /** Nothing to do: no queued global request, no action waiting or in progress, no deposed leader left. */
+    /** Nothing to do: no queued global request, no event or transaction under way, no deposed leader left. */
     boolean idle() {
-        return belt != null && !busy && todo.isEmpty() && belt.queuedGlobals() == 0 && deposed == null;
+        return shell != null && inFlight == 0 && shell.lane.tasks.isEmpty() && shell.belt.queuedGlobals() == 0
+                && deposed == null;
     }
 
     ConveyorBelt belt() {
-        return belt;
+        return shell.belt;
     }
 
     void start() {
         incarnation++;
         DurableState state = recoverFrom != null ? recoverFrom : db.durableState();
         recoverFrom = null;
-        belt = new ConveyorBelt(config, state, sim.now());
+        shell = new Shell(new ConveyorBelt(config, state, sim.now()));
         ordered = sim.settings().snapshotIsolation() ? new SimOrderedCommits(this::inThisIncarnation) : null;
-        sim.trace(() -> id + " starts as " + belt.role() + " from last gsn " + db.lastGsn());
+        sim.trace(() -> id + " starts as " + shell.belt.role() + " from last gsn " + db.lastGsn());
         step = Step.STARTED;
-        perform();
+        shell.start();
     }
 
     /**
@@ -160,7 +169,7 @@ final class SimNode {
      *
      * @param mode      how the next leader's database and belt come out of it: {@link Simulator.FailoverMode#CORRECT}
      *                  except in the tests that prove the checkers catch a broken failover
-     * @param runsOn    the old leader's belt runs on, deposed, until {@link #endDeposed}: it has not noticed yet
+     * @param runsOn    the old leader's driver runs on, deposed, until {@link #endDeposed}: it has not noticed yet
      * @return each entry that was in the log, and whether it turned out committed
      */
     List<String> stop(BooleanSupplier commits, Simulator.FailoverMode mode, boolean runsOn) {
@@ -186,22 +195,23 @@ final class SimNode {
             }
         }
         inLog.clear();
-        if (runsOn && belt != null) {
-            deposed = belt;
-            deposedTodo.clear();
-            deposedTodo.addAll(todo);
-            deposedBlocked = busy; // its transaction in progress can never commit now
-            deposedTerm++;
+        if (shell != null) {
+            if (runsOn) {
+                if (deposed != null) deposed.lane.shutdownNow();
+                deposed = shell; // its transaction in progress, if any, can never commit now: its driver waits for it
+                deposedTerm++;
+            } else {
+                shell.lane.shutdownNow();
+            }
         }
-        belt = null;
-        todo.clear();
+        shell = null;
         awaitingGrant.clear();
         ordered = null;
-        busy = false;
+        inFlight = 0;
         return settled;
     }
 
-    /** The belt of the last incarnation ({@link #stop} with {@code runsOn}) is still running. */
+    /** The driver of the last incarnation ({@link #stop} with {@code runsOn}) is still running. */
     boolean deposedRunning() {
         return deposed != null;
     }
@@ -213,34 +223,37 @@ final class SimNode {
     /** The deposed leader notices that it no longer leads (of term {@code term}; any if negative) and stops. */
     void endDeposed(int term) {
         if (deposed == null || (term >= 0 && term != deposedTerm)) return;
+        deposed.lane.shutdownNow();
         deposed = null;
-        deposedTodo.clear();
         sim.trace(() -> id + "'s deposed leader notices and stops");
     }
 
-    boolean submit(long requestId) {
-        boolean accepted = belt.step(new BeltEvent.GlobalRequest(requestId));
-        step = Step.REQUEST;
-        perform();
-        return accepted;
+    /** A client's global request; the checker hears whether the belt took it ({@link Shell#queued}). */
+    void submit(long requestId) {
+        shell.loop.step(new BeltEvent.GlobalRequest(requestId));
     }
 
     void receive(Message message) {
-        ConveyorBelt.Role before = belt.role();
-        belt.step(new BeltEvent.MessageReceived(message));
-        step = message instanceof Message.TokenPass
-                ? (belt.role() == ConveyorBelt.Role.APPLYING && before != ConveyorBelt.Role.APPLYING
-                        ? Step.TOKEN_RECEIVED : Step.TOKEN_DUPLICATE)
-                : message instanceof Message.TokenAck || message instanceof Message.AppliedAhead ? Step.ACKNOWLEDGED
-                : message instanceof Message.UpdateAhead ? Step.UPDATE_AHEAD : Step.WANT;
-        perform();
+        shell.loop.step(new BeltEvent.MessageReceived(message));
     }
 
-    /** @return whether the belt asked for anything (a resend): only then is the tick a step */
-    boolean tick(long now) {
-        belt.step(new BeltEvent.Tick(now));
-        step = Step.RESENT;
-        return perform() > 0;
+    /**
+     * A message reached the deposed leader (peers and the network do not know which replica leads). Its driver handles
+     * it as ever, while it is not waiting for a transaction that the log no longer takes (then it waits in vain). A belt
+     * that finds its state contradicted stops (fail-stop, decision 11), as a deposed leader may well; a message it
+     * refuses (a peer says it applied a gsn that the group's new leader made, decision 26) is dropped by the driver.
+     */
+    void receiveDeposed(Message message) {
+        deposed.loop.step(new BeltEvent.MessageReceived(message));
+    }
+
+    /** Time passed: told to a belt that waits for it, as the runtime's timer does (docs/decisions/30-idle-ring-no-ticks.md). */
+    void tick(long now) {
+        shell.tick(now);
+    }
+
+    void tickDeposed(long now) {
+        deposed.tick(now);
     }
 
     /** The steps taken so far. */
@@ -259,61 +272,8 @@ final class SimNode {
         // is still in the group's log (decision 25).
         if (step == Step.TOKEN_RECEIVED) return step;
         if (!inLog.isEmpty()) return inLog.get(inLog.size() - 1).duty.inLog;
-        if (belt != null && belt.role() == ConveyorBelt.Role.PARKED) return Step.PARKED;
+        if (shell != null && shell.belt.role() == ConveyorBelt.Role.PARKED) return Step.PARKED;
         return step;
-    }
-
-    /** Collects the actions the state machine asks for and performs them in order; how many it asked for. */
-    private int perform() {
-        List<Action> ready = belt.ready();
-        for (Action action : ready) {
-            if (action instanceof Action.CommitGlobal grant) {
-                // Belongs to the round in progress, which waits for it: performed at once, not behind the round.
-                sim.trace(() -> id + ": " + Simulator.describe(action));
-                awaitingGrant.remove(grant.requestId()).accept(grant.gsn());
-            } else {
-                todo.add(action);
-            }
-        }
-        while (!busy && !todo.isEmpty()) {
-            Action action = todo.poll();
-            sim.trace(() -> id + ": " + Simulator.describe(action));
-            if (action instanceof Action.Send send) {
-                sim.send(id, send.to(), send.message());
-            } else if (action instanceof Action.PassToken pass) {
-                if (sim.settings().replicated()) {
-                    busy = true; // sent once the group's log committed the record
-                    passToken(pass);
-                } else {
-                    db.recordPassed(pass.token()); // durably PASSED, then sent
-                    sim.send(id, pass.to(), new Message.TokenPass(id, pass.token()));
-                }
-            } else if (action instanceof Action.ApplyUpdates apply) {
-                busy = true;
-                applyUpdates(apply);
-            } else if (action instanceof Action.ApplyAhead ahead) {
-                busy = true;
-                applyAhead(ahead);
-            } else if (action instanceof Action.ExecuteGlobals round) {
-                busy = true;
-                executeRound(round);
-            } else {
-                busy = true;
-                Action.ExecuteGlobal exec = (Action.ExecuteGlobal) action;
-                inTransaction(() -> execute(exec));
-            }
-        }
-        return ready.size();
-    }
-
-    /** Replicated: the token is recorded as passed through the group's log, and sent once that committed. */
-    private void passToken(Action.PassToken pass) {
-        commit(Duty.PASS, "hop " + pass.token().hop() + " recorded as passed", d -> d.recordPassed(pass.token()), () -> {
-            busy = false;
-            sim.trace(() -> id + ": sends the token of hop " + pass.token().hop() + " to " + pass.to());
-            sim.send(id, pass.to(), new Message.TokenPass(id, pass.token()));
-            perform();
-        });
     }
 
     /**
@@ -341,30 +301,7 @@ final class SimNode {
         });
     }
 
-    /** A failed transaction is not reported: the runtime retries the same action (Action.ApplyUpdates). */
-    private void applyUpdates(Action.ApplyUpdates apply) {
-        inTransaction(() -> {
-            if (sim.chance(sim.settings().applyRetryRate())) {
-                sim.trace(() -> id + ": applying hop " + apply.token().hop() + " fails, retrying");
-                step = Step.APPLY_RETRY;
-                applyUpdates(apply);
-                return;
-            }
-            commit(Duty.APPLY, "hop " + apply.token().hop() + "'s updates applied and the token recorded as held",
-                    d -> d.applyUpdates(apply), () -> report(Step.ROUND_STARTED,
-                            new BeltEvent.UpdatesApplied(apply.token().hop())));
-        });
-    }
-
-    /** Updates that arrived ahead of the token, in one transaction (decision 25); reported once committed. */
-    private void applyAhead(Action.ApplyAhead ahead) {
-        inTransaction(() -> commit(Duty.AHEAD, "gsns up to " + ahead.lastGsn() + " applied ahead of the token",
-                d -> d.applyAhead(ahead), () -> {
-                    busy = false;
-                    belt.step(new BeltEvent.AheadApplied(ahead));
-                    perform();
-                }));
-    }
+    // ---------------------------------------------------------------- the execution of global requests (the model)
 
     /** One DBMS transaction: the request fails, writes nothing, or commits its writes as gsn {@code exec.gsn()}. */
     private void execute(Action.ExecuteGlobal exec) {
@@ -392,7 +329,7 @@ final class SimNode {
 
     private void executed(long requestId, StateUpdate update) {
         if (update == null) step = Step.GLOBAL_WITHOUT_UPDATE;
-        report(Step.GLOBAL_REPORTED, new BeltEvent.GlobalExecuted(requestId, update));
+        report(new BeltEvent.GlobalExecuted(requestId, update), true);
     }
 
     /**
@@ -400,16 +337,13 @@ final class SimNode {
      * random moment. One that fails or writes nothing is reported at once; one that writes reports ready to commit
      * and, when the belt grants it a gsn ({@link Action.CommitGlobal}), runs atomically and commits as that gsn (a
      * DBMS with commit ordering serializes the round's transactions in commit order). Now and then a granted commit
-     * fails, is reported aborted and the request becomes ready again. The round ends with the last report.
+     * fails, is reported aborted and the request becomes ready again.
      */
     private void executeRound(Action.ExecuteGlobals round) {
-        int[] unreported = {round.requestIds().size()};
         for (long requestId : round.requestIds()) {
-            Runnable finished = () -> {
-                if (--unreported[0] == 0) busy = false;
-            };
-            if (ordered != null) runOrdered(requestId, finished, false);
-            else inTransaction(() -> runInRound(requestId, finished));
+            inFlight++;
+            if (ordered != null) runOrdered(requestId, false);
+            else inTransaction(() -> runInRound(requestId));
         }
     }
 
@@ -418,7 +352,7 @@ final class SimNode {
      * ({@link SimOrderedCommits}): it runs on its snapshot, waits for its turn, asks for its gsn, and commits unless
      * the DBMS finds that its snapshot missed a conflicting write; then it is aborted and runs again alone.
      */
-    private void runOrdered(long requestId, Runnable finished, boolean alone) {
+    private void runOrdered(long requestId, boolean alone) {
         ordered.begin(db, alone, attempt -> inTransaction(() -> {
             boolean fails = sim.chance(sim.settings().failRate());
             List<RowChange> writes = fails ? List.of() : sim.request(requestId).execute(attempt.snapshot());
@@ -427,19 +361,18 @@ final class SimNode {
                 sim.trace(() -> id + ": r" + requestId + (fails ? " fails and rolls back" : " writes nothing"));
                 sim.checker().completedWithoutUpdate(id, requestId, fails);
                 step = Step.GLOBAL_WITHOUT_UPDATE;
-                reportInRound(Step.GLOBAL_REPORTED, new BeltEvent.GlobalExecuted(requestId, null), finished);
+                report(new BeltEvent.GlobalExecuted(requestId, null), true);
                 return;
             }
             step = Step.WAITING_FOR_GSN;
             ordered.turnToCommit(attempt, () -> {
-                awaitingGrant.put(requestId, gsn -> commitOrdered(requestId, attempt, writes, gsn, finished));
-                reportInRound(Step.WAITING_FOR_GSN, new BeltEvent.ReadyToCommit(requestId), () -> {});
+                awaitingGrant.put(requestId, gsn -> commitOrdered(requestId, attempt, writes, gsn));
+                report(new BeltEvent.ReadyToCommit(requestId), false);
             });
         }));
     }
 
-    private void commitOrdered(long requestId, SimOrderedCommits.Attempt attempt, List<RowChange> writes, long gsn,
-                               Runnable finished) {
+    private void commitOrdered(long requestId, SimOrderedCommits.Attempt attempt, List<RowChange> writes, long gsn) {
         inTransaction(() -> {
             boolean lost = db.writtenSince(attempt.seen(), sim.request(requestId).touched());
             if (lost || sim.chance(sim.settings().applyRetryRate())) {
@@ -447,15 +380,15 @@ final class SimNode {
                 sim.trace(() -> id + ": r" + requestId + (lost ? " read or wrote a key its snapshot missed: aborted"
                         : "'s commit fails") + ", it runs again alone");
                 step = Step.COMMIT_ABORTED;
-                reportInRound(Step.COMMIT_ABORTED, new BeltEvent.CommitAborted(requestId),
-                        () -> runOrdered(requestId, finished, true));
+                report(new BeltEvent.CommitAborted(requestId), false);
+                runOrdered(requestId, true);
                 return;
             }
             StateUpdate update = new StateUpdate(gsn, id, writes);
             commit(Duty.GLOBAL, "r" + requestId + " as gsn " + gsn, d -> d.commitGlobal(requestId, update), () -> {
                 ordered.end(attempt); // no attempt begins while a commit is open (SimOrderedCommits)
                 sim.trace(() -> id + ": r" + requestId + " commits as gsn " + gsn);
-                reportInRound(Step.GLOBAL_REPORTED, new BeltEvent.GlobalExecuted(requestId, update), finished);
+                report(new BeltEvent.GlobalExecuted(requestId, update), true);
             });
         });
     }
@@ -465,28 +398,28 @@ final class SimNode {
         later(0, Step.ORDERING, r);
     }
 
-    private void runInRound(long requestId, Runnable finished) {
+    private void runInRound(long requestId) {
         boolean fails = sim.chance(sim.settings().failRate());
         if (fails || sim.request(requestId).execute(db.rows()).isEmpty()) { // no gsn
             sim.trace(() -> id + ": r" + requestId + (fails ? " fails and rolls back" : " writes nothing"));
             sim.checker().completedWithoutUpdate(id, requestId, fails);
             step = Step.GLOBAL_WITHOUT_UPDATE;
-            reportInRound(Step.GLOBAL_REPORTED, new BeltEvent.GlobalExecuted(requestId, null), finished);
+            report(new BeltEvent.GlobalExecuted(requestId, null), true);
             return;
         }
         step = Step.WAITING_FOR_GSN;
-        awaitingGrant.put(requestId, gsn -> commitGranted(requestId, gsn, finished));
-        reportInRound(Step.WAITING_FOR_GSN, new BeltEvent.ReadyToCommit(requestId), () -> {});
+        awaitingGrant.put(requestId, gsn -> commitGranted(requestId, gsn));
+        report(new BeltEvent.ReadyToCommit(requestId), false);
     }
 
     /** The belt granted the next gsn: commit as that gsn, or (now and then) fail at commit and become ready again. */
-    private void commitGranted(long requestId, long gsn, Runnable finished) {
+    private void commitGranted(long requestId, long gsn) {
         inTransaction(() -> {
             if (sim.chance(sim.settings().applyRetryRate())) {
                 sim.trace(() -> id + ": r" + requestId + "'s commit fails and rolls back, it runs again");
                 step = Step.COMMIT_ABORTED;
-                reportInRound(Step.COMMIT_ABORTED, new BeltEvent.CommitAborted(requestId),
-                        () -> inTransaction(() -> runInRound(requestId, finished)));
+                report(new BeltEvent.CommitAborted(requestId), false);
+                inTransaction(() -> runInRound(requestId));
                 return;
             }
             List<RowChange> writes = sim.request(requestId).execute(db.rows());
@@ -494,38 +427,26 @@ final class SimNode {
                 sim.trace(() -> id + ": r" + requestId + " writes nothing after all");
                 sim.checker().completedWithoutUpdate(id, requestId, false);
                 step = Step.GLOBAL_WITHOUT_UPDATE;
-                reportInRound(Step.GLOBAL_REPORTED, new BeltEvent.GlobalExecuted(requestId, null), finished);
+                report(new BeltEvent.GlobalExecuted(requestId, null), true);
                 return;
             }
             StateUpdate update = new StateUpdate(gsn, id, writes);
             commit(Duty.GLOBAL, "r" + requestId + " as gsn " + gsn, d -> d.commitGlobal(requestId, update), () -> {
                 sim.trace(() -> id + ": r" + requestId + " commits as gsn " + gsn);
-                reportInRound(Step.GLOBAL_REPORTED, new BeltEvent.GlobalExecuted(requestId, update), finished);
+                report(new BeltEvent.GlobalExecuted(requestId, update), true);
             });
         });
     }
 
-    /** A report of the round in progress, a moment later, unless this incarnation crashed meanwhile. */
-    private void reportInRound(Step kind, BeltEvent event, Runnable after) {
-        later(sim.nextLong(2), kind, () -> {
-            belt.step(event);
-            after.run();
-            perform();
-        });
+    /** A global request reports to the belt, through the driver ({@code last}: its last report, it is done). */
+    private void report(BeltEvent event, boolean last) {
+        if (last) inFlight--;
+        shell.loop.step(event);
     }
 
     /** Runs {@code transaction} after the DBMS's latency, unless this incarnation crashed meanwhile. */
     private void inTransaction(Runnable transaction) {
         later(1 + sim.nextLong(sim.settings().maxDbMillis()), Step.GLOBAL_WITHOUT_UPDATE, transaction);
-    }
-
-    /** Tells the state machine a transaction finished, a moment after it committed. */
-    private void report(Step kind, BeltEvent event) {
-        later(sim.nextLong(2), kind, () -> {
-            busy = false;
-            belt.step(event);
-            perform();
-        });
     }
 
     /**
@@ -542,47 +463,291 @@ final class SimNode {
         });
     }
 
-    // ---------------------------------------------------------------- a deposed leader that has not noticed yet
+    // ---------------------------------------------------------------- one incarnation's driver and its environment
 
     /**
-     * A message reached the deposed leader (peers and the network do not know which replica leads). Its belt handles it
-     * as ever; what that asks for is performed in order while it is only sending: its first DBMS transaction (or the
-     * one it was in) waits for a log that no longer takes its entries, and blocks the rest. A belt that finds its state
-     * contradicted stops (fail-stop, decision 11), as a deposed leader may well; a message it refuses (a peer says it
-     * applied a gsn that the group's new leader made, decision 26) is dropped.
+     * The thread of a driver's loop, on simulated time: tasks run one at a time in the order given, each as an event of
+     * its own a moment after it was given. A task in which the driver did something (handled an event other than a
+     * tick that asked for nothing, or performed an action) is one step of the instance.
      */
-    void receiveDeposed(Message message) {
-        runDeposed(() -> {
-            try {
-                deposed.step(new BeltEvent.MessageReceived(message));
-            } catch (IllegalArgumentException e) { // refused and dropped, as the runtime does (BeltLoop)
-                sim.trace(() -> id + "'s deposed leader refuses a message: " + e.getMessage());
-            }
-        });
+    private final class Lane extends AbstractExecutorService {
+        final ArrayDeque<Runnable> tasks = new ArrayDeque<>();
+        private final Shell of;
+        private boolean shut;
+
+        Lane(Shell of) {
+            this.of = of;
+        }
+
+        @Override
+        public void execute(Runnable task) {
+            if (shut) throw new RejectedExecutionException("the instance stopped");
+            tasks.add(task);
+            sim.after(sim.nextLong(2), this::runNext);
+        }
+
+        private void runNext() {
+            Runnable task = shut ? null : tasks.poll();
+            if (task == null) return;
+            long before = of.did;
+            task.run();
+            if (of == shell && of.did != before) sim.stepped(SimNode.this);
+        }
+
+        @Override
+        public void shutdown() {
+            shut = true;
+            tasks.clear();
+        }
+
+        @Override
+        public List<Runnable> shutdownNow() {
+            List<Runnable> left = List.copyOf(tasks);
+            shutdown();
+            return left;
+        }
+
+        @Override
+        public boolean isShutdown() {
+            return shut;
+        }
+
+        @Override
+        public boolean isTerminated() {
+            return shut;
+        }
+
+        @Override
+        public boolean awaitTermination(long timeout, TimeUnit unit) {
+            return shut;
+        }
     }
 
-    void tickDeposed(long now) {
-        runDeposed(() -> deposed.step(new BeltEvent.Tick(now)));
-    }
+    /**
+     * One incarnation of the instance: its belt, driven by the runtime's {@link BeltLoop} and {@link BeltActions} on a
+     * {@link Lane}, and the environment they perform the belt's actions on. While it is the instance's current one its
+     * durable duties commit (after the DBMS's latency, and through the group's log when replicated); once deposed it
+     * still sends, but a durable duty waits for a log that no longer takes its entries, and holds the driver.
+     */
+    private final class Shell implements BeltLoop.Recorder, BeltActions.BeltStore,
+            BeltActions.Peers, BeltActions.Globals, BeltActions.Progress {
+        final ConveyorBelt belt;
+        final Lane lane = new Lane(this);
+        final BeltLoop loop;
+        private final BeltActions actions;
+        private BeltLoop.View view;
+        private BeltEvent handling;
+        long did; // what the driver did so far: events other than quiet ticks handled, actions performed
 
-    private void runDeposed(Runnable event) {
-        try {
-            event.run();
-        } catch (IllegalStateException e) {
-            sim.trace(() -> id + "'s deposed leader stops itself: " + e.getMessage());
-            endDeposed(-1);
-            return;
+        Shell(ConveyorBelt belt) {
+            this.belt = belt;
+            this.loop = new BeltLoop(id, belt, lane, this::failStop, v -> view = v, this, sim::now);
+            this.actions = new BeltActions(id, this, this, this, loop::step, this);
         }
-        deposedTodo.addAll(deposed.ready());
-        while (!deposedBlocked && !deposedTodo.isEmpty()) {
-            Action action = deposedTodo.poll();
-            if (action instanceof Action.Send send) {
-                sim.trace(() -> id + " (deposed): " + Simulator.describe(action));
-                sim.send(id, send.to(), send.message());
-            } else {
-                deposedBlocked = true;
-                sim.trace(() -> id + " (deposed): " + Simulator.describe(action) + " waits for the group's log, in vain");
+
+        void start() {
+            loop.start(traced());
+        }
+
+        private boolean current() {
+            return this == shell;
+        }
+
+        private String who() {
+            return current() ? id + ": " : id + " (deposed): ";
+        }
+
+        void tick(long now) {
+            if (view != null && view.waitsForTime()) loop.step(new BeltEvent.Tick(now));
+        }
+
+        /** The driver stopped the instance (decision 11): a bug of the protocol or the driver, unless deposed. */
+        private void failStop(Throwable why) {
+            if (!current()) {
+                sim.trace(() -> id + "'s deposed leader stops itself: " + why.getMessage());
+                if (this == deposed) endDeposed(-1);
+                return;
+            }
+            if (why instanceof RuntimeException e) throw e;
+            throw new IllegalStateException("instance " + id + " stopped itself: " + why, why);
+        }
+
+        /** The runtime's actions, each traced as performed. */
+        private BeltLoop.Actions traced() {
+            return new BeltLoop.Actions() {
+                @Override
+                public CompletionStage<Void> perform(Action action) throws Exception {
+                    did++;
+                    sim.trace(() -> who() + Simulator.describe(action));
+                    return actions.perform(action);
+                }
+
+                @Override
+                public void queued(long requestId, boolean holdsToken, boolean wasParked) {
+                    actions.queued(requestId, holdsToken, wasParked);
+                }
+
+                @Override
+                public void refused(long requestId, int queued) {
+                    actions.refused(requestId, queued);
+                }
+
+                @Override
+                public void received(Message message) {
+                    actions.received(message);
+                }
+            };
+        }
+
+        // -------------------------------------------------------- BeltLoop.Recorder: where a step leaves the instance
+
+        @Override
+        public void handling(BeltEvent event) {
+            handling = event;
+            if (event instanceof BeltEvent.Tick) return; // a step only if it asks for something (RESENT)
+            did++;
+            if (!current()) return;
+            if (event instanceof BeltEvent.Start) step = Step.STARTED;
+            else if (event instanceof BeltEvent.GlobalRequest) step = Step.REQUEST;
+            else if (event instanceof BeltEvent.UpdatesApplied) step = Step.ROUND_STARTED;
+            else if (event instanceof BeltEvent.GlobalExecuted) step = Step.GLOBAL_REPORTED;
+            else if (event instanceof BeltEvent.ReadyToCommit) step = Step.WAITING_FOR_GSN;
+            else if (event instanceof BeltEvent.CommitAborted) step = Step.COMMIT_ABORTED;
+            else if (event instanceof BeltEvent.AheadApplied) step = Step.AHEAD_APPLIED;
+            else if (event instanceof BeltEvent.MessageReceived m) {
+                Message message = m.message();
+                step = message instanceof Message.TokenPass ? Step.TOKEN_DUPLICATE // unless it arrived (tokenArrived)
+                        : message instanceof Message.TokenAck || message instanceof Message.AppliedAhead
+                        ? Step.ACKNOWLEDGED
+                        : message instanceof Message.UpdateAhead ? Step.UPDATE_AHEAD : Step.WANT;
             }
         }
+
+        @Override
+        public void stepped(BeltEvent event, List<Action> performed) {}
+
+        // -------------------------------------------------------- BeltActions.BeltStore: the durable duties
+
+        @Override
+        public CompletionStage<Void> applyUpdates(Action.ApplyUpdates apply) {
+            if (!current()) return inVain();
+            CompletableFuture<Void> done = new CompletableFuture<>();
+            inFlight++;
+            inTransaction(() -> applyUpdates(apply, done));
+            return done;
+        }
+
+        /** A failed transaction is retried: the same duty again (Action.ApplyUpdates). */
+        private void applyUpdates(Action.ApplyUpdates apply, CompletableFuture<Void> done) {
+            if (sim.chance(sim.settings().applyRetryRate())) {
+                sim.trace(() -> id + ": applying hop " + apply.token().hop() + " fails, retrying");
+                step = Step.APPLY_RETRY;
+                inTransaction(() -> applyUpdates(apply, done));
+                return;
+            }
+            commit(Duty.APPLY, "hop " + apply.token().hop() + "'s updates applied and the token recorded as held",
+                    d -> d.applyUpdates(apply), () -> committed(done));
+        }
+
+        @Override
+        public CompletionStage<Void> applyAhead(Action.ApplyAhead ahead) {
+            if (!current()) return inVain();
+            CompletableFuture<Void> done = new CompletableFuture<>();
+            inFlight++;
+            inTransaction(() -> commit(Duty.AHEAD, "gsns up to " + ahead.lastGsn() + " applied ahead of the token",
+                    d -> d.applyAhead(ahead), () -> committed(done)));
+            return done;
+        }
+
+        /** Replicated: the token is recorded as passed through the group's log, and sent once that committed. */
+        @Override
+        public CompletionStage<Void> recordPassed(Token token) {
+            if (!current()) return inVain();
+            if (!sim.settings().replicated()) {
+                db.recordPassed(token);
+                return BeltLoop.DONE;
+            }
+            CompletableFuture<Void> done = new CompletableFuture<>();
+            inFlight++;
+            commit(Duty.PASS, "hop " + token.hop() + " recorded as passed", d -> d.recordPassed(token),
+                    () -> committed(done));
+            return done;
+        }
+
+        private void committed(CompletableFuture<Void> done) {
+            inFlight--;
+            done.complete(null);
+        }
+
+        /** A deposed leader's transaction: the group's log no longer takes its entry, so it never commits. */
+        private CompletionStage<Void> inVain() {
+            sim.trace(() -> id + " (deposed): the transaction waits for the group's log, in vain");
+            return new CompletableFuture<>();
+        }
+
+        // -------------------------------------------------------- BeltActions.Peers
+
+        @Override
+        public void send(int to, Message message) {
+            if (current() && handling instanceof BeltEvent.Tick) step = Step.RESENT;
+            sim.send(id, to, message);
+        }
+
+        // -------------------------------------------------------- BeltActions.Globals: the simulator's model
+
+        @Override
+        public void queued(long requestId, boolean holdsToken, boolean wasParked) {
+            // A request that reached the driver before its leader was deposed: the old leader never answers it.
+            sim.checker().submitted(sim.request(requestId),
+                    current() ? HistoryChecker.Fate.ACCEPTED : HistoryChecker.Fate.LOST);
+        }
+
+        @Override
+        public void refused(long requestId, int queued) {
+            sim.checker().submitted(sim.request(requestId), HistoryChecker.Fate.REFUSED);
+            sim.trace(() -> "client: r" + requestId + " REFUSED");
+        }
+
+        @Override
+        public void tokenArrived() {
+            if (current()) step = Step.TOKEN_RECEIVED;
+        }
+
+        @Override
+        public void updatesApplied(int updates) {}
+
+        @Override
+        public void tokenPassed(int updates) {}
+
+        @Override
+        public void execute(Action.ExecuteGlobal one) {
+            if (!current()) return; // its transaction would wait for the group's log in vain
+            inFlight++;
+            inTransaction(() -> SimNode.this.execute(one));
+        }
+
+        @Override
+        public void execute(Action.ExecuteGlobals round) {
+            if (current()) executeRound(round);
+        }
+
+        @Override
+        public void grant(Action.CommitGlobal commit) {
+            if (current()) awaitingGrant.remove(commit.requestId()).accept(commit.gsn());
+        }
+
+        // -------------------------------------------------------- BeltActions.Progress: nothing to observe here
+
+        @Override
+        public void applied(int updates, long lastGsn, boolean ahead) {}
+
+        @Override
+        public void tokenReceived(long hop, int updates) {}
+
+        @Override
+        public void tokenSent(int to, long hop, boolean passed) {}
+
+        @Override
+        public void heard(Message message) {}
     }
 }

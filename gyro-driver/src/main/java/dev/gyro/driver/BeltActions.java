@@ -1,10 +1,11 @@
-package dev.gyro.runtime;
+package dev.gyro.driver;
 
 import dev.gyro.protocol.Action;
 import dev.gyro.protocol.BeltEvent;
 import dev.gyro.protocol.Message;
 import dev.gyro.protocol.Token;
 
+import java.util.concurrent.CompletionStage;
 import java.util.function.Consumer;
 
 /**
@@ -16,24 +17,29 @@ import java.util.function.Consumer;
  * instance observes of its progress ({@link Progress}).
  *
  * <p>A durable duty that fails stops the instance: the loop's fail-stop (docs/decisions/11-fail-stop.md). Trying it
- * again while the failure passes is the store's own duty.
+ * again while the failure passes is the store's own duty. The runtime's store returns once its transaction committed;
+ * a store whose commit takes time of its own (the simulator's replicated group, whose log commits later) returns a
+ * stage that completes then, and the loop waits for it ({@link BeltLoop}).
  */
-final class BeltActions implements BeltLoop.Actions {
+public final class BeltActions implements BeltLoop.Actions {
 
-    /** The belt's durable duties: each returns once committed, in one transaction (see each {@link Action}). */
-    interface BeltStore {
+    /**
+     * The belt's durable duties, each one transaction (see each {@link Action}): each returns {@link BeltLoop#DONE}
+     * once committed, or a stage that completes once it is.
+     */
+    public interface BeltStore {
         /** Algorithm 1, lines 8-12: the updates applied and the token recorded as held with the last gsn, at once. */
-        void applyUpdates(Action.ApplyUpdates apply) throws Exception;
+        CompletionStage<Void> applyUpdates(Action.ApplyUpdates apply) throws Exception;
 
         /** Updates sent ahead of the token (decision 25) applied with the last applied gsn, at once. */
-        void applyAhead(Action.ApplyAhead ahead) throws Exception;
+        CompletionStage<Void> applyAhead(Action.ApplyAhead ahead) throws Exception;
 
         /** Algorithm 1, line 19: the token recorded as passed, before it is sent. */
-        void recordPassed(Token token) throws Exception;
+        CompletionStage<Void> recordPassed(Token token) throws Exception;
     }
 
     /** Where messages to the other instances of the ring go. */
-    interface Peers {
+    public interface Peers {
         /** Best effort: a message may be lost; the belt resends what matters. Never blocks. */
         void send(int to, Message message);
     }
@@ -42,7 +48,7 @@ final class BeltActions implements BeltLoop.Actions {
      * The execution of global requests (Algorithm 1, lines 6 and 14-18): told what the belt decided, on the belt loop,
      * which it never blocks; it reports each request back as a {@link BeltEvent}.
      */
-    interface Globals {
+    public interface Globals {
         /** The belt took request {@code requestId} into its queue Q. */
         void queued(long requestId, boolean holdsToken, boolean wasParked);
 
@@ -66,7 +72,7 @@ final class BeltActions implements BeltLoop.Actions {
     }
 
     /** What the instance observes of the belt's progress (statistics, session gate, ring watch). On the belt loop. */
-    interface Progress {
+    public interface Progress {
         /** Other instances' {@code updates} up to {@code lastGsn} are durable here ({@code ahead} of the token). */
         void applied(int updates, long lastGsn, boolean ahead);
 
@@ -88,7 +94,7 @@ final class BeltActions implements BeltLoop.Actions {
     private final Progress progress;
 
     /** @param step hands an event to the belt loop (the completion of a durable duty) */
-    BeltActions(int self, BeltStore store, Peers peers, Globals globals, Consumer<BeltEvent> step, Progress progress) {
+    public BeltActions(int self, BeltStore store, Peers peers, Globals globals, Consumer<BeltEvent> step, Progress progress) {
         this.self = self;
         this.store = store;
         this.peers = peers;
@@ -113,30 +119,33 @@ final class BeltActions implements BeltLoop.Actions {
     }
 
     @Override
-    public void perform(Action action) throws Exception {
+    public CompletionStage<Void> perform(Action action) throws Exception {
         if (action instanceof Action.Send send) {
             if (send.message() instanceof Message.TokenPass pass)
                 progress.tokenSent(send.to(), pass.token().hop(), false);
             peers.send(send.to(), send.message());
+            return BeltLoop.DONE;
         }
-        else if (action instanceof Action.ApplyUpdates apply) applyUpdates(apply);
-        else if (action instanceof Action.ApplyAhead ahead) applyAhead(ahead);
-        else if (action instanceof Action.ExecuteGlobal one) globals.execute(one);
+        if (action instanceof Action.ApplyUpdates apply) return applyUpdates(apply);
+        if (action instanceof Action.ApplyAhead ahead) return applyAhead(ahead);
+        if (action instanceof Action.PassToken pass) return passToken(pass);
+        if (action instanceof Action.ExecuteGlobal one) globals.execute(one);
         else if (action instanceof Action.ExecuteGlobals round) globals.execute(round);
         else if (action instanceof Action.CommitGlobal commit) globals.grant(commit);
-        else if (action instanceof Action.PassToken pass) passToken(pass);
-        else throw new IllegalStateException("the belt asked for an action this runtime cannot perform: " + action);
+        else throw new IllegalStateException("the belt asked for an action this driver cannot perform: " + action);
+        return BeltLoop.DONE;
     }
 
     /** Algorithm 1, lines 8-12, atomically with recording the token and the last applied gsn. */
-    private void applyUpdates(Action.ApplyUpdates apply) throws Exception {
+    private CompletionStage<Void> applyUpdates(Action.ApplyUpdates apply) throws Exception {
         globals.tokenArrived();
-        store.applyUpdates(apply);
-        globals.updatesApplied(apply.updates().size());
-        progress.applied(apply.updates().size(), apply.lastGsn(), false);
-        long hop = apply.token().hop();
-        progress.tokenReceived(hop, apply.updates().size());
-        step.accept(new BeltEvent.UpdatesApplied(hop));
+        return store.applyUpdates(apply).thenRun(() -> {
+            globals.updatesApplied(apply.updates().size());
+            progress.applied(apply.updates().size(), apply.lastGsn(), false);
+            long hop = apply.token().hop();
+            progress.tokenReceived(hop, apply.updates().size());
+            step.accept(new BeltEvent.UpdatesApplied(hop));
+        });
     }
 
     /**
@@ -144,17 +153,19 @@ final class BeltActions implements BeltLoop.Actions {
      * local requests waiting for those gsns (the session guarantee) go on at once, and the belt hears of it once
      * committed (it may tell their maker, decision 26).
      */
-    private void applyAhead(Action.ApplyAhead ahead) throws Exception {
-        store.applyAhead(ahead);
-        progress.applied(ahead.updates().size(), ahead.lastGsn(), true);
-        step.accept(new BeltEvent.AheadApplied(ahead));
+    private CompletionStage<Void> applyAhead(Action.ApplyAhead ahead) throws Exception {
+        return store.applyAhead(ahead).thenRun(() -> {
+            progress.applied(ahead.updates().size(), ahead.lastGsn(), true);
+            step.accept(new BeltEvent.AheadApplied(ahead));
+        });
     }
 
     /** Algorithm 1, line 19: recorded as passed first, so that a restart resends it instead of acting as primary. */
-    private void passToken(Action.PassToken pass) throws Exception {
-        store.recordPassed(pass.token());
-        globals.tokenPassed(pass.token().updates().size()); // lets local requests in: the round had none to run
-        progress.tokenSent(pass.to(), pass.token().hop(), true);
-        peers.send(pass.to(), new Message.TokenPass(self, pass.token()));
+    private CompletionStage<Void> passToken(Action.PassToken pass) throws Exception {
+        return store.recordPassed(pass.token()).thenRun(() -> {
+            globals.tokenPassed(pass.token().updates().size()); // lets local requests in: the round had none to run
+            progress.tokenSent(pass.to(), pass.token().hop(), true);
+            peers.send(pass.to(), new Message.TokenPass(self, pass.token()));
+        });
     }
 }
