@@ -18,9 +18,20 @@ public sealed interface Action
      * idempotent upserts/deletes), record {@code token} as the held token and {@code lastGsn} as the last
      * applied gsn, and delete this instance's outbox (its own updates have come back around the ring).
      * Then report {@link ConveyorBelt#onUpdatesApplied(long)} with {@code token.hop()}. If the transaction
-     * fails it must not be reported; the instance crashes or retries the same action.
+     * fails it must not be reported; the instance crashes or retries the same action. A retry after a commit whose
+     * answer was lost must not apply the updates again ({@link #committedIn}).
      */
-    record ApplyUpdates(Token token, List<StateUpdate> updates, long lastGsn) implements Action {}
+    record ApplyUpdates(Token token, List<StateUpdate> updates, long lastGsn) implements Action {
+        /**
+         * This action's transaction committed already, as the instance's durable state {@code recorded} (read in the
+         * retrying transaction) shows: its token is recorded as held. Applying the updates again would write their row
+         * images over what local requests wrote since (docs/decisions/05-exactly-once.md).
+         */
+        public boolean committedIn(DurableState recorded) {
+            return recorded.tokenStatus() == DurableState.TokenStatus.HELD && recorded.token() != null
+                    && recorded.token().hop() == token.hop();
+        }
+    }
 
     /**
      * Updates that arrived ahead of the token ({@link Message.UpdateAhead}), the next gsns after the last applied
@@ -28,10 +39,19 @@ public sealed interface Action
      * (nothing else: the token's record stays as it is). Only ever asked while the instance does not hold the token.
      * Performed in order with the other actions, like every action; once committed, report
      * {@link ConveyorBelt#onAheadApplied(ApplyAhead)} (it tells the gsns' maker, so the token can leave them behind).
+     * A retry after a commit whose answer was lost must not apply them again ({@link #committedIn}).
      */
     record ApplyAhead(List<StateUpdate> updates, long lastGsn) implements Action {
         public ApplyAhead {
             updates = List.copyOf(updates);
+        }
+
+        /**
+         * This action's transaction committed already, as the instance's last applied gsn {@code recordedLastGsn}
+         * (read in the retrying transaction) shows: a retry after a commit whose answer was lost does nothing.
+         */
+        public boolean committedIn(long recordedLastGsn) {
+            return recordedLastGsn >= lastGsn;
         }
     }
 

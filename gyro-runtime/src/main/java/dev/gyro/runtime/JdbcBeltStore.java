@@ -4,13 +4,11 @@ import dev.gyro.driver.BeltActions;
 import dev.gyro.driver.BeltLoop;
 import dev.gyro.driver.Stopping;
 import dev.gyro.protocol.Action;
-import dev.gyro.protocol.DurableState;
 import dev.gyro.protocol.Token;
 import dev.gyro.runtime.db.Database;
 import dev.gyro.runtime.db.MetadataStore;
 import dev.gyro.runtime.db.UpdateApplier;
 
-import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.concurrent.CompletionStage;
 import java.util.function.BooleanSupplier;
@@ -49,7 +47,7 @@ final class JdbcBeltStore implements BeltActions.BeltStore {
     @Override
     public CompletionStage<Void> applyUpdates(Action.ApplyUpdates apply) throws SQLException {
         retry.durably("apply the updates of hop " + apply.token().hop(), (c, retry) -> {
-            if (retry && receivedAlready(c, apply.token().hop())) return;
+            if (retry && apply.committedIn(MetadataStore.load(c, self))) return; // the first attempt committed
             UpdateApplier.applyAll(c, db.dialect(), apply.updates());
             MetadataStore.recordReceived(c, apply.token(), apply.lastGsn());
         });
@@ -59,7 +57,7 @@ final class JdbcBeltStore implements BeltActions.BeltStore {
     @Override
     public CompletionStage<Void> applyAhead(Action.ApplyAhead ahead) throws SQLException {
         retry.durably("apply the updates up to gsn " + ahead.lastGsn() + " ahead of the token", (c, retry) -> {
-            if (retry && MetadataStore.lastGsn(c) >= ahead.lastGsn()) return; // the first attempt committed
+            if (retry && ahead.committedIn(MetadataStore.lastGsn(c))) return; // the first attempt committed
             UpdateApplier.applyAll(c, db.dialect(), ahead.updates());
             MetadataStore.recordAppliedAhead(c, ahead.updates().get(0).gsn() - 1, ahead.lastGsn());
         });
@@ -71,16 +69,5 @@ final class JdbcBeltStore implements BeltActions.BeltStore {
         retry.durably("record the token of hop " + token.hop() + " as passed",
                 (c, retry) -> MetadataStore.recordPassed(c, token));
         return BeltLoop.DONE;
-    }
-
-    /**
-     * The token's record of hop {@code hop} is in the database already: the attempt that applied its updates committed
-     * although its connection broke before the answer came (a database server crash). Applying the updates again
-     * would write their row images over whatever local requests wrote since, so the retry does nothing.
-     */
-    private boolean receivedAlready(Connection c, long hop) throws SQLException {
-        DurableState recorded = MetadataStore.load(c, self);
-        return recorded.tokenStatus() == DurableState.TokenStatus.HELD && recorded.token() != null
-                && recorded.token().hop() == hop;
     }
 }

@@ -630,33 +630,55 @@ final class SimNode {
 
         @Override
         public CompletionStage<Void> applyUpdates(Action.ApplyUpdates apply) {
-            if (!current()) return inVain();
-            CompletableFuture<Void> done = new CompletableFuture<>();
-            inFlight++;
-            inTransaction(() -> applyUpdates(apply, done));
-            return done;
-        }
-
-        /** A failed transaction is retried: the same duty again (Action.ApplyUpdates). */
-        private void applyUpdates(Action.ApplyUpdates apply, CompletableFuture<Void> done) {
-            if (sim.chance(sim.settings().applyRetryRate())) {
-                sim.trace(() -> id + ": applying hop " + apply.token().hop() + " fails, retrying");
-                step = Step.APPLY_RETRY;
-                inTransaction(() -> applyUpdates(apply, done));
-                return;
-            }
-            commit(Duty.APPLY, "hop " + apply.token().hop() + "'s updates applied and the token recorded as held",
-                    d -> d.applyUpdates(apply), () -> committed(done));
+            boolean guarded = sim.guards() != Simulator.Guards.WITHOUT_RECEIVED_ALREADY;
+            return durably(Duty.APPLY, "hop " + apply.token().hop() + "'s updates applied and the token recorded as held",
+                    () -> guarded && apply.committedIn(db.durableState()), d -> d.applyUpdates(apply));
         }
 
         @Override
         public CompletionStage<Void> applyAhead(Action.ApplyAhead ahead) {
+            boolean guarded = sim.guards() != Simulator.Guards.WITHOUT_APPLIED_AHEAD_ALREADY;
+            return durably(Duty.AHEAD, "gsns up to " + ahead.lastGsn() + " applied ahead of the token",
+                    () -> guarded && ahead.committedIn(db.lastGsn()), d -> d.applyAhead(ahead));
+        }
+
+        /** A durable duty of the belt: one DBMS transaction after the DBMS's latency, tried until it commits. */
+        private CompletionStage<Void> durably(Duty duty, String what, BooleanSupplier committedAlready,
+                                              Consumer<SimDatabase> effect) {
             if (!current()) return inVain();
             CompletableFuture<Void> done = new CompletableFuture<>();
             inFlight++;
-            inTransaction(() -> commit(Duty.AHEAD, "gsns up to " + ahead.lastGsn() + " applied ahead of the token",
-                    d -> d.applyAhead(ahead), () -> committed(done)));
+            inTransaction(() -> tryOnce(duty, what, committedAlready, effect, done, false));
             return done;
+        }
+
+        /**
+         * One try. Now and then it fails before it commits, or it commits and its answer is lost (a database server
+         * crash): either way the store tries again, and a retry first asks whether an earlier try committed
+         * ({@code committedAlready}: {@link Action.ApplyUpdates#committedIn}, {@link Action.ApplyAhead#committedIn}, as
+         * the runtime's store asks), and then does nothing.
+         */
+        private void tryOnce(Duty duty, String what, BooleanSupplier committedAlready, Consumer<SimDatabase> effect,
+                             CompletableFuture<Void> done, boolean retry) {
+            if (retry && committedAlready.getAsBoolean()) {
+                sim.trace(() -> id + ": " + what + ": the retry finds it committed, nothing to do");
+                step = duty.committed;
+                committed(done);
+                return;
+            }
+            Runnable again = () -> inTransaction(() -> tryOnce(duty, what, committedAlready, effect, done, true));
+            if (!sim.chance(sim.settings().applyRetryRate())) {
+                commit(duty, what, effect, () -> committed(done));
+            } else if (sim.chance(0.5)) {
+                sim.trace(() -> id + ": " + what + ": fails, retrying");
+                if (duty == Duty.APPLY) step = Step.APPLY_RETRY;
+                again.run();
+            } else {
+                commit(duty, what, effect, () -> {
+                    sim.trace(() -> id + ": " + what + ": committed, but the answer was lost; retrying");
+                    again.run();
+                });
+            }
         }
 
         /** Replicated: the token is recorded as passed through the group's log, and sent once that committed. */

@@ -68,6 +68,20 @@ public final class Simulator {
     }
 
     /**
+     * Which of the belt store's two retry guards the simulated store keeps (docs/decisions/05-exactly-once.md): a retry
+     * after a commit whose answer was lost does nothing if the first attempt committed ({@link Action.ApplyUpdates#committedIn},
+     * {@link Action.ApplyAhead#committedIn}, which the runtime's store asks too). Only {@link #BOTH} is correct; the
+     * others leave one out, for the tests that prove a seed catches the bug it prevents.
+     */
+    enum Guards {
+        BOTH,
+        /** Broken: a retried apply of a token's updates applies them again, though the first attempt committed. */
+        WITHOUT_RECEIVED_ALREADY,
+        /** Broken: a retried apply of updates sent ahead applies them again, though the first attempt committed. */
+        WITHOUT_APPLIED_AHEAD_ALREADY
+    }
+
+    /**
      * One failover injected right after the {@code step}-th step of instance {@code node} (counted from the start,
      * {@link SimNode.Step}); {@code commits}: whether the entries then in the group's log turn out committed (null: as
      * the seed draws). {@code twice}: the new leader fails over too, right after its first step (it recovered its belt
@@ -106,23 +120,27 @@ public final class Simulator {
      * @param stepsOf the instance whose steps the result lists ({@link SimResult#steps()}), or -1
      */
     record Options(boolean traced, SimDatabase.Factory databases, boolean sweep, Injection inject, FailoverMode mode,
-                   int stepsOf) {
+                   int stepsOf, Guards guards) {
         static Options of(boolean traced, SimDatabase.Factory databases) {
-            return new Options(traced, databases, false, null, FailoverMode.CORRECT, -1);
+            return new Options(traced, databases, false, null, FailoverMode.CORRECT, -1, Guards.BOTH);
         }
 
         /** On replicated groups, one failover at {@code inject} (none if null), listing the steps of {@code stepsOf}. */
         static Options sweep(boolean traced, Injection inject, int stepsOf) {
-            return new Options(traced, SimDatabase::new, true, inject, FailoverMode.CORRECT, stepsOf);
+            return new Options(traced, SimDatabase::new, true, inject, FailoverMode.CORRECT, stepsOf, Guards.BOTH);
         }
 
         Options with(FailoverMode broken) {
-            return new Options(traced, databases, sweep, inject, broken, stepsOf);
+            return new Options(traced, databases, sweep, inject, broken, stepsOf, guards);
+        }
+
+        Options with(Guards broken) {
+            return new Options(traced, databases, sweep, inject, mode, stepsOf, broken);
         }
 
         /** The command line that replays the run ({@link #main}), or null for a test's deliberately broken runtime. */
         String replayArgs(long seed, boolean correctDatabase) {
-            if (mode != FailoverMode.CORRECT || !correctDatabase) return null;
+            if (mode != FailoverMode.CORRECT || guards != Guards.BOTH || !correctDatabase) return null;
             return "--seed " + seed + (inject != null ? " --failover-at " + inject.describe() : sweep ? " --groups" : "");
         }
     }
@@ -428,6 +446,10 @@ public final class Simulator {
 
     SimSettings settings() {
         return settings;
+    }
+
+    Guards guards() {
+        return options.guards();
     }
 
     HistoryChecker checker() {
