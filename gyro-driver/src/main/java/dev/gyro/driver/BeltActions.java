@@ -59,10 +59,10 @@ public final class BeltActions implements BeltLoop.Actions {
         void tokenArrived();
 
         /** The token's {@code updates} are applied. */
-        void updatesApplied(int updates);
+        default void updatesApplied(int updates) {}
 
         /** The token, carrying {@code updates}, is recorded as passed. */
-        void tokenPassed(int updates);
+        default void tokenPassed(int updates) {}
 
         void execute(Action.ExecuteGlobal one);
 
@@ -73,6 +73,21 @@ public final class BeltActions implements BeltLoop.Actions {
 
     /** What the instance observes of the belt's progress (statistics, session gate, ring watch). On the belt loop. */
     public interface Progress {
+        /** Observes nothing. */
+        Progress NONE = new Progress() {
+            @Override
+            public void applied(int updates, long lastGsn, boolean ahead) {}
+
+            @Override
+            public void tokenReceived(long hop, int updates) {}
+
+            @Override
+            public void tokenSent(int to, long hop, boolean passed) {}
+
+            @Override
+            public void heard(Message message) {}
+        };
+
         /** Other instances' {@code updates} up to {@code lastGsn} are durable here ({@code ahead} of the token). */
         void applied(int updates, long lastGsn, boolean ahead);
 

@@ -11,23 +11,19 @@ import dev.gyro.protocol.StateUpdate;
 import dev.gyro.protocol.Token;
 import dev.gyro.driver.BeltActions;
 import dev.gyro.driver.BeltLoop;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.AbstractExecutorService;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
 import java.util.function.LongConsumer;
 
 /**
  * One simulated instance: a real {@link ConveyorBelt} driven by the runtime's own driver ({@link BeltLoop} and
- * {@link BeltActions}, docs/decisions/29-belt-events.md), whose loop runs on simulated time ({@link Lane}), over the
+ * {@link BeltActions}, docs/decisions/29-belt-events.md), whose loop runs on simulated time ({@link SimulatedThread}), over the
  * simulated environment this class supplies: the belt's durable duties on a {@link SimDatabase} ({@link Shell} as
  * {@link BeltActions.BeltStore}), the network ({@link Simulator#send}), and the execution of global requests, which is
  * the simulator's own model ({@link Shell} as {@link BeltActions.Globals}). DBMS work takes simulated time; every event
@@ -140,7 +136,7 @@ final class SimNode {
 
     /** Nothing to do: no queued global request, no event or transaction under way, no deposed leader left. */
     boolean idle() {
-        return shell != null && inFlight == 0 && shell.lane.tasks.isEmpty() && shell.belt.queuedGlobals() == 0
+        return shell != null && inFlight == 0 && shell.lane.idle() && shell.belt.queuedGlobals() == 0
                 && deposed == null;
     }
 
@@ -466,83 +462,34 @@ final class SimNode {
     // ---------------------------------------------------------------- one incarnation's driver and its environment
 
     /**
-     * The thread of a driver's loop, on simulated time: tasks run one at a time in the order given, each as an event of
-     * its own a moment after it was given. A task in which the driver did something (handled an event other than a
-     * tick that asked for nothing, or performed an action) is one step of the instance.
-     */
-    private final class Lane extends AbstractExecutorService {
-        final ArrayDeque<Runnable> tasks = new ArrayDeque<>();
-        private final Shell of;
-        private boolean shut;
-
-        Lane(Shell of) {
-            this.of = of;
-        }
-
-        @Override
-        public void execute(Runnable task) {
-            if (shut) throw new RejectedExecutionException("the instance stopped");
-            tasks.add(task);
-            sim.after(sim.nextLong(2), this::runNext);
-        }
-
-        private void runNext() {
-            Runnable task = shut ? null : tasks.poll();
-            if (task == null) return;
-            long before = of.did;
-            task.run();
-            if (of == shell && of.did != before) sim.stepped(SimNode.this);
-        }
-
-        @Override
-        public void shutdown() {
-            shut = true;
-            tasks.clear();
-        }
-
-        @Override
-        public List<Runnable> shutdownNow() {
-            List<Runnable> left = List.copyOf(tasks);
-            shutdown();
-            return left;
-        }
-
-        @Override
-        public boolean isShutdown() {
-            return shut;
-        }
-
-        @Override
-        public boolean isTerminated() {
-            return shut;
-        }
-
-        @Override
-        public boolean awaitTermination(long timeout, TimeUnit unit) {
-            return shut;
-        }
-    }
-
-    /**
      * One incarnation of the instance: its belt, driven by the runtime's {@link BeltLoop} and {@link BeltActions} on a
-     * {@link Lane}, and the environment they perform the belt's actions on. While it is the instance's current one its
-     * durable duties commit (after the DBMS's latency, and through the group's log when replicated); once deposed it
+     * {@link SimulatedThread}, and the environment they perform the belt's actions on. While it is the instance's current
+     * one its durable duties commit (after the DBMS's latency, and through the group's log when replicated); once deposed it
      * still sends, but a durable duty waits for a log that no longer takes its entries, and holds the driver.
      */
     private final class Shell implements BeltLoop.Recorder, BeltActions.BeltStore,
-            BeltActions.Peers, BeltActions.Globals, BeltActions.Progress {
+            BeltActions.Peers, BeltActions.Globals {
         final ConveyorBelt belt;
-        final Lane lane = new Lane(this);
+        long did; // what the driver did so far: events other than quiet ticks handled, actions performed
+        /**
+         * The loop's thread: each event handed to it runs a moment later. A task in which the driver did something
+         * (handled an event other than a tick that asked for nothing, or performed an action) is one step of the
+         * instance.
+         */
+        final SimulatedThread lane = new SimulatedThread(sim::after, () -> sim.nextLong(2), task -> {
+            long before = did;
+            task.run();
+            if (current() && did != before) sim.stepped(SimNode.this);
+        });
         final BeltLoop loop;
         private final BeltActions actions;
         private BeltLoop.View view;
         private BeltEvent handling;
-        long did; // what the driver did so far: events other than quiet ticks handled, actions performed
 
         Shell(ConveyorBelt belt) {
             this.belt = belt;
             this.loop = new BeltLoop(id, belt, lane, this::failStop, v -> view = v, this, sim::now);
-            this.actions = new BeltActions(id, this, this, this, loop::step, this);
+            this.actions = new BeltActions(id, this, this, this, loop::step, BeltActions.Progress.NONE);
         }
 
         void start() {
@@ -736,12 +683,6 @@ final class SimNode {
         }
 
         @Override
-        public void updatesApplied(int updates) {}
-
-        @Override
-        public void tokenPassed(int updates) {}
-
-        @Override
         public void execute(Action.ExecuteGlobal one) {
             if (!current()) return; // its transaction would wait for the group's log in vain
             inFlight++;
@@ -757,19 +698,5 @@ final class SimNode {
         public void grant(Action.CommitGlobal commit) {
             if (current()) awaitingGrant.remove(commit.requestId()).accept(commit.gsn());
         }
-
-        // -------------------------------------------------------- BeltActions.Progress: nothing to observe here
-
-        @Override
-        public void applied(int updates, long lastGsn, boolean ahead) {}
-
-        @Override
-        public void tokenReceived(long hop, int updates) {}
-
-        @Override
-        public void tokenSent(int to, long hop, boolean passed) {}
-
-        @Override
-        public void heard(Message message) {}
     }
 }

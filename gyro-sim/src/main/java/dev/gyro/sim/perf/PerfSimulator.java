@@ -1,5 +1,7 @@
 package dev.gyro.sim.perf;
 
+import dev.gyro.driver.BeltActions;
+import dev.gyro.driver.BeltLoop;
 import dev.gyro.protocol.Action;
 import dev.gyro.protocol.BeltEvent;
 import dev.gyro.protocol.ConveyorBelt;
@@ -8,8 +10,10 @@ import dev.gyro.protocol.DurableState;
 import dev.gyro.protocol.Message;
 import dev.gyro.protocol.RowChange;
 import dev.gyro.protocol.StateUpdate;
+import dev.gyro.protocol.Token;
 import dev.gyro.protocol.Value;
 import dev.gyro.sim.EventQueue;
+import dev.gyro.sim.SimulatedThread;
 import org.HdrHistogram.Histogram;
 
 import java.util.ArrayDeque;
@@ -17,6 +21,8 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 
 /**
  * The performance simulator: the real {@link ConveyorBelt} on every instance of a ring, driven in simulated time by a
@@ -230,16 +236,16 @@ public final class PerfSimulator {
     }
 
     /**
-     * Feeds one real {@link ConveyorBelt} its events and performs its actions in order, as each action's Javadoc asks
-     * of a runtime (the same duties as the fault-finding simulator's node, with the model's costs instead of faults).
+     * One real {@link ConveyorBelt}, driven by the runtime's own driver ({@link BeltLoop}, {@link BeltActions}) on
+     * simulated time, over this simulator's costs: the belt's durable duties take a slot of the instance's database
+     * for their cost, a global request takes one for the global service time, a message the hop latency.
      */
-    private final class BeltDriver {
+    private final class BeltDriver implements BeltActions.BeltStore, BeltActions.Peers, BeltActions.Globals,
+            BeltActions.Progress {
         final Instance at;
         final int belt;
         final ConveyorBelt conveyor;
-        private final ArrayDeque<Action> todo = new ArrayDeque<>();
-        private boolean busy; // applying a token, or executing a global request or a round
-        private int unreported; // a round's requests not yet reported
+        private final BeltLoop loop;
         private long lastTickMs = -1;
         private long passedAt = -1, parkedBeforePass;
         private long parkedSince = -1;
@@ -250,33 +256,36 @@ public final class PerfSimulator {
             ConveyorBeltConfig config = ConveyorBeltConfig.of(at.id, setting.instances())
                     .withParallelGlobals(setting.parallelGlobals()).withUpdatesAhead(setting.updatesAhead());
             this.conveyor = new ConveyorBelt(config, DurableState.initial(at.id), 0);
+            this.loop = new BeltLoop(at.id, conveyor, new SimulatedThread(events::after, () -> 0, Runnable::run),
+                    why -> {
+                        throw why instanceof RuntimeException e ? e : new IllegalStateException(why);
+                    }, view -> accountParked(), BeltLoop.Recorder.NONE, () -> events.now() / 1000);
+            loop.start(new BeltActions(at.id, this, this, this, loop::step, this));
         }
 
         /** The belt's clock, in milliseconds, brought up to now before every event it is given. */
-        private void tick() {
+        private void step(BeltEvent event) {
             long ms = events.now() / 1000;
             if (ms != lastTickMs) {
                 lastTickMs = ms;
-                conveyor.step(new BeltEvent.Tick(ms));
+                loop.step(new BeltEvent.Tick(ms));
             }
+            loop.step(event);
         }
 
         void submit(long requestId) {
-            tick();
-            if (!conveyor.step(new BeltEvent.GlobalRequest(requestId)))
-                throw new IllegalStateException("instance " + at.id + " refused global request " + requestId
-                        + ": its queue is full (" + setting.describe() + ")");
-            perform();
+            step(new BeltEvent.GlobalRequest(requestId));
         }
 
         void receive(Message message) {
-            tick();
-            conveyor.step(new BeltEvent.MessageReceived(message));
-            perform();
+            step(new BeltEvent.MessageReceived(message));
         }
 
-        private void perform() {
-            // the event just given decided the role; a parked spell that ended must be counted before a pass it led to
+        /**
+         * A parked spell that the event just given ended is counted; after each event, and before a pass or an arrival
+         * of the token is measured (the event decided the role before its actions are performed).
+         */
+        private void accountParked() {
             boolean parked = conveyor.role() == ConveyorBelt.Role.PARKED;
             if (parked && parkedSince < 0) {
                 parkedSince = events.now();
@@ -284,81 +293,101 @@ public final class PerfSimulator {
                 parkedMicros[belt] += events.now() - parkedSince;
                 parkedSince = -1;
             }
-            for (Action action : conveyor.ready()) {
-                if (action instanceof Action.CommitGlobal grant) {
-                    // belongs to the round in progress, which waits for it; the commit itself costs nothing here
-                    events.after(0, () -> committed(grant.requestId(), grant.gsn()));
-                } else {
-                    todo.addLast(action);
-                }
-            }
-            while (!busy && !todo.isEmpty()) {
-                Action action = todo.pollFirst();
-                if (action instanceof Action.Send send) {
-                    deliver(send.to(), belt, send.message());
-                } else if (action instanceof Action.PassToken pass) {
-                    if (inWindow()) tokenPasses++;
-                    passedAt = events.now();
-                    parkedBeforePass = parkedMicros[belt];
-                    deliver(pass.to(), belt, new Message.TokenPass(at.id, pass.token()));
-                } else if (action instanceof Action.ApplyUpdates apply) {
-                    busy = true;
-                    if (passedAt >= 0 && inWindow()) {
-                        rotations++;
-                        rotationMicros += events.now() - passedAt - (parkedMicros[belt] - parkedBeforePass);
-                    }
-                    passedAt = -1;
-                    long hop = apply.token().hop();
-                    int updates = apply.updates().size();
-                    if (updates == 0) events.after(0, () -> applied(hop)); // records the token only
-                    else at.serve(true, micros(updates * model.applyMsPerUpdate()), () -> applied(hop));
-                } else if (action instanceof Action.ApplyAhead ahead) {
-                    // the same apply, off the token's path: the instance is not holding the token (decision 25)
-                    busy = true;
-                    at.serve(true, micros(ahead.updates().size() * model.applyMsPerUpdate()), () -> {
-                        busy = false;
-                        tick();
-                        perform();
-                    });
-                } else if (action instanceof Action.ExecuteGlobal one) {
-                    busy = true;
-                    at.serve(true, globalMicros, () -> executed(one.requestId(), one.gsn()));
-                } else if (action instanceof Action.ExecuteGlobals round) {
-                    busy = true;
-                    unreported = round.requestIds().size();
-                    for (long id : round.requestIds())
-                        at.serve(true, globalMicros, () -> {
-                            tick();
-                            conveyor.step(new BeltEvent.ReadyToCommit(id));
-                            perform();
-                        });
-                } else {
-                    throw new IllegalStateException("unexpected action " + action);
-                }
-            }
         }
 
-        private void applied(long hop) {
-            busy = false;
-            tick();
-            conveyor.step(new BeltEvent.UpdatesApplied(hop));
-            perform();
+        // ---------------------------------------------------------------- the belt's durable duties, at their cost
+
+        @Override
+        public CompletionStage<Void> applyUpdates(Action.ApplyUpdates apply) {
+            int updates = apply.updates().size();
+            if (updates == 0) return BeltLoop.DONE; // records the token only
+            return served(micros(updates * model.applyMsPerUpdate()));
+        }
+
+        @Override
+        public CompletionStage<Void> applyAhead(Action.ApplyAhead ahead) {
+            // the same apply, off the token's path: the instance is not holding the token (decision 25)
+            return served(micros(ahead.updates().size() * model.applyMsPerUpdate()));
+        }
+
+        @Override
+        public CompletionStage<Void> recordPassed(Token token) {
+            return BeltLoop.DONE;
+        }
+
+        /** A transaction of the belt's, ahead of queued local requests: done once served. */
+        private CompletionStage<Void> served(long micros) {
+            CompletableFuture<Void> done = new CompletableFuture<>();
+            at.serve(true, micros, () -> done.complete(null));
+            return done;
+        }
+
+        @Override
+        public void send(int to, Message message) {
+            deliver(to, belt, message);
+        }
+
+        // ---------------------------------------------------------------- global requests, at the global service time
+
+        @Override
+        public void queued(long requestId, boolean holdsToken, boolean wasParked) {}
+
+        @Override
+        public void refused(long requestId, int queued) {
+            throw new IllegalStateException("instance " + at.id + " refused global request " + requestId
+                    + ": its queue is full (" + setting.describe() + ")");
+        }
+
+        @Override
+        public void tokenArrived() {
+            accountParked();
+            if (passedAt >= 0 && inWindow()) {
+                rotations++;
+                rotationMicros += events.now() - passedAt - (parkedMicros[belt] - parkedBeforePass);
+            }
+            passedAt = -1;
+        }
+
+        @Override
+        public void execute(Action.ExecuteGlobal one) {
+            at.serve(true, globalMicros, () -> executed(one.requestId(), one.gsn()));
+        }
+
+        @Override
+        public void execute(Action.ExecuteGlobals round) {
+            for (long id : round.requestIds())
+                at.serve(true, globalMicros, () -> step(new BeltEvent.ReadyToCommit(id)));
+        }
+
+        @Override
+        public void grant(Action.CommitGlobal commit) {
+            // belongs to the round in progress, which waits for it; the commit itself costs nothing here
+            events.after(0, () -> executed(commit.requestId(), commit.gsn()));
         }
 
         private void executed(long requestId, long gsn) {
-            busy = false;
-            tick();
-            conveyor.step(new BeltEvent.GlobalExecuted(requestId, new StateUpdate(gsn, at.id, List.of(ROW))));
+            step(new BeltEvent.GlobalExecuted(requestId, new StateUpdate(gsn, at.id, List.of(ROW))));
             answeredGlobal(requestId);
-            perform();
         }
 
-        private void committed(long requestId, long gsn) {
-            tick();
-            conveyor.step(new BeltEvent.GlobalExecuted(requestId, new StateUpdate(gsn, at.id, List.of(ROW))));
-            if (--unreported == 0) busy = false;
-            answeredGlobal(requestId);
-            perform();
+        // ---------------------------------------------------------------- what is measured
+
+        @Override
+        public void tokenSent(int to, long hop, boolean passed) {
+            if (!passed) return;
+            accountParked();
+            if (inWindow()) tokenPasses++;
+            passedAt = events.now();
+            parkedBeforePass = parkedMicros[belt];
         }
+
+        @Override
+        public void applied(int updates, long lastGsn, boolean ahead) {}
+
+        @Override
+        public void tokenReceived(long hop, int updates) {}
+
+        @Override
+        public void heard(Message message) {}
     }
 }
