@@ -29,16 +29,66 @@ import java.util.Map;
  * A local-or-global transaction has two: its request is local when both values route to the same instance, and
  * otherwise global, executed at the instance of the first (its home key). The summary counts as the paper's
  * Table I does; reading ignores it. Validated against the application's transactions when an instance starts.
+ *
+ * <p>A transaction of an unmodified application is one of its own methods, which the file names
+ * ({@link Method}), and its partitioning parameters are paths into that method's parameters: a parameter's name,
+ * then fields or getters of its value ({@code req.customer.id}) or an element of an array ({@code ids[0]}):
+ * <pre>
+ * {"name": "Amalgamate", "class": "local-or-global", "partitionBy": ["custId0", "custId1"],
+ *  "method": {"class": "com.example.bank.Amalgamate", "name": "run",
+ *             "parameters": [{"name": "conn", "type": "java.sql.Connection"},
+ *                            {"name": "custId0", "type": "long"}, {"name": "custId1", "type": "long"}]}}
+ * </pre>
+ * Types are written as Java writes them ({@code long}, {@code java.lang.String}, {@code int[]},
+ * {@code com.example.Order$Line}). Such a file is validated against the application's classes when Gyro is attached.
  */
 public final class Classification {
 
-    /** One transaction's line of the file. */
-    public record Rule(String name, Kind kind, boolean readOnly, List<String> partitionBy, String reason) {
+    /**
+     * One transaction's line of the file.
+     *
+     * @param method the application's own method that is the transaction, or null for a transaction of Gyro's API
+     */
+    public record Rule(String name, Kind kind, boolean readOnly, List<String> partitionBy, String reason,
+                       Method method) {
         public Rule {
             partitionBy = List.copyOf(partitionBy);
             reason = reason == null ? "" : reason;
         }
+
+        public Rule(String name, Kind kind, boolean readOnly, List<String> partitionBy, String reason) {
+            this(name, kind, readOnly, partitionBy, reason, null);
+        }
+
+        /** Why this transaction's class cannot have as many partitioning parameters as it names, or null. */
+        public String partitionCountProblem() {
+            if (kind == Kind.LOCAL_OR_GLOBAL && partitionBy.size() != 2)
+                return "transaction " + name + " is local-or-global and needs exactly two partitioning parameters, has "
+                        + partitionBy;
+            if (kind == Kind.LOCAL && partitionBy.size() > 1)
+                return "transaction " + name + " is local and may have at most one partitioning parameter";
+            return null;
+        }
     }
+
+    /** An application's own method: its class's binary name, its name and its parameters, in order. */
+    public record Method(String className, String name, List<Parameter> parameters) {
+        public Method {
+            parameters = List.copyOf(parameters);
+        }
+
+        /** {@code com.example.Bank.run(java.sql.Connection conn, long custId)}. */
+        @Override
+        public String toString() {
+            StringBuilder s = new StringBuilder(className).append('.').append(name).append('(');
+            for (int i = 0; i < parameters.size(); i++)
+                s.append(i == 0 ? "" : ", ").append(parameters.get(i).type()).append(' ').append(parameters.get(i).name());
+            return s.append(')').toString();
+        }
+    }
+
+    /** A parameter of a {@link Method}: its name in the source, and its type as Java writes it. */
+    public record Parameter(String name, String type) {}
 
     /** Counts in the form of the paper's Table I. */
     public record Summary(int local, int global, int localOrGlobal, int readOnly, int total) {}
@@ -90,6 +140,13 @@ public final class Classification {
             ArrayNode by = t.putArray("partitionBy");
             r.partitionBy().forEach(by::add);
             t.put("reason", r.reason());
+            if (r.method() != null) {
+                ObjectNode m = t.putObject("method");
+                m.put("class", r.method().className());
+                m.put("name", r.method().name());
+                ArrayNode ps = m.putArray("parameters");
+                for (Parameter p : r.method().parameters()) ps.addObject().put("name", p.name()).put("type", p.type());
+            }
         }
         Summary s = summary();
         ObjectNode sum = root.putObject("summary");
@@ -129,11 +186,8 @@ public final class Classification {
                 if (!e.parameterNames().contains(p))
                     problems.add("transaction " + name + " is partitioned by '" + p + "', which is not one of its "
                             + "parameters " + e.parameterNames());
-            if (r.kind() == Kind.LOCAL_OR_GLOBAL && r.partitionBy().size() != 2)
-                problems.add("transaction " + name + " is local-or-global and needs exactly two partitioning "
-                        + "parameters, has " + r.partitionBy());
-            if (r.kind() == Kind.LOCAL && r.partitionBy().size() > 1)
-                problems.add("transaction " + name + " is local and may have at most one partitioning parameter");
+            String count = r.partitionCountProblem();
+            if (count != null) problems.add(count);
         }
         for (String name : rules.keySet())
             if (!catalog.contains(name)) problems.add("classified transaction " + name + " does not exist");
@@ -194,9 +248,30 @@ public final class Classification {
                 pb.forEach(p -> by.add(p.asText()));
             }
             boolean readOnly = t.path("readOnly").asBoolean(false);
-            rules.add(new Rule(name, kind, readOnly, by, t.path("reason").asText("")));
+            rules.add(new Rule(name, kind, readOnly, by, t.path("reason").asText(""), method(t.get("method"), where)));
         }
         return new Classification(rules);
+    }
+
+    /** The {@code "method"} of a transaction, or null when it has none. */
+    private static Method method(JsonNode m, String where) {
+        if (m == null || m.isNull()) return null;
+        if (!m.isObject()) throw new IllegalArgumentException(where + ": \"method\" must be an object");
+        String cls = m.path("class").asText(""), name = m.path("name").asText("");
+        if (cls.isBlank() || name.isBlank())
+            throw new IllegalArgumentException(where + ": \"method\" needs a \"class\" and a \"name\"");
+        JsonNode ps = m.get("parameters");
+        if (ps == null || !ps.isArray())
+            throw new IllegalArgumentException(where + ": \"method\" needs a \"parameters\" array (empty for none)");
+        List<Parameter> parameters = new ArrayList<>();
+        for (JsonNode p : ps) {
+            String pn = p.path("name").asText(""), pt = p.path("type").asText("");
+            if (pn.isBlank() || pt.isBlank())
+                throw new IllegalArgumentException(where + ": each parameter of \"method\" needs a \"name\" and a"
+                        + " \"type\", not " + p);
+            parameters.add(new Parameter(pn, pt));
+        }
+        return new Method(cls, name, parameters);
     }
 
     private static String text(JsonNode node, String field, String source) {
