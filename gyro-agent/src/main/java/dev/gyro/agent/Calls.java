@@ -1,0 +1,84 @@
+package dev.gyro.agent;
+
+import java.lang.invoke.MethodType;
+import java.lang.reflect.Method;
+import java.util.Collection;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.LongAdder;
+
+/**
+ * Where the advice on the application's classified methods reports each call ({@link CallAdvice}): every call of an
+ * {@link AttachedMethod} is one request, its partitioning values read from its arguments. Public because the advice,
+ * inlined into the application's classes, calls it from there.
+ */
+public final class Calls {
+
+    /** One transaction's calls. */
+    public static final class Transaction {
+        final AttachedMethod method;
+        final LongAdder calls = new LongAdder(), failed = new LongAdder();
+
+        Transaction(AttachedMethod method) {
+            this.method = method;
+        }
+
+        public String name() {
+            return method.rule().name();
+        }
+
+        public long calls() {
+            return calls.sum();
+        }
+
+        /** Calls that ended with an exception. */
+        public long failed() {
+            return failed.sum();
+        }
+    }
+
+    /** One call in progress. */
+    record Call(Transaction transaction, List<Object> partitionValues) {}
+
+    private static volatile Map<String, Transaction> byKey = Map.of();
+
+    private Calls() {}
+
+    /** The classified methods whose calls are requests from now on. */
+    static void attach(List<AttachedMethod> methods) {
+        Map<String, Transaction> m = new LinkedHashMap<>();
+        for (AttachedMethod a : methods) m.put(key(a.method()), new Transaction(a));
+        byKey = m;
+    }
+
+    static Collection<Transaction> transactions() {
+        return byKey.values();
+    }
+
+    /**
+     * A call of a classified method begins.
+     *
+     * @param key the method as the advice names it: {@code owner.name(descriptor)}
+     * @return the call, handed back to {@link #exit}
+     * @throws IllegalArgumentException when the call has no partitioning value (the application sees it)
+     */
+    public static Object enter(String key, Object[] args) {
+        Transaction t = byKey.get(key);
+        if (t == null) return null; // a method of the same name the classification does not name
+        return new Call(t, t.method.partitionValues(args));
+    }
+
+    /** The call ended: returned ({@code thrown} null) or threw. */
+    public static void exit(Object call, Throwable thrown) {
+        if (!(call instanceof Call c)) return;
+        c.transaction().calls.increment();
+        if (thrown != null) c.transaction().failed.increment();
+    }
+
+    /** {@code owner.name(descriptor)}, as the advice's {@code #t.#m#d} names a method. */
+    static String key(Method m) {
+        return m.getDeclaringClass().getName() + "." + m.getName()
+                + MethodType.methodType(m.getReturnType(), m.getParameterTypes()).toMethodDescriptorString();
+    }
+}
