@@ -15,6 +15,11 @@ public interface Application {
     /** One stateless instance of each transaction. */
     List<Transaction> transactions();
 
+    /** The transactions as the runtime finds them: by default, each named after its class. */
+    default TransactionCatalog catalog() {
+        return new TransactionCatalog(transactions());
+    }
+
     /** Creates the application's tables (idempotent: IF NOT EXISTS). Runs inside a transaction. */
     void createSchema(Connection c) throws SQLException;
 

@@ -104,15 +104,29 @@ public final class TransactionCatalog {
 
     private final Map<String, Entry> entries;
 
+    /** The transactions, each named after its class ({@link Transaction#nameOf}). */
     public TransactionCatalog(Collection<? extends Transaction> transactions) {
+        this(named(transactions));
+    }
+
+    /**
+     * The transactions under the names given: where one class serves several transactions (an unmodified
+     * application's methods, each one transaction, docs/decisions/34-attaching.md).
+     */
+    public TransactionCatalog(Map<String, ? extends Transaction> named) {
         Map<String, Entry> byName = new LinkedHashMap<>();
-        for (Transaction t : transactions) {
-            Entry e = entryOf(t);
-            if (byName.put(e.name(), e) != null)
-                throw new IllegalArgumentException("two transactions are named " + e.name());
-        }
+        named.forEach((name, t) -> byName.put(name, entryOf(name, t)));
         this.entries = Map.copyOf(byName);
         this.order = List.copyOf(byName.keySet());
+    }
+
+    private static Map<String, Transaction> named(Collection<? extends Transaction> transactions) {
+        Map<String, Transaction> byName = new LinkedHashMap<>();
+        for (Transaction t : transactions) {
+            String name = Transaction.nameOf(t.getClass());
+            if (byName.put(name, t) != null) throw new IllegalArgumentException("two transactions are named " + name);
+        }
+        return byName;
     }
 
     private final List<String> order;
@@ -132,9 +146,8 @@ public final class TransactionCatalog {
         return order;
     }
 
-    private static Entry entryOf(Transaction t) {
+    private static Entry entryOf(String name, Transaction t) {
         Class<? extends Transaction> type = t.getClass();
-        String name = Transaction.nameOf(type);
         Method run = null;
         for (Method m : type.getMethods()) {
             if (!m.getName().equals("run") || Modifier.isStatic(m.getModifiers()) || m.isBridge()) continue;

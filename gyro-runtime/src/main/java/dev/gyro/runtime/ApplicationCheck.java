@@ -35,7 +35,7 @@ public final class ApplicationCheck {
         TransactionCatalog catalog;
         Classification classification;
         try {
-            catalog = new TransactionCatalog(app.transactions());
+            catalog = app.catalog();
             classification = app.classification();
             classification.validateAgainst(catalog);
         } catch (RuntimeException e) {

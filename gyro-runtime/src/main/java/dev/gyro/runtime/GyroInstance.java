@@ -75,7 +75,7 @@ public final class GyroInstance implements AutoCloseable {
         this.replicated = replicated;
         this.config = config;
         this.self = config.self();
-        this.catalog = new TransactionCatalog(config.application().transactions());
+        this.catalog = config.application().catalog();
         Classification classification = config.classification();
         classification.validateAgainst(catalog);
         List<RoutingTable.Route> routes = new ArrayList<>();

@@ -1,0 +1,133 @@
+package dev.gyro.agent;
+
+import dev.gyro.protocol.Value;
+import dev.gyro.runtime.GyroInstance;
+import dev.gyro.wire.Reply;
+import dev.gyro.wire.Request;
+import dev.gyro.wire.RoutingTable;
+
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.SQLTransactionRollbackException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+
+/**
+ * Gyro attached to an application in its own process (docs/decisions/34-attaching.md): each call of a classified
+ * method becomes a request of the instance that owns it, and runs on the application's thread once the request may
+ * run. Thread-safe: any number of the application's threads call at once.
+ */
+public final class Attachment implements AutoCloseable {
+
+    private final List<GyroInstance> instances;
+    private final ExecutorService requests = Executors.newCachedThreadPool(r -> {
+        Thread t = new Thread(r, "gyro-attached-call");
+        t.setDaemon(true);
+        return t;
+    });
+
+    /** @param instances the running instances of the ring, by id */
+    public Attachment(List<GyroInstance> instances) {
+        this.instances = List.copyOf(instances);
+    }
+
+    /**
+     * Begins a call of {@code method} with {@code args}: routes it, and waits until its request may run.
+     *
+     * @throws SQLException when Gyro refused or failed the request before the call could run (its message says why)
+     */
+    public Call begin(AttachedMethod method, Object[] args) throws SQLException {
+        List<Object> keys = method.partitionValues(args);
+        String id = UUID.randomUUID().toString();
+        List<Value> parameters = new ArrayList<>();
+        parameters.add(Value.of(id));
+        for (Object k : keys) parameters.add(Value.of(String.valueOf(k)));
+        Request request = new Request(method.rule().name(), parameters, false, 0);
+        RoutingTable routing = instances.get(0).routing();
+        int owner = routing.decide(request.transaction(), request.parameters(), 0).owner();
+        Handoff h = Handoff.open(id);
+        CompletableFuture<Reply> reply = CompletableFuture.supplyAsync(() -> instances.get(owner).call(request), requests);
+        reply.whenComplete((r, t) -> h.go.completeExceptionally(new IllegalStateException(
+                r != null ? r.status() + ": " + r.message() : String.valueOf(t)))); // it ended without running
+        try {
+            return new Call(method, h, h.go.get(), reply);
+        } catch (ExecutionException e) {
+            h.close();
+            throw new SQLException("gyro: " + method.rule().name() + " did not run: " + e.getCause().getMessage());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            h.done.complete(false);
+            h.close();
+            throw new SQLException("gyro: interrupted while " + method.rule().name() + " waited to run", e);
+        }
+    }
+
+    /** One call in progress: its connection, and its end (the application's commit or rollback). */
+    public static final class Call {
+        private final AttachedMethod method;
+        private final Handoff handoff;
+        private final Connection connection;
+        private final CompletableFuture<Reply> reply;
+
+        private Call(AttachedMethod method, Handoff handoff, Connection connection, CompletableFuture<Reply> reply) {
+            this.method = method;
+            this.handoff = handoff;
+            this.connection = connection;
+            this.reply = reply;
+        }
+
+        /** The connection the call's work runs on: its instance's database, in its request's transaction. */
+        public Connection connection() {
+            return connection;
+        }
+
+        /**
+         * The application commits: the request commits (a global one with its gsn, its update shipped to every other
+         * instance).
+         *
+         * @return the reply
+         * @throws SQLException when the request did not commit; a lost race is a serialization failure (SQLSTATE
+         *                      40001), which the application's own retry loop expects
+         */
+        public Reply commit() throws SQLException {
+            handoff.done.complete(true);
+            Reply r = end();
+            if (!r.ok()) {
+                String message = "gyro: " + method.rule().name() + " did not commit: " + r.status() + ": " + r.message();
+                if (r.message().contains("40001") || r.message().contains("could not serialize"))
+                    throw new SQLTransactionRollbackException(message, "40001");
+                throw new SQLException(message);
+            }
+            return r;
+        }
+
+        /** The application rolls back: nothing is written, nothing shipped. */
+        public void rollback() throws SQLException {
+            handoff.done.complete(false);
+            end();
+        }
+
+        private Reply end() throws SQLException {
+            try {
+                return reply.get();
+            } catch (ExecutionException e) {
+                throw new SQLException("gyro: " + method.rule().name() + " failed: " + e.getCause(), e.getCause());
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new SQLException("gyro: interrupted while " + method.rule().name() + " ended", e);
+            } finally {
+                handoff.close();
+            }
+        }
+    }
+
+    @Override
+    public void close() {
+        requests.shutdownNow();
+    }
+}
