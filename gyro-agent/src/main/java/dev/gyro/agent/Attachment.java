@@ -73,6 +73,8 @@ public final class Attachment implements AutoCloseable {
         private final Handoff handoff;
         private final Connection connection;
         private final CompletableFuture<Reply> reply;
+        /** The application's connection that did the call's work commits each statement: the call ends with it. */
+        volatile boolean endsWithMethod;
 
         private Call(AttachedMethod method, Handoff handoff, Connection connection, CompletableFuture<Reply> reply) {
             this.method = method;

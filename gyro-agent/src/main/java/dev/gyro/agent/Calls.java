@@ -38,10 +38,20 @@ public final class Calls {
         }
     }
 
-    /** One call in progress. */
-    record Call(Transaction transaction, List<Object> partitionValues) {}
+    /** One call in progress; {@code request} null where Gyro does not run calls (it only counts them). */
+    record Call(Transaction transaction, List<Object> partitionValues, Attachment.Call request) {}
+
+    /** Where calls run as requests, once the first call starts it; null: calls are counted only. */
+    interface Starter {
+        Attachment attachment() throws java.sql.SQLException;
+    }
 
     private static volatile Map<String, Transaction> byKey = Map.of();
+    private static volatile Starter starter;
+
+    static void runThrough(Starter s) {
+        starter = s;
+    }
 
     private Calls() {}
 
@@ -66,7 +76,17 @@ public final class Calls {
     public static Object enter(String key, Object[] args) {
         Transaction t = byKey.get(key);
         if (t == null) return null; // a method of the same name the classification does not name
-        return new Call(t, t.method.partitionValues(args));
+        if (Takeover.current() != null) return null; // called within a call: part of its request
+        List<Object> values = t.method.partitionValues(args);
+        Starter s = starter;
+        if (s == null) return new Call(t, values, null);
+        try {
+            Attachment.Call request = s.attachment().begin(t.method, args);
+            Takeover.begun(request);
+            return new Call(t, values, request);
+        } catch (java.sql.SQLException e) {
+            throw Calls.<RuntimeException>sneaky(e); // the application's JDBC code expects an SQLException
+        }
     }
 
     /** The call ended: returned ({@code thrown} null) or threw. */
@@ -74,6 +94,21 @@ public final class Calls {
         if (!(call instanceof Call c)) return;
         c.transaction().calls.increment();
         if (thrown != null) c.transaction().failed.increment();
+        Attachment.Call request = c.request();
+        if (request != null && request.endsWithMethod && Takeover.current() == request) {
+            Takeover.ended(); // its connection commits each statement: the call's transaction ends with the method
+            try {
+                if (thrown == null) request.commit();
+                else request.rollback();
+            } catch (java.sql.SQLException e) {
+                throw Calls.<RuntimeException>sneaky(e);
+            }
+        }
+    }
+
+    @SuppressWarnings("unchecked")
+    private static <T extends Throwable> T sneaky(Throwable t) throws T {
+        throw (T) t;
     }
 
     /** {@code owner.name(descriptor)}, as the advice's {@code #t.#m#d} names a method. */

@@ -1,6 +1,7 @@
 package dev.gyro.agent;
 
 import dev.gyro.app.Classification;
+import dev.gyro.cluster.LocalCluster;
 import net.bytebuddy.agent.builder.AgentBuilder;
 import net.bytebuddy.asm.Advice;
 import net.bytebuddy.description.method.MethodDescription;
@@ -23,7 +24,9 @@ import java.util.stream.Collectors;
  * mismatch stops the application before its {@code main}, with every problem named), and each call of one of them is
  * a request ({@link Calls}); at exit, the calls of each transaction are reported on standard error.
  *
- * <p>OPTIONS: {@code classification=FILE}, the classification file naming the application's methods.
+ * <p>OPTIONS, comma-separated: {@code classification=FILE}, the classification file naming the application's methods;
+ * {@code dir=DIR}, to run the calls over instances on SQLite databases in DIR ({@code instances=N}, 3 by default),
+ * taking the application's connections over ({@link Takeover}); without {@code dir}, calls are only counted.
  */
 public final class GyroAgent {
 
@@ -68,8 +71,69 @@ public final class GyroAgent {
                 .transform((builder, type, loader, module, domain) ->
                         builder.visit(Advice.to(CallAdvice.class).on(advised)))
                 .installOn(instrumentation);
+        if (given.containsKey("dir")) runOver(Path.of(given.get("dir")), instances(given), methods, instrumentation);
         Runtime.getRuntime().addShutdownHook(new Thread(GyroAgent::report, "gyro-agent-report"));
         System.err.println(PREFIX + "attached to " + methods.size() + " transaction method(s)");
+    }
+
+    private static int instances(Map<String, String> given) {
+        String n = given.getOrDefault("instances", "3");
+        try {
+            int i = Integer.parseInt(n);
+            if (i >= 1 && i <= 64) return i;
+        } catch (NumberFormatException e) {
+            // below
+        }
+        throw new IllegalArgumentException("instances=" + n + ": a number of instances from 1 to 64");
+    }
+
+    /**
+     * Calls run as requests over {@code n} instances on SQLite databases in {@code dir}: the application's connections
+     * are taken over at once (its schema and data reach every instance's database), and the instances start at the
+     * first call.
+     */
+    private static void runOver(Path dir, int n, List<AttachedMethod> methods, Instrumentation instrumentation) {
+        try {
+            Files.createDirectories(dir);
+        } catch (java.io.IOException e) {
+            throw new IllegalArgumentException("dir=" + dir + " cannot be created: " + e.getMessage());
+        }
+        String prefix = "jdbc:sqlite:" + dir.toAbsolutePath();
+        Takeover takeover = new Takeover(n, i -> "jdbc:sqlite:" + LocalCluster.databaseFile(dir.toAbsolutePath(), i),
+                prefix);
+        Takeover.activate(takeover);
+        new AgentBuilder.Default()
+                .disableClassFormatChanges()
+                .with(AgentBuilder.RedefinitionStrategy.RETRANSFORMATION) // a driver may be loaded already
+                .type(ElementMatchers.isSubTypeOf(java.sql.Driver.class).and(ElementMatchers.not(ElementMatchers.isInterface())))
+                .transform((builder, type, loader, module, domain) -> builder.visit(Advice.to(ConnectAdvice.class)
+                        .on(ElementMatchers.named("connect").and(ElementMatchers.takesArguments(String.class,
+                                java.util.Properties.class)))))
+                .installOn(instrumentation);
+        Object[] started = {null};
+        AttachedApplication app = new AttachedApplication("attached", methods);
+        Calls.runThrough(() -> {
+            synchronized (started) {
+                if (started[0] == null) {
+                    try {
+                        LocalCluster cluster = LocalCluster.create(dir.toAbsolutePath(), app, n, 1, 0, loaded -> {})
+                                .startAll();
+                        Attachment attachment = new Attachment(java.util.stream.IntStream.range(0, n)
+                                .mapToObj(cluster::instance).toList());
+                        takeover.serving();
+                        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+                            attachment.close();
+                            cluster.close();
+                        }, "gyro-agent-stop"));
+                        started[0] = attachment;
+                        System.err.println(PREFIX + n + " instances serve from " + dir);
+                    } catch (java.io.IOException e) {
+                        throw new java.sql.SQLException("gyro: the instances did not start: " + e.getMessage(), e);
+                    }
+                }
+                return (Attachment) started[0];
+            }
+        });
     }
 
     /** Each transaction's calls, one line each. */
@@ -87,11 +151,12 @@ public final class GyroAgent {
         for (String part : options.split(",")) {
             int eq = part.indexOf('=');
             String key = eq < 0 ? part : part.substring(0, eq);
-            if (!key.equals("classification")) unknown.add(key);
+            if (!Set.of("classification", "dir", "instances").contains(key)) unknown.add(key);
             m.put(key, eq < 0 ? "" : part.substring(eq + 1));
         }
         if (!unknown.isEmpty())
-            throw new IllegalArgumentException("unknown agent option(s) " + unknown + "; known: classification=FILE");
+            throw new IllegalArgumentException("unknown agent option(s) " + unknown + "; known: classification=FILE,"
+                    + " dir=DIR, instances=N");
         return m;
     }
 }

@@ -2,6 +2,8 @@ package dev.gyro.agent;
 
 import dev.gyro.agent.fixtures.Amalgamate;
 import dev.gyro.agent.fixtures.App;
+import dev.gyro.agent.fixtures.Bank;
+import dev.gyro.agent.fixtures.BankApp;
 import dev.gyro.agent.fixtures.OrderService;
 import dev.gyro.app.Classification;
 import dev.gyro.app.Kind;
@@ -50,11 +52,17 @@ class GyroAgentTest {
     private record Run(int status, String out, String err) {}
 
     private Run run(Classification classification) throws Exception {
+        return run(classification, "", App.class.getName());
+    }
+
+    private Run run(Classification classification, String moreOptions, String... main) throws Exception {
         Path file = dir.resolve("classification.json");
         classification.write(file);
         Path java = Path.of(System.getProperty("java.home"), "bin", "java");
-        Process p = new ProcessBuilder(java.toString(), "-javaagent:" + agentJar() + "=classification=" + file,
-                "-cp", System.getProperty("java.class.path"), App.class.getName())
+        List<String> command = new java.util.ArrayList<>(List.of(java.toString(), "-javaagent:" + agentJar()
+                + "=classification=" + file + moreOptions, "-cp", System.getProperty("java.class.path")));
+        command.addAll(List.of(main));
+        Process p = new ProcessBuilder(command)
                 .redirectOutput(dir.resolve("out.txt").toFile()).redirectError(dir.resolve("err.txt").toFile())
                 .start();
         assertThat(p.waitFor(2, TimeUnit.MINUTES)).as("the application exits").isTrue();
@@ -84,6 +92,58 @@ class GyroAgentTest {
         assertThat(r.err()).contains("gyro agent: attached to 2 transaction method(s)")
                 .contains("gyro agent: Amalgamate: 3 call(s)") // run(conn, String) is another method
                 .contains("gyro agent: placeOrder: 1 call(s)"); // the refused one never began
+    }
+
+    private static Classification.Method bank(String name, String... parameters) {
+        List<Classification.Parameter> ps = new java.util.ArrayList<>();
+        for (int i = 0; i < parameters.length; i += 2) ps.add(new Classification.Parameter(parameters[i + 1], parameters[i]));
+        return new Classification.Method(Bank.class.getName(), name, ps);
+    }
+
+    private static java.util.Map<Long, Long> table(Path db, String sql) throws Exception {
+        java.util.Map<Long, Long> rows = new java.util.TreeMap<>();
+        try (java.sql.Connection c = java.sql.DriverManager.getConnection("jdbc:sqlite:" + db);
+             java.sql.Statement st = c.createStatement(); java.sql.ResultSet rs = st.executeQuery(sql)) {
+            while (rs.next()) rows.put(rs.getLong(1), rs.getLong(2));
+        }
+        return rows;
+    }
+
+    @Test
+    void anUnmodifiedApplicationRunsOverThreeInstancesItsConnectionsTakenOver() throws Exception {
+        Classification c = new Classification(List.of(
+                rule("transfer", Kind.GLOBAL, List.of("from"),
+                        bank("transfer", "java.sql.Connection", "c", "long", "from", "long", "to", "long", "amount")),
+                rule("visit", Kind.LOCAL, List.of("account"), bank("visit", "java.sql.Connection", "c", "long", "account"))));
+        Path instances = dir.resolve("instances"), own = dir.resolve("own");
+        Files.createDirectories(own);
+        int calls = 15;
+        Run r = run(c, ",dir=" + instances, BankApp.class.getName(), "jdbc:sqlite:" + own.resolve("bank.db"), "" + calls);
+        assertThat(r.status()).as(r.err()).isZero();
+        assertThat(r.out()).contains("app done");
+        assertThat(r.err()).contains("gyro agent: 3 instances serve from " + instances)
+                .contains("gyro agent: transfer: " + 2 * calls + " call(s)")
+                .contains("gyro agent: visit: " + 2 * calls + " call(s)");
+        java.util.Map<Long, Long> balances = null;
+        java.util.Map<Long, Long> visits = new java.util.TreeMap<>();
+        java.util.Set<Integer> visitedAt = new java.util.HashSet<>();
+        for (int i = 0; i < 3; i++) {
+            Path db = dev.gyro.cluster.LocalCluster.databaseFile(instances, i);
+            java.util.Map<Long, Long> b = table(db, "SELECT id, balance FROM accounts");
+            if (balances == null) balances = b;
+            assertThat(b).as("instance %d: every transfer applied", i).isEqualTo(balances);
+            int at = i;
+            table(db, "SELECT account, n FROM visits").forEach((a, n) -> {
+                visits.merge(a, n, Long::sum);
+                if (n > 0) visitedAt.add(at);
+            });
+        }
+        assertThat(balances).hasSize(BankApp.ACCOUNTS);
+        assertThat(balances.values().stream().mapToLong(Long::longValue).sum()).isEqualTo(100L * BankApp.ACCOUNTS);
+        assertThat(balances).as("the transfers moved money").containsValue(93L);
+        assertThat(visits.values().stream().mapToLong(Long::longValue).sum()).as("each visit once").isEqualTo(2L * calls);
+        assertThat(visitedAt).as("visits ran at their accounts' instances").hasSizeGreaterThan(1);
+        assertThat(Files.size(own.resolve("bank.db"))).as("the application's own database is not used").isZero();
     }
 
     @Test

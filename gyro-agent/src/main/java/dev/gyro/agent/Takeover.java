@@ -1,0 +1,159 @@
+package dev.gyro.agent;
+
+import java.lang.reflect.InvocationHandler;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Method;
+import java.lang.reflect.Proxy;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.function.IntFunction;
+
+/**
+ * The application's JDBC connections, taken over (docs/decisions/34-attaching.md): whatever URL its configuration
+ * holds, a connection it opens is Gyro's. Inside a call of a classified method it is the call's request's connection,
+ * on the owning instance's database, until the application commits or rolls back; outside any call, before Gyro
+ * serves its first call, every statement runs on every instance's database (the application creating and loading its
+ * schema); after that, a statement outside any call that is not a query is refused, naming the calling method.
+ * Public: the advice on the database driver's {@code connect}, inlined into the driver, calls {@link #connected}.
+ */
+public final class Takeover {
+
+    private static volatile Takeover active;
+    private static final ThreadLocal<Attachment.Call> CURRENT = new ThreadLocal<>();
+
+    private final int instances;
+    private final IntFunction<String> instanceUrl;
+    private final String instancePrefix;
+    private volatile boolean serving;
+
+    /**
+     * @param instanceUrl    the JDBC URL of instance I's database (its connections are Gyro's own, never taken over)
+     * @param instancePrefix what every instance database's URL begins with
+     */
+    Takeover(int instances, IntFunction<String> instanceUrl, String instancePrefix) {
+        this.instances = instances;
+        this.instanceUrl = instanceUrl;
+        this.instancePrefix = instancePrefix;
+    }
+
+    static void activate(Takeover t) {
+        active = t;
+    }
+
+    /** From the first call on, Gyro serves: writes outside calls are refused. */
+    void serving() {
+        serving = true;
+    }
+
+    /** The call the current thread is in, or null. */
+    static Attachment.Call current() {
+        return CURRENT.get();
+    }
+
+    static void begun(Attachment.Call call) {
+        CURRENT.set(call);
+    }
+
+    static void ended() {
+        CURRENT.remove();
+    }
+
+    /** A connection the database driver made for {@code url}: the application's is replaced by Gyro's. */
+    public static Connection connected(Connection made, String url) throws SQLException {
+        Takeover t = active;
+        if (t == null || made == null || url == null || url.startsWith(t.instancePrefix)) return made;
+        made.close(); // the application's own database is not used: the instances' are
+        return (Connection) Proxy.newProxyInstance(Takeover.class.getClassLoader(), new Class<?>[] {Connection.class},
+                t.new AppConnection());
+    }
+
+    /** One connection the application holds. */
+    private final class AppConnection implements InvocationHandler {
+        private List<Connection> everywhere; // outside calls, opened when first needed
+        private boolean autoCommit = true;
+
+        @Override
+        public Object invoke(Object proxy, Method method, Object[] args) throws Throwable {
+            String name = method.getName();
+            if (method.getDeclaringClass() == Object.class)
+                return name.equals("equals") ? proxy == args[0] : name.equals("hashCode")
+                        ? System.identityHashCode(proxy) : "gyro connection";
+            if (name.equals("getAutoCommit")) return autoCommit;
+            if (name.equals("setAutoCommit")) {
+                autoCommit = (Boolean) args[0];
+                if (CURRENT.get() == null) return on(everywhere(), method, args);
+                return null;
+            }
+            Attachment.Call call = CURRENT.get();
+            if (call != null) return inCall(call, method, args);
+            if (name.equals("close") || name.equals("isClosed")) return everywhere == null ? (name.equals("close")
+                    ? null : Boolean.FALSE) : on(everywhere(), method, args);
+            if (serving && (name.startsWith("prepare") || name.equals("nativeSQL")) && args != null
+                    && args[0] instanceof String sql && !sql.strip().toLowerCase(Locale.ROOT).startsWith("select"))
+                throw new SQLException("gyro: " + caller() + " writes outside any transaction method of the"
+                        + " classification while Gyro serves (" + sql.strip() + "): it would reach one instance only");
+            return on(everywhere(), method, args);
+        }
+
+        private Object inCall(Attachment.Call call, Method method, Object[] args) throws Throwable {
+            switch (method.getName()) {
+                case "commit" -> {
+                    CURRENT.remove();
+                    call.commit();
+                    return null;
+                }
+                case "rollback" -> {
+                    if (args != null && args.length > 0) break; // to a savepoint: inside the call's transaction
+                    CURRENT.remove();
+                    call.rollback();
+                    return null;
+                }
+                case "close" -> {
+                    CURRENT.remove();
+                    call.rollback(); // closed without a commit
+                    return null;
+                }
+                default -> {
+                }
+            }
+            if (autoCommit) call.endsWithMethod = true; // each statement would commit: the call commits at its end
+            try {
+                return method.invoke(call.connection(), args);
+            } catch (InvocationTargetException e) {
+                throw e.getCause();
+            }
+        }
+
+        private Object on(Connection fanned, Method method, Object[] args) throws Throwable {
+            try {
+                return method.invoke(fanned, args);
+            } catch (InvocationTargetException e) {
+                throw e.getCause();
+            }
+        }
+
+        private Connection everywhere() throws SQLException {
+            if (everywhere == null) {
+                everywhere = new ArrayList<>();
+                for (int i = 0; i < instances; i++) {
+                    Connection c = java.sql.DriverManager.getConnection(instanceUrl.apply(i));
+                    c.setAutoCommit(autoCommit);
+                    everywhere.add(c);
+                }
+            }
+            return FanOut.of(Connection.class, everywhere);
+        }
+    }
+
+    /** The application's method that called into JDBC: the first frame outside the JDK, JDBC drivers and Gyro. */
+    static String caller() {
+        return StackWalker.getInstance().walk(frames -> frames
+                .map(f -> f.getClassName() + "." + f.getMethodName())
+                .filter(n -> !n.startsWith("java.") && !n.startsWith("jdk.") && !n.startsWith("sun.")
+                        && !n.startsWith("com.sun.proxy") && !n.startsWith("dev.gyro.agent.") && !n.startsWith("$Proxy"))
+                .findFirst().orElse("the application"));
+    }
+}
