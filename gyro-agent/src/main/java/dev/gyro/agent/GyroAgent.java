@@ -122,6 +122,13 @@ public final class GyroAgent {
                                 .mapToObj(cluster::instance).toList());
                         takeover.serving();
                         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+                            try {
+                                // every global's update reaches every instance before the instances stop
+                                if (!cluster.awaitQuiet(60_000))
+                                    System.err.println(PREFIX + "the ring did not become quiet within 60 s");
+                            } catch (InterruptedException e) {
+                                Thread.currentThread().interrupt();
+                            }
                             attachment.close();
                             cluster.close();
                         }, "gyro-agent-stop"));

@@ -6,7 +6,7 @@ import picocli.CommandLine.Command;
 /** The {@code gyro} command. */
 @Command(name = "gyro", mixinStandardHelpOptions = true, versionProvider = Gyro.Version.class,
         description = "Gyro: scale out an OLTP application over N unmodified database instances, serializably.",
-        subcommands = {DemoCommand.class, NewAppCommand.class, LoadCommand.class, WorkloadCommand.class, ClusterCommand.class, InstanceCommand.class, CertsCommand.class, CallCommand.class, StatusCommand.class, LatencyCommand.class, BenchCommand.class, FuzzCommand.class,
+        subcommands = {DemoCommand.class, NewAppCommand.class, LoadCommand.class, WorkloadCommand.class, ClusterCommand.class, InstanceCommand.class, CertsCommand.class, CallCommand.class, StatusCommand.class, LatencyCommand.class, BenchCommand.class, FuzzCommand.class, AttachCommand.class,
                 CommandLine.HelpCommand.class})
 public final class Gyro implements Runnable {
 

@@ -1,0 +1,159 @@
+package dev.gyro.cli;
+
+import dev.gyro.agent.GyroAgent;
+import dev.gyro.cluster.LocalCluster;
+import org.yaml.snakeyaml.Yaml;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+
+import java.io.IOException;
+import java.io.OutputStream;
+import java.io.Reader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.jar.Attributes;
+import java.util.jar.JarOutputStream;
+import java.util.jar.Manifest;
+
+/**
+ * Runs an unmodified application's own command line with Gyro attached (docs/decisions/34-attaching.md), then checks
+ * the instances and says {@code attach: OK} or {@code attach: FAILED: why}.
+ */
+@Command(name = "attach", mixinStandardHelpOptions = true,
+        description = "Run an unmodified Java application with Gyro attached: its classified methods run as requests over"
+                + " the instances FILE describes, e.g. gyro attach --config attach.yaml -- java -cp app.jar Main."
+                + " FILE (YAML): backend (sqlite), instances (a count), classification (the file gyro analyze wrote,"
+                + " naming the application's methods), dir (the instances' folder, default gyro-attach beside FILE).")
+final class AttachCommand implements java.util.concurrent.Callable<Integer> {
+
+    private static final Set<String> KEYS = Set.of("backend", "instances", "classification", "dir");
+
+    @Option(names = "--config", paramLabel = "FILE", required = true, description = "what to attach: see above")
+    Path config;
+
+    @Option(names = "--agent", description = "print the -javaagent argument for those who start java themselves, and exit")
+    boolean agent;
+
+    @Parameters(paramLabel = "COMMAND", arity = "0..*", description = "the application's command line, beginning with java")
+    List<String> command = new ArrayList<>();
+
+    /** What FILE says, checked. */
+    record Config(int instances, Path classification, Path dir) {}
+
+    @Override
+    public Integer call() throws Exception {
+        Config c;
+        try {
+            c = read(config);
+        } catch (IllegalArgumentException e) {
+            System.err.println("gyro attach: " + e.getMessage());
+            return 2;
+        }
+        Path instances = c.dir().resolve("instances");
+        String javaagent = "-javaagent:" + agentJar(c.dir()) + "=classification=" + c.classification() + ",dir="
+                + instances + ",instances=" + c.instances();
+        if (agent) {
+            System.out.println(javaagent);
+            return 0;
+        }
+        if (command.isEmpty() || !Path.of(command.get(0)).getFileName().toString().equals("java")) {
+            System.err.println("gyro attach: give the application's command line after --, beginning with java");
+            return 2;
+        }
+        if (Files.exists(instances)) {
+            System.err.println("gyro attach: " + instances + " holds the instances of an earlier run: remove it, or"
+                    + " give another dir");
+            return 2;
+        }
+        List<String> run = new ArrayList<>(command);
+        run.add(1, javaagent);
+        int status = new ProcessBuilder(run).inheritIO().start().waitFor();
+        String failed = status != 0 ? "the command exited with status " + status : check(instances, c.instances());
+        System.out.println(failed == null ? "attach: OK" : "attach: FAILED: " + failed);
+        return failed == null ? 0 : 1;
+    }
+
+    /** Every instance applied the same global requests: their last gsns agree. Null if so, else why not. */
+    static String check(Path instances, int n) throws SQLException {
+        long first = -1;
+        for (int i = 0; i < n; i++) {
+            Path db = LocalCluster.databaseFile(instances, i);
+            if (!Files.exists(db)) return "instance " + i + " never started (no call of a classified method ran)";
+            try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + db);
+                 Statement st = c.createStatement(); ResultSet rs = st.executeQuery("SELECT last_gsn FROM gyro_state")) {
+                long gsn = rs.next() ? rs.getLong(1) : -1;
+                if (first < 0) first = gsn;
+                else if (gsn != first)
+                    return "instance " + i + " applied global requests up to gsn " + gsn + ", instance 0 up to " + first;
+            }
+        }
+        return null;
+    }
+
+    static Config read(Path file) throws IOException {
+        if (!Files.isRegularFile(file)) throw new IllegalArgumentException("--config " + file + ": no such file");
+        Object root;
+        try (Reader in = Files.newBufferedReader(file, StandardCharsets.UTF_8)) {
+            root = new Yaml().load(in);
+        } catch (RuntimeException e) {
+            throw new IllegalArgumentException(file + ": not valid YAML: " + e.getMessage());
+        }
+        if (!(root instanceof Map<?, ?> map)) throw new IllegalArgumentException(file + ": expected keys " + KEYS);
+        for (Object k : map.keySet())
+            if (!KEYS.contains(String.valueOf(k)))
+                throw new IllegalArgumentException(file + ": unknown key '" + k + "' (known: " + KEYS + ")");
+        Object backend = map.get("backend");
+        if (backend != null && !"sqlite".equals(backend))
+            throw new IllegalArgumentException(file + ": backend " + backend + ": attach runs on sqlite so far");
+        Object n = map.get("instances");
+        int instances = n == null ? 3 : n instanceof Integer i && i >= 1 && i <= 64 ? i : -1;
+        if (instances < 0) throw new IllegalArgumentException(file + ": instances: a count from 1 to 64, not " + n);
+        Path folder = file.toAbsolutePath().getParent();
+        Object cls = map.get("classification");
+        if (cls == null) throw new IllegalArgumentException(file + ": no classification (the file naming the"
+                + " application's methods, as gyro analyze writes it)");
+        Path classification = folder.resolve(String.valueOf(cls));
+        if (!Files.isReadable(classification))
+            throw new IllegalArgumentException(file + ": classification " + classification + " cannot be read");
+        Object dir = map.get("dir");
+        return new Config(instances, classification, folder.resolve(dir == null ? "gyro-attach" : String.valueOf(dir)));
+    }
+
+    /**
+     * The agent's jar in {@code dir}: its manifest names the agent and puts Gyro's own jars (this command's class path)
+     * on the application's class path.
+     */
+    static Path agentJar(Path dir) throws IOException {
+        Files.createDirectories(dir);
+        String classPath = System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
+        StringBuilder urls = new StringBuilder();
+        for (String entry : classPath.split(java.io.File.pathSeparator)) {
+            if (entry.isBlank()) continue;
+            Path p = Path.of(entry).toAbsolutePath();
+            String uri = p.toUri().toString();
+            urls.append(urls.length() == 0 ? "" : " ").append(Files.isDirectory(p) && !uri.endsWith("/") ? uri + "/" : uri);
+        }
+        Manifest manifest = new Manifest();
+        Attributes a = manifest.getMainAttributes();
+        a.put(Attributes.Name.MANIFEST_VERSION, "1.0");
+        a.putValue("Premain-Class", GyroAgent.class.getName());
+        a.putValue("Can-Retransform-Classes", "true");
+        a.put(Attributes.Name.CLASS_PATH, urls.toString());
+        Path jar = dir.resolve("gyro-agent.jar");
+        try (OutputStream out = Files.newOutputStream(jar); JarOutputStream j = new JarOutputStream(out, manifest)) {
+            // the manifest is all
+        }
+        return jar;
+    }
+}

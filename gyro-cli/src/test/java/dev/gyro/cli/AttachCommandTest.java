@@ -1,0 +1,87 @@
+package dev.gyro.cli;
+
+import dev.gyro.agent.fixtures.Bank;
+import dev.gyro.agent.fixtures.BankApp;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * {@code gyro attach} as a user runs it: an application that knows nothing of Gyro (a bank on plain JDBC, with its own
+ * database URL) run by its own command line over three instances; the last line says whether the instances agree.
+ */
+@Tag("processes")
+class AttachCommandTest {
+
+    @TempDir
+    Path dir;
+
+    private static final String CLASSIFICATION = """
+            {"transactions": [
+             {"name": "transfer", "class": "global", "partitionBy": ["from"], "method": {"class": "%1$s",
+              "name": "transfer", "parameters": [{"name": "c", "type": "java.sql.Connection"},
+              {"name": "from", "type": "long"}, {"name": "to", "type": "long"}, {"name": "amount", "type": "long"}]}},
+             {"name": "visit", "class": "local", "partitionBy": ["account"], "method": {"class": "%1$s",
+              "name": "visit", "parameters": [{"name": "c", "type": "java.sql.Connection"},
+              {"name": "account", "type": "long"}]}}]}
+            """;
+
+    private record Run(int status, String out) {}
+
+    private Run attach(String... args) throws Exception {
+        List<String> cmd = new ArrayList<>(List.of("attach", "--config", dir.resolve("attach.yaml").toString()));
+        cmd.addAll(List.of(args));
+        Process p = new ProcessBuilder(GyroProcesses.command(cmd)).redirectErrorStream(true)
+                .redirectOutput(dir.resolve("out.txt").toFile()).start();
+        assertThat(p.waitFor(3, TimeUnit.MINUTES)).as("gyro attach exits").isTrue();
+        return new Run(p.exitValue(), Files.readString(dir.resolve("out.txt"), StandardCharsets.UTF_8));
+    }
+
+    @Test
+    void anUnmodifiedApplicationRunsAttachedAndTheInstancesAgree() throws Exception {
+        Files.writeString(dir.resolve("classification.json"), CLASSIFICATION.formatted(Bank.class.getName()));
+        Files.writeString(dir.resolve("attach.yaml"), "backend: sqlite\ninstances: 3\nclassification: classification.json\n");
+        Path own = Files.createDirectories(dir.resolve("own"));
+        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+        String cp = System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
+
+        Run agent = attach("--agent");
+        assertThat(agent.status()).isZero();
+        assertThat(agent.out().strip()).startsWith("-javaagent:" + dir.resolve("gyro-attach").resolve("gyro-agent.jar"))
+                .contains("classification=" + dir.resolve("classification.json"));
+
+        Run r = attach("--", java, "-cp", cp, BankApp.class.getName(), "jdbc:sqlite:" + own.resolve("bank.db"), "20");
+        assertThat(r.status()).as(r.out()).isZero();
+        assertThat(r.out()).contains("app done", "gyro agent: transfer: 40 call(s)", "gyro agent: visit: 40 call(s)");
+        assertThat(r.out().strip().lines().reduce((a, b) -> b).orElse("")).isEqualTo("attach: OK");
+
+        Run again = attach("--", java, "-cp", cp, BankApp.class.getName(), "jdbc:sqlite:" + own.resolve("bank.db"), "1");
+        assertThat(again.status()).isEqualTo(2);
+        assertThat(again.out()).contains("holds the instances of an earlier run");
+    }
+
+    @Test
+    void aFailingApplicationOrAWrongFileSaysSo() throws Exception {
+        Files.writeString(dir.resolve("attach.yaml"), "backend: postgres\nclassification: none.json\n");
+        Run wrong = attach("--", "java", "-version");
+        assertThat(wrong.status()).isEqualTo(2);
+        assertThat(wrong.out()).contains("backend postgres: attach runs on sqlite so far");
+
+        Files.writeString(dir.resolve("classification.json"), CLASSIFICATION.formatted(Bank.class.getName()));
+        Files.writeString(dir.resolve("attach.yaml"), "classification: classification.json\ninstances: 2\n");
+        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+        Run failing = attach("--", java, "-cp", System.getProperty("surefire.test.class.path",
+                System.getProperty("java.class.path")), "no.such.Main");
+        assertThat(failing.status()).isEqualTo(1);
+        assertThat(failing.out().strip()).endsWith("attach: FAILED: the command exited with status 1");
+    }
+}
