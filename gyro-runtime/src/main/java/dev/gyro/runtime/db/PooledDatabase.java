@@ -136,7 +136,7 @@ final class PooledDatabase implements Database {
     }
 
     private Connection begin(HikariDataSource pool) throws SQLException {
-        Connection c = pool.getConnection();
+        Connection c = connection(pool);
         synchronized (handedOut) {
             handedOut.put(c, pool);
         }
@@ -144,10 +144,26 @@ final class PooledDatabase implements Database {
             dialect.begin(c);
             return c;
         } catch (SQLException | RuntimeException e) {
+            sawFailure(e);
             discard(pool, c);
             closeQuietly(c);
             throw e;
         }
+    }
+
+    /** A pooled connection; a pool that cannot have one tells the database's health (DatabaseHealth). */
+    private Connection connection(HikariDataSource pool) throws SQLException {
+        try {
+            return pool.getConnection();
+        } catch (SQLException | RuntimeException e) {
+            sawFailure(e);
+            throw e;
+        }
+    }
+
+    /** A failure that says the database cannot be reached goes to its health; any other says nothing about it. */
+    private void sawFailure(Throwable t) {
+        if (failures.kind(t) == Failures.Kind.UNREACHABLE) failures.health().unreachable(t);
     }
 
     private HikariDataSource poolOf(Connection c) {
@@ -164,7 +180,9 @@ final class PooledDatabase implements Database {
     private void commit(HikariDataSource pool, Connection c) throws SQLException {
         try {
             dialect.commit(c);
+            failures.health().answered();
         } catch (SQLException | RuntimeException e) {
+            sawFailure(e);
             discard(pool, c);
             throw e;
         }
@@ -189,16 +207,19 @@ final class PooledDatabase implements Database {
     public <T> T inTransaction(boolean readOnly, SqlWork<T> work) throws SQLException {
         HikariDataSource pool = readOnly ? readPool : writePool;
         return LostRaces.retry(this, retries, () -> {
-            Connection c = pool.getConnection();
+            Connection c = connection(pool);
             boolean committing = false;
             try {
                 dialect.begin(c);
                 T result = work.run(c);
                 committing = true;
-                commit(pool, c); // rolls back itself when it fails
+                commit(pool, c); // rolls back itself when it fails, and tells the health either way
                 return result;
             } catch (Throwable t) {
-                if (!committing) discard(pool, c);
+                if (!committing) {
+                    sawFailure(t);
+                    discard(pool, c);
+                }
                 throw t;
             } finally {
                 closeQuietly(c);
