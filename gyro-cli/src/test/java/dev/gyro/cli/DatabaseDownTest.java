@@ -67,6 +67,22 @@ class DatabaseDownTest {
         }
     }
 
+    /** Instance 0's live view, in a real headless Chromium when there is one, shows instance 1's row saying so. */
+    void liveViewSays(Path dir, String text) throws Exception {
+        try {
+            Chromium.require();
+        } catch (org.opentest4j.TestAbortedException noBrowser) {
+            System.out.println("the live view is not checked: " + noBrowser.getMessage());
+            return;
+        }
+        Path profile = java.nio.file.Files.createDirectories(dir.resolve("profile-" + System.nanoTime()));
+        String dom = Chromium.run(profile, "http://" + cluster.httpAddresses().get(0) + "/", 4_000, "--dump-dom");
+        java.util.regex.Matcher row = java.util.regex.Pattern.compile("<tr id=\"row-1\"[^>]*>(.*?)</tr>").matcher(dom);
+        assertThat(row.find()).as(dom).isTrue();
+        assertThat(row.group(0)).contains("class=\"dbdown\"").contains(text);
+        assertThat(dom).contains("1 with its database down (db-down)");
+    }
+
     long cartOf(GyroClient client, int owner, long from) {
         long cart = from;
         while (client.routing().decide("order", Request.of("order", cart).parameters(), -1).owner() != owner) cart++;
@@ -113,6 +129,7 @@ class DatabaseDownTest {
             JsonNode ring = JSON.readTree(LiveViewTest.get("http://" + cluster.httpAddresses().get(0) + "/ring.json"));
             assertThat(ring.get("instances").get(1).get("databaseDown").asBoolean()).as(ring.toString()).isTrue();
             assertThat(ring.get("instances").get(0).get("databaseDown").asBoolean()).as(ring.toString()).isFalse();
+            liveViewSays(dir, "db-down: database unreachable since ");
 
             // A global request of instance 0: its update has to reach instance 1, whose belt retries until it can.
             CompletableFuture<Reply> order = CompletableFuture.supplyAsync(() -> client.call("order", next));

@@ -153,12 +153,19 @@ public final class DatabaseHealth {
             }
             answered();
         } catch (SQLException | RuntimeException e) {
-            unreachable(e);
+            if (!interrupted(e)) unreachable(e); // interrupted: the instance closes, which says nothing of the database
         } finally {
             synchronized (this) {
                 probeStarted = 0;
             }
         }
+    }
+
+    private static boolean interrupted(Throwable t) {
+        if (Thread.currentThread().isInterrupted()) return true;
+        for (int depth = 0; t != null && depth < 20; depth++, t = t.getCause() == t ? null : t.getCause())
+            if (t instanceof InterruptedException) return true;
+        return false;
     }
 
     /** True while the database is unreachable or the instance retries work on it. */
