@@ -82,6 +82,18 @@ public abstract sealed class DatabaseServer implements AutoCloseable permits Pos
         return stopped;
     }
 
+    /**
+     * {@code shownUrl}, a JDBC URL of a server in {@code serverDirectory} whose password was hidden
+     * ({@code password=***}, as {@code cluster.json} and the logs show it), with the password kept in that directory
+     * ({@link PostgresServer#CREDENTIALS}, readable only by the user who made the server); unchanged when nothing is
+     * hidden or the directory keeps no password.
+     */
+    public static String withPassword(String shownUrl, Path serverDirectory) {
+        if (!shownUrl.contains("password=***")) return shownUrl;
+        String password = PostgresServer.readPassword(serverDirectory.toAbsolutePath());
+        return password == null ? shownUrl : shownUrl.replace("password=***", "password=" + password);
+    }
+
     public abstract ServerKind kind();
 
     /** The server's own directory (its data directory and log are inside). */

@@ -17,38 +17,96 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * A PostgreSQL server of its own: {@code initdb} into {@code DIR/data} (superuser {@code gyro}, trust
- * authentication, which is safe because it listens on loopback only and has no Unix socket), started with
- * {@code pg_ctl} on its port. {@code fsync} is off: the data survives a crash of the server process (what the
- * tests simulate), not of the machine. Run as root, every program runs as the {@code postgres} user.
+ * A PostgreSQL server of its own: {@code initdb} into {@code DIR/data} (superuser {@code gyro}), started with
+ * {@code pg_ctl} on its port. It listens on loopback only, has no Unix socket, and accepts only password
+ * authentication (SCRAM-SHA-256): every local account reaches its port, so none is trusted for being local
+ * (docs/decisions/13-secure-by-default.md). The password is made at random when the server is initialised and kept in
+ * {@code DIR/credentials} (a password file as {@code psql} reads it, {@code PGPASSFILE}), readable by this process's
+ * user alone (mode 0600); {@link #jdbcUrl} carries it, so everything that connects through it uses it. A server
+ * initialised before passwords (trust, no credentials file) is used as it is. {@code fsync} is off: the data survives
+ * a crash of the server process (what the tests simulate), not of the machine. Run as root, every program runs as the
+ * {@code postgres} user.
  */
 public final class PostgresServer extends DatabaseServer {
 
     /** The superuser Gyro connects as. */
     public static final String USER = "gyro";
+    /** The file in the server's directory with {@link #USER}'s password (mode 0600, psql's password-file format). */
+    public static final String CREDENTIALS = "credentials";
     private static final Duration TIMEOUT = Duration.ofSeconds(120);
+    private static final String ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz23456789";
 
     private final ServerBinaries.Postgres bin;
+    private final String password; // null for a server initialised before passwords (trust)
     private long startedPid = -1; // to stop the server even if its data directory was removed under it
 
-    private PostgresServer(Path dir, int port, ServerBinaries.Postgres bin, String osUser) {
+    private PostgresServer(Path dir, int port, ServerBinaries.Postgres bin, String osUser, String password) {
         super(dir, port, osUser);
         this.bin = bin;
+        this.password = password;
     }
 
     static PostgresServer create(Path dir, int port) {
         ServerBinaries.Postgres bin = ServerBinaries.postgres();
         String osUser = Commands.serverUser("postgres", "postgresql");
-        PostgresServer s = new PostgresServer(createDirectory(dir), port, bin, osUser);
-        if (!Files.exists(s.data().resolve("PG_VERSION"))) s.initialise();
+        Path abs = createDirectory(dir);
+        boolean fresh = !Files.exists(abs.resolve("data").resolve("PG_VERSION"));
+        PostgresServer s = new PostgresServer(abs, port, bin, osUser, fresh ? newPassword() : readPassword(abs));
+        if (fresh) s.initialise();
         return s;
+    }
+
+    private static String newPassword() {
+        java.security.SecureRandom random = new java.security.SecureRandom();
+        StringBuilder p = new StringBuilder();
+        for (int i = 0; i < 32; i++) p.append(ALPHABET.charAt(random.nextInt(ALPHABET.length())));
+        return p.toString();
+    }
+
+    /** The password in {@code dir}'s credentials file, or null when there is none (a server that trusts). */
+    static String readPassword(Path dir) {
+        Path file = dir.resolve(CREDENTIALS);
+        if (!Files.exists(file)) return null;
+        try {
+            for (String line : Files.readAllLines(file, StandardCharsets.UTF_8)) {
+                String[] f = line.strip().split(":", 5); // host:port:database:user:password
+                if (f.length == 5 && f[3].equals(USER)) return f[4];
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot read " + file, e);
+        }
+        throw new IllegalStateException(file + " has no password for user " + USER);
+    }
+
+    /** {@code text} in a new file {@code file}, readable and writable by its owner alone from the start (0600). */
+    private static void writePrivate(Path file, String text) throws IOException {
+        Files.deleteIfExists(file);
+        Files.createFile(file, java.nio.file.attribute.PosixFilePermissions.asFileAttribute(
+                java.nio.file.attribute.PosixFilePermissions.fromString("rw-------")));
+        Files.writeString(file, text, StandardCharsets.UTF_8);
     }
 
     private void initialise() {
         prepareDirectory();
-        Commands.check("initdb of a PostgreSQL server in " + data(), List.of(bin.initdb().toString(), "-D",
-                data().toString(), "-U", USER, "--auth=trust", "-E", "UTF8", "--no-locale", "--no-sync"), osUser,
-                TIMEOUT);
+        // initdb reads the password from a file of the server's user, removed at once; only password (SCRAM)
+        // authentication is allowed, for TCP and the (disabled) Unix socket alike.
+        Path pwfile = dir.resolve("initdb-password");
+        try {
+            writePrivate(pwfile, password + "\n");
+            Commands.chown(pwfile, osUser);
+            Commands.check("initdb of a PostgreSQL server in " + data(), List.of(bin.initdb().toString(), "-D",
+                    data().toString(), "-U", USER, "--auth=scram-sha-256", "--pwfile=" + pwfile, "-E", "UTF8",
+                    "--no-locale", "--no-sync"), osUser, TIMEOUT);
+            writePrivate(dir.resolve(CREDENTIALS), "127.0.0.1:*:*:" + USER + ":" + password + "\n");
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot keep the password of the server in " + dir, e);
+        } finally {
+            try {
+                Files.deleteIfExists(pwfile);
+            } catch (IOException ignored) {
+                // removed with the server's directory
+            }
+        }
         String settings = "\n# Gyro: a throwaway server, reachable on loopback only (dev.gyro.servers)\n"
                 + "listen_addresses = '127.0.0.1'\n"
                 + "unix_socket_directories = ''\n"
@@ -140,7 +198,8 @@ public final class PostgresServer extends DatabaseServer {
 
     @Override
     public String jdbcUrl(String database) {
-        return "jdbc:postgresql://127.0.0.1:" + port + "/" + checkName(database) + "?user=" + USER;
+        return "jdbc:postgresql://127.0.0.1:" + port + "/" + checkName(database) + "?user=" + USER
+                + (password == null ? "" : "&password=" + password);
     }
 
     @Override
@@ -169,6 +228,7 @@ public final class PostgresServer extends DatabaseServer {
 
     @Override
     public String clientCommand(String database) {
-        return "psql -h 127.0.0.1 -p " + port + " -U " + USER + " " + database;
+        return (password == null ? "" : "PGPASSFILE=" + dir.resolve(CREDENTIALS) + " ") + "psql -h 127.0.0.1 -p "
+                + port + " -U " + USER + " " + database;
     }
 }

@@ -72,6 +72,41 @@ class DatabaseServerTest {
         assertThat(DatabaseServer.stopAt(kind, server.directory())).isFalse();
     }
 
+    /**
+     * Every local account reaches a throwaway server's port, so a PostgreSQL server trusts none for being local: it asks
+     * for the password made when it was initialised, kept in its directory for this process's user alone, which its
+     * JDBC URL carries (and so does the same server's URL made again from its directory).
+     */
+    @Test
+    void aPostgresServerAcceptsOnlyItsPasswordKeptInAFileOfMode0600() throws Exception {
+        Path dir;
+        try (DatabaseServer server = privateServer(ServerKind.POSTGRES)) {
+            dir = server.directory();
+            Path credentials = dir.resolve(PostgresServer.CREDENTIALS);
+            assertThat(java.nio.file.Files.getPosixFilePermissions(credentials))
+                    .isEqualTo(java.nio.file.attribute.PosixFilePermissions.fromString("rw-------"));
+            assertThat(java.nio.file.Files.getOwner(credentials).getName()).isEqualTo(System.getProperty("user.name"));
+            String url = server.jdbcUrl("postgres");
+            assertThat(url).containsPattern("&password=\\w{32}$");
+            assertThat(java.nio.file.Files.readString(credentials)).contains(":gyro:" + url.substring(url.lastIndexOf('=') + 1));
+            exec(url, "SELECT 1");
+
+            String none = url.replaceAll("&password=\\w+", "");
+            assertThatThrownBy(() -> DriverManager.getConnection(none).close()).isInstanceOf(SQLException.class)
+                    .hasMessageContaining("password");
+            String wrong = url.replaceAll("password=\\w+", "password=guessed");
+            assertThatThrownBy(() -> DriverManager.getConnection(wrong).close()).isInstanceOf(SQLException.class)
+                    .hasMessageContaining("password authentication failed");
+            List<String> rules = java.nio.file.Files.readAllLines(dir.resolve("data").resolve("pg_hba.conf")).stream()
+                    .map(String::strip).filter(l -> !l.isEmpty() && !l.startsWith("#")).toList();
+            assertThat(rules).isNotEmpty().allMatch(l -> l.endsWith("scram-sha-256"), "password authentication only");
+            assertThat(server.clientCommand("postgres")).startsWith("PGPASSFILE=" + credentials + " psql ");
+        }
+        try (DatabaseServer again = DatabaseServer.create(ServerKind.POSTGRES, dir).start()) {
+            exec(again.jdbcUrl("postgres"), "SELECT 1"); // the password read back from the directory
+        }
+    }
+
     @Test
     void aMissingServerProgramNamesTheDebianPackage() {
         assertThatThrownBy(() -> ServerBinaries.postgres(List.of(empty)))

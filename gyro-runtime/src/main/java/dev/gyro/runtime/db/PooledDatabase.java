@@ -70,17 +70,22 @@ final class PooledDatabase implements Database {
                 dialect.checkServer(c);
             }
             HikariDataSource read = pool(dialect, url, true, options, "gyro-db" + id + "-ro");
-            log.debug("opened {} database {}", dialect.name(), url);
+            log.debug("opened {} database {}", dialect.name(), shown(url));
             return new PooledDatabase(dialect, url, options, write, read);
         } catch (RuntimeException e) {
             if (write != null) write.close();
-            throw new SQLException("cannot open " + dialect.name() + " database " + url + ": " + e.getMessage(),
+            throw new SQLException("cannot open " + dialect.name() + " database " + shown(url) + ": " + e.getMessage(),
                     "08001", e);
         } catch (SQLException e) {
             if (write != null) write.close();
-            throw new SQLException("cannot open " + dialect.name() + " database " + url + ": " + e.getMessage(),
+            throw new SQLException("cannot open " + dialect.name() + " database " + shown(url) + ": " + e.getMessage(),
                     e.getSQLState(), e.getErrorCode(), e);
         }
+    }
+
+    /** {@code url} as logs and messages show it: a password it carries is hidden. */
+    private static String shown(String url) {
+        return url.replaceAll("(?i)(password=)[^&;]*", "$1***");
     }
 
     private static HikariDataSource pool(Dialect dialect, String url, boolean readOnly, Options options, String name) {
@@ -249,6 +254,6 @@ final class PooledDatabase implements Database {
 
     @Override
     public String toString() {
-        return "Database[" + dialect.name() + " " + jdbcUrl + "]";
+        return "Database[" + dialect.name() + " " + shown(jdbcUrl) + "]";
     }
 }

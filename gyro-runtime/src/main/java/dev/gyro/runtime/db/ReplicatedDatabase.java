@@ -118,6 +118,6 @@ final class ReplicatedDatabase implements Database {
 
     @Override
     public String toString() {
-        return "Database[" + dialect().name() + " " + jdbcUrl() + ", replicated]";
+        return replica.toString().replaceFirst("\\]$", ", replicated]"); // its URL with any password hidden
     }
 }
