@@ -7,7 +7,6 @@ import dev.gyro.wire.Reply;
 import dev.gyro.cluster.Backend;
 import dev.gyro.cluster.LocalCluster;
 import dev.gyro.servers.DatabaseServer;
-import dev.gyro.servers.PostgresServer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Assertions;
@@ -142,7 +141,7 @@ class ClusterCommandTest {
         // the servers ask for the password kept in each one's directory, for this user alone; cluster.json hides it
         for (JsonNode n : info.get("instances")) {
             assertThat(n.get("jdbcUrl").asText()).endsWith("&password=***");
-            Path credentials = Path.of(n.get("server").get("directory").asText(), PostgresServer.CREDENTIALS);
+            Path credentials = Path.of(n.get("server").get("directory").asText(), DatabaseServer.CREDENTIALS);
             assertThat(Files.getPosixFilePermissions(credentials)).isEqualTo(PosixFilePermissions.fromString("rw-------"));
             String hidden = n.get("jdbcUrl").asText();
             assertThatThrownBy(() -> DriverManager.getConnection(hidden).close())

@@ -31,10 +31,7 @@ public final class PostgresServer extends DatabaseServer {
 
     /** The superuser Gyro connects as. */
     public static final String USER = "gyro";
-    /** The file in the server's directory with {@link #USER}'s password (mode 0600, psql's password-file format). */
-    public static final String CREDENTIALS = "credentials";
     private static final Duration TIMEOUT = Duration.ofSeconds(120);
-    private static final String ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz23456789";
 
     private final ServerBinaries.Postgres bin;
     private final String password; // null for a server initialised before passwords (trust)
@@ -56,36 +53,6 @@ public final class PostgresServer extends DatabaseServer {
         return s;
     }
 
-    private static String newPassword() {
-        java.security.SecureRandom random = new java.security.SecureRandom();
-        StringBuilder p = new StringBuilder();
-        for (int i = 0; i < 32; i++) p.append(ALPHABET.charAt(random.nextInt(ALPHABET.length())));
-        return p.toString();
-    }
-
-    /** The password in {@code dir}'s credentials file, or null when there is none (a server that trusts). */
-    static String readPassword(Path dir) {
-        Path file = dir.resolve(CREDENTIALS);
-        if (!Files.exists(file)) return null;
-        try {
-            for (String line : Files.readAllLines(file, StandardCharsets.UTF_8)) {
-                String[] f = line.strip().split(":", 5); // host:port:database:user:password
-                if (f.length == 5 && f[3].equals(USER)) return f[4];
-            }
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot read " + file, e);
-        }
-        throw new IllegalStateException(file + " has no password for user " + USER);
-    }
-
-    /** {@code text} in a new file {@code file}, readable and writable by its owner alone from the start (0600). */
-    private static void writePrivate(Path file, String text) throws IOException {
-        Files.deleteIfExists(file);
-        Files.createFile(file, java.nio.file.attribute.PosixFilePermissions.asFileAttribute(
-                java.nio.file.attribute.PosixFilePermissions.fromString("rw-------")));
-        Files.writeString(file, text, StandardCharsets.UTF_8);
-    }
-
     private void initialise() {
         prepareDirectory();
         // initdb reads the password from a file of the server's user, removed at once; only password (SCRAM)
@@ -97,7 +64,7 @@ public final class PostgresServer extends DatabaseServer {
             Commands.check("initdb of a PostgreSQL server in " + data(), List.of(bin.initdb().toString(), "-D",
                     data().toString(), "-U", USER, "--auth=scram-sha-256", "--pwfile=" + pwfile, "-E", "UTF8",
                     "--no-locale", "--no-sync"), osUser, TIMEOUT);
-            writePrivate(dir.resolve(CREDENTIALS), "127.0.0.1:*:*:" + USER + ":" + password + "\n");
+            writeCredentials(USER, password);
         } catch (IOException e) {
             throw new UncheckedIOException("cannot keep the password of the server in " + dir, e);
         } finally {
