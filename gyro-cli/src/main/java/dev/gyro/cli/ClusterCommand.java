@@ -525,6 +525,16 @@ final class ClusterCommand implements Runnable {
         }
     }
 
+    /**
+     * The JDBC URL of an instance of {@code cluster.json} ({@code instances[i]}) to connect with: {@code jdbcUrl}
+     * hides a password, which a throwaway server started by the cluster keeps in its directory (mode 0600).
+     */
+    static String jdbcUrl(JsonNode instance) {
+        String shown = instance.get("jdbcUrl").asText();
+        JsonNode server = instance.path("server").path("directory");
+        return server.isMissingNode() ? shown : DatabaseServer.withPassword(shown, Path.of(server.asText()));
+    }
+
     // ----------------------------------------------------------------------------------------------- status
 
     @Command(name = "status", mixinStandardHelpOptions = true, description = "Say whether a cluster runs in DIR, and ask"

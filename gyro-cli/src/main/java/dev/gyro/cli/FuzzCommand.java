@@ -65,7 +65,7 @@ final class FuzzCommand implements Callable<Integer> {
         List<String> addresses = new ArrayList<>(), urls = new ArrayList<>();
         for (JsonNode n : root.get("instances")) {
             addresses.add(n.get("address").asText());
-            String url = n.get("jdbcUrl").asText();
+            String url = ClusterCommand.jdbcUrl(n);
             if (url.contains("***"))
                 throw new IllegalArgumentException("instance " + n.get("id").asText() + "'s database URL in " + info
                         + " hides its password: fuzz compares the databases, and needs to read them");

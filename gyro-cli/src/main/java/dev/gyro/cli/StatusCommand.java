@@ -21,11 +21,14 @@ import java.util.concurrent.Callable;
  */
 @Command(name = "status", mixinStandardHelpOptions = true,
         description = "Ask every instance of a running ring how it is and print a table: instance, address, role, "
-                + "last gsn, queued globals, requests/s, up or unreachable.")
+                + "last gsn, queued globals, requests/s, up, db-down or unreachable. Exits 4 when an instance does "
+                + "not answer, 5 when one's database is down.")
 final class StatusCommand implements Callable<Integer> {
 
     /** Exit status when some instance did not answer. */
     static final int SOME_UNREACHABLE = 4;
+    /** Exit status when every instance answered but one's database is down (unreachable, or work on it retried). */
+    static final int DATABASE_DOWN = 5;
 
     @Option(names = "--ring", required = true, split = ",", paramLabel = "HOST:PORT",
             description = "host:port of every instance, in ring order")
@@ -42,7 +45,8 @@ final class StatusCommand implements Callable<Integer> {
     /**
      * Asks every instance at {@code addresses} and prints the table.
      *
-     * @return 0 when every instance answered, {@link #SOME_UNREACHABLE} otherwise
+     * @return 0 when every instance answered and none's database is down, {@link #SOME_UNREACHABLE} when some
+     *         instance did not answer, {@link #DATABASE_DOWN} when all did but some instance's database is down
      */
     static int print(PrintStream out, List<String> addresses, Transport transport) {
         List<ManagedChannel> channels = new ArrayList<>();
@@ -57,19 +61,25 @@ final class StatusCommand implements Callable<Integer> {
         out.printf("%-8s  %-21s  %-9s  %8s  %14s  %-19s  %-11s  %s%n", "instance", "address", "role", "last gsn",
                 "queued globals", "requests/s (L+G)", "state", "token");
         int down = 0;
+        int databaseDown = 0;
         for (RingStatus.Entry e : entries) {
             String rates = e.up() ? String.format(Locale.ROOT, "%.1f + %.1f", e.decimal("localPerSecond"),
                     e.decimal("globalPerSecond")) : "-";
+            boolean dbDown = e.up() && e.status().path("databaseDown").asBoolean();
             String state = !e.up() ? "unreachable: " + e.error()
+                    : dbDown ? "db-down: database " + e.status().path("database").asText()
                     : e.status().path("ringBroken").asBoolean() ? "up, ring broken: " + broken(e) : "up";
+            if (dbDown && e.status().path("ringBroken").asBoolean()) state += "; ring broken: " + broken(e);
             if (!e.up()) down++;
+            if (dbDown) databaseDown++;
             out.printf("%-8d  %-21s  %-9s  %8s  %14s  %-19s  %-11s  %s%n", e.instance(), e.address(), e.role(),
                     e.up() ? Long.toString(e.number("lastGsn")) : "-", e.up() ? Long.toString(e.number("queuedGlobals")) : "-",
                     rates, state, e.instance() == holder ? "holds the token" : "");
         }
-        out.printf("%d of %d instances up; %s%n", entries.size() - down, entries.size(),
+        out.printf("%d of %d instances up%s; %s%n", entries.size() - down, entries.size(),
+                databaseDown == 0 ? "" : ", " + databaseDown + " with its database down (db-down)",
                 holder < 0 ? "no instance that answered knows where the token is" : "token at instance " + holder);
-        return down == 0 ? 0 : SOME_UNREACHABLE;
+        return down > 0 ? SOME_UNREACHABLE : databaseDown > 0 ? DATABASE_DOWN : 0;
     }
 
     private static String broken(RingStatus.Entry e) {

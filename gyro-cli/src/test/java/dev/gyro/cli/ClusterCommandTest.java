@@ -138,8 +138,17 @@ class ClusterCommandTest {
         Run status = gyro("cluster", "status", "--dir", dir.toString());
         assertThat(status.out()).contains("2 instances of store on postgres");
 
-        String url0 = info.get("instances").get(0).get("jdbcUrl").asText();
-        String url1 = info.get("instances").get(1).get("jdbcUrl").asText();
+        // the servers ask for the password kept in each one's directory, for this user alone; cluster.json hides it
+        for (JsonNode n : info.get("instances")) {
+            assertThat(n.get("jdbcUrl").asText()).endsWith("&password=***");
+            Path credentials = Path.of(n.get("server").get("directory").asText(), DatabaseServer.CREDENTIALS);
+            assertThat(Files.getPosixFilePermissions(credentials)).isEqualTo(PosixFilePermissions.fromString("rw-------"));
+            String hidden = n.get("jdbcUrl").asText();
+            assertThatThrownBy(() -> DriverManager.getConnection(hidden).close())
+                    .hasMessageContaining("password authentication failed");
+        }
+        String url0 = ClusterCommand.jdbcUrl(info.get("instances").get(0));
+        String url1 = ClusterCommand.jdbcUrl(info.get("instances").get(1));
         long before = stock(url0, 5);
         orderThrough(addresses(info), ClusterCommand.clientTransport(dir), 11);
         awaitStock(List.of(url0, url1), before - 2); // the order's update reached both servers

@@ -171,20 +171,22 @@ final class PeerDataSource implements AutoCloseable {
                 : "SET SESSION innodb_lock_wait_timeout = " + LOCK_WAIT_SECONDS);
         config.setPoolName(name);
         config.setJdbcUrl(jdbcUrl);
-        // ShardingSphere describes each storage unit by URL and user name, and builds its XA data source from them.
-        config.setUsername(userOf(jdbcUrl));
+        // ShardingSphere describes each storage unit by URL, user name and password, and builds its XA data source
+        // from them: the password in the URL alone does not reach it (the throwaway servers ask for one).
+        config.setUsername(parameterOf(jdbcUrl, "user"));
+        config.setPassword(parameterOf(jdbcUrl, "password"));
         config.setMaximumPoolSize(size);
         config.setMinimumIdle(1);
         config.setTransactionIsolation("TRANSACTION_SERIALIZABLE");
         return new HikariDataSource(config);
     }
 
-    /** The {@code user} parameter of a URL (the throwaway servers' URLs carry it there). */
-    static String userOf(String url) {
+    /** The parameter {@code name} of a URL, or null (the throwaway servers' URLs carry the user and password there). */
+    static String parameterOf(String url, String name) {
         int q = url.indexOf('?');
         if (q >= 0)
             for (String kv : url.substring(q + 1).split("&"))
-                if (kv.startsWith("user=")) return kv.substring("user=".length());
+                if (kv.startsWith(name + "=")) return kv.substring(name.length() + 1);
         return null;
     }
 

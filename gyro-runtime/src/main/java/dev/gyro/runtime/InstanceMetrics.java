@@ -174,8 +174,14 @@ final class InstanceMetrics implements AutoCloseable {
         Gauge.builder(name, on, value).description(description).register(registry);
     }
 
-    /** The database's retries of lost races and its connection pools (HikariCP's own counts). */
+    /**
+     * The database's retries of lost races, its connection pools (HikariCP's own counts), and whether it is down
+     * (unreachable, or the instance retrying work on it: DatabaseHealth).
+     */
     void database(Database db) {
+        Gauge.builder("gyro.database.down", db.failures().health(), h -> h.downGauge())
+                .description("1 while this instance's database is unreachable or the instance retries work on it")
+                .register(registry);
         FunctionCounter.builder("gyro.retries", db, Database::retries)
                 .description("transactions run again after losing a race in the database").register(registry);
         for (Map.Entry<String, HikariPoolMXBean> p : db.pools().entrySet()) {

@@ -124,6 +124,11 @@ final class InstanceParts implements AutoCloseable {
                 return r == null ? null : r.kind();
             }, stats));
             metrics.database(db);
+            db.failures().health().name("instance " + self + "'s " + dialect.name() + " database");
+            // The probe of an idle instance's database (DatabaseHealth) blocks for up to the pool's timeout: a thread
+            // of its own, never the timer's.
+            ExecutorService probes = Threads.single(self, "db-probe");
+            built(probes::shutdownNow);
             metrics.requestPool((ThreadPoolExecutor) requestThreads);
             ring = new RingWatch(self, config.addresses(), stats::queuedGlobals);
             metrics.ring("gyro.peers.unreachable", "peers this instance has not reached for longer than the alarm bound",
@@ -190,12 +195,13 @@ final class InstanceParts implements AutoCloseable {
                 List<io.grpc.ManagedChannel> channels = statusChannels;
                 if (channels != null) channels.forEach(io.grpc.ManagedChannel::shutdownNow);
             });
-            // Once a second: the request rates Status reports, whether the ring has been broken for too long, and
-            // whether a peer stopped acknowledging belt messages.
+            // Once a second: the request rates Status reports, whether the ring has been broken for too long,
+            // whether a peer stopped acknowledging belt messages, and whether the database answers.
             timers.scheduleAtFixedRate(() -> {
                 metrics.sample();
                 peers.check();
                 ring.check();
+                db.failures().health().check(probes);
             }, 1, 1, TimeUnit.SECONDS);
             built(timers::shutdownNow); // closed first: no tick after close begins
         } catch (SQLException e) {
@@ -263,6 +269,7 @@ final class InstanceParts implements AutoCloseable {
         more.put("localLatencyMs", metrics.meanMillis(false));
         more.put("globalLatencyMs", metrics.meanMillis(true));
         more.putAll(ring.status());
+        more.putAll(db.failures().health().status());
         if (http != null) more.put("http", http.url());
         return stats.json(self, config.address(), parallelGlobals, session.waiting(), more);
     }

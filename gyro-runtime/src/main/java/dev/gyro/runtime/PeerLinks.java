@@ -222,7 +222,11 @@ final class PeerLinks implements BeltActions.Peers, AutoCloseable {
 
     /**
      * Asks every other instance where the token stands ({@link Wire#POSITION}) and waits up to {@code deadline} for
-     * the answers; an instance that does not answer in time (stopped, starting too) is left out.
+     * the answers; an instance that does not answer in time (stopped, starting too) is left out. An answer shows the
+     * instance reachable; no answer is not told to the {@link RingWatch}, which watches the belt's messages only: the
+     * question is asked once, while the ring's instances start one after another, and nothing asks it again, so an
+     * instance that was still starting would stay "unreachable" on an idle ring, whose parked token sends it nothing
+     * (docs/decisions/18-watching.md). A peer that is really gone is reported by the belt's own sends.
      */
     java.util.Map<Integer, RingAgreement.Position> positions(Duration deadline) {
         // Channels of their own: a peer that is not up yet would leave a belt channel backing off from its failed
@@ -240,8 +244,16 @@ final class PeerLinks implements BeltActions.Peers, AutoCloseable {
         asked.forEach((i, answer) -> {
             try {
                 answers.put(i, RingAgreement.Position.decode(answer.get()));
-            } catch (java.util.concurrent.ExecutionException | MalformedMessageException e) {
-                failed(i, "the question where the token stands", e.getCause() == null ? e : e.getCause());
+                watch.reached(i);
+            } catch (java.util.concurrent.ExecutionException e) {
+                Status st = Status.fromThrowable(e.getCause() == null ? e : e.getCause());
+                if (st.getCode() == Status.Code.FAILED_PRECONDITION || st.getCode() == Status.Code.PERMISSION_DENIED)
+                    failed(i, "the question where the token stands", e.getCause()); // a refusal: logged loudly
+                else
+                    log.debug("instance {}: instance {} did not say where the token stands: {}", self, i, st);
+            } catch (MalformedMessageException e) {
+                log.warn("instance {}: instance {} answered where the token stands with a malformed position: {}",
+                        self, i, e.getMessage());
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             }

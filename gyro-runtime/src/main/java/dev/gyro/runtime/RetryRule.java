@@ -106,21 +106,27 @@ final class RetryRule {
      */
     StateUpdate committedAnyway(long gsn, Exception failure) throws InterruptedException {
         if (failure instanceof UserAbort || failure instanceof BadRequestException) return null;
-        for (int attempt = 1; ; attempt++) {
-            if (stopping.getAsBoolean()) throw new Stopping();
-            try {
-                StateUpdate found = db.inTransaction(true, c -> MetadataStore.outboxUpdate(c, gsn));
-                if (found != null)
-                    log.warn("instance {}: global update {} committed although its transaction reported {}", self,
-                            gsn, failure.toString());
-                return found;
-            } catch (SQLException | RuntimeException e) {
-                if (!db.failures().passes(e))
-                    throw new IllegalStateException("cannot learn whether global update " + gsn + " committed", e);
-                log.warn("instance {} cannot learn whether global update {} committed (attempt {}), retrying: {}",
-                        self, gsn, attempt, e.toString());
-                if (!databaseDown.pause(attempt)) throw new InterruptedException();
+        try {
+            for (int attempt = 1; ; attempt++) {
+                if (stopping.getAsBoolean()) throw new Stopping();
+                try {
+                    StateUpdate found = db.inTransaction(true, c -> MetadataStore.outboxUpdate(c, gsn));
+                    if (found != null)
+                        log.warn("instance {}: global update {} committed although its transaction reported {}", self,
+                                gsn, failure.toString());
+                    return found;
+                } catch (SQLException | RuntimeException e) {
+                    if (!db.failures().passes(e))
+                        throw new IllegalStateException("cannot learn whether global update " + gsn + " committed", e);
+                    log.warn("instance {} cannot learn whether global update {} committed (attempt {}), retrying: {}",
+                            self, gsn, attempt, e.toString());
+                    // never silent: the instance's status says db-down while it waits (docs/decisions/18-watching.md)
+                    db.failures().health().retrying("learn whether global update " + gsn + " committed", attempt, e);
+                    if (!databaseDown.pause(attempt)) throw new InterruptedException();
+                }
             }
+        } finally {
+            db.failures().health().retried();
         }
     }
 
@@ -132,20 +138,26 @@ final class RetryRule {
      * @throws Stopping     when the instance stops meanwhile
      */
     void durably(String what, Work work) throws SQLException {
-        for (int attempt = 1; ; attempt++) {
-            if (stopping.getAsBoolean()) throw new Stopping();
-            boolean retry = attempt > 1;
-            try {
-                db.inTransaction(false, c -> {
-                    work.run(c, retry);
-                    return null;
-                });
-                return;
-            } catch (SQLException | RuntimeException e) {
-                if (!db.failures().passes(e)) throw e;
-                log.warn("instance {} could not {} (attempt {}), retrying: {}", self, what, attempt, e.toString());
-                if (!databaseDown.pause(attempt)) throw new Stopping();
+        try {
+            for (int attempt = 1; ; attempt++) {
+                if (stopping.getAsBoolean()) throw new Stopping();
+                boolean retry = attempt > 1;
+                try {
+                    db.inTransaction(false, c -> {
+                        work.run(c, retry);
+                        return null;
+                    });
+                    return;
+                } catch (SQLException | RuntimeException e) {
+                    if (!db.failures().passes(e)) throw e;
+                    log.warn("instance {} could not {} (attempt {}), retrying: {}", self, what, attempt, e.toString());
+                    // never silent: the instance's status says db-down while it waits (docs/decisions/18-watching.md)
+                    db.failures().health().retrying(what, attempt, e);
+                    if (!databaseDown.pause(attempt)) throw new Stopping();
+                }
             }
+        } finally {
+            db.failures().health().retried();
         }
     }
 }

@@ -82,6 +82,62 @@ public abstract sealed class DatabaseServer implements AutoCloseable permits Pos
         return stopped;
     }
 
+    /**
+     * The file in a server's directory with the password of the user Gyro connects as: one line
+     * {@code 127.0.0.1:*:*:USER:PASSWORD} (the password-file format of {@code psql}), readable and writable by the user
+     * who made the server alone (mode 0600). A server made before passwords has none.
+     */
+    public static final String CREDENTIALS = "credentials";
+    private static final String ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz23456789";
+
+    /** A new random password (32 letters and digits, about 186 bits). */
+    static String newPassword() {
+        java.security.SecureRandom random = new java.security.SecureRandom();
+        StringBuilder p = new StringBuilder();
+        for (int i = 0; i < 32; i++) p.append(ALPHABET.charAt(random.nextInt(ALPHABET.length())));
+        return p.toString();
+    }
+
+    /** The password in {@code dir}'s {@link #CREDENTIALS} file, or null when there is none. */
+    static String readPassword(Path dir) {
+        Path file = dir.resolve(CREDENTIALS);
+        if (!Files.exists(file)) return null;
+        try {
+            for (String line : Files.readAllLines(file, java.nio.charset.StandardCharsets.UTF_8)) {
+                String[] f = line.strip().split(":", 5); // host:port:database:user:password
+                if (f.length == 5) return f[4];
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot read " + file, e);
+        }
+        throw new IllegalStateException(file + " holds no password");
+    }
+
+    /** {@code text} in a new file {@code file}, readable and writable by its owner alone from the start (0600). */
+    static void writePrivate(Path file, String text) throws IOException {
+        Files.deleteIfExists(file);
+        Files.createFile(file, java.nio.file.attribute.PosixFilePermissions.asFileAttribute(
+                java.nio.file.attribute.PosixFilePermissions.fromString("rw-------")));
+        Files.writeString(file, text, java.nio.charset.StandardCharsets.UTF_8);
+    }
+
+    /** Keeps {@code user}'s {@code password} in this server's {@link #CREDENTIALS} file, owned by this process's user. */
+    protected void writeCredentials(String user, String password) throws IOException {
+        writePrivate(dir.resolve(CREDENTIALS), "127.0.0.1:*:*:" + user + ":" + password + "\n");
+    }
+
+    /**
+     * {@code shownUrl}, a JDBC URL of a server in {@code serverDirectory} whose password was hidden
+     * ({@code password=***}, as {@code cluster.json} and the logs show it), with the password kept in that directory
+     * ({@link #CREDENTIALS}, readable only by the user who made the server); unchanged when nothing is
+     * hidden or the directory keeps no password.
+     */
+    public static String withPassword(String shownUrl, Path serverDirectory) {
+        if (!shownUrl.contains("password=***")) return shownUrl;
+        String password = readPassword(serverDirectory.toAbsolutePath());
+        return password == null ? shownUrl : shownUrl.replace("password=***", "password=" + password);
+    }
+
     public abstract ServerKind kind();
 
     /** The server's own directory (its data directory and log are inside). */

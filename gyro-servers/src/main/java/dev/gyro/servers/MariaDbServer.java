@@ -21,7 +21,11 @@ import java.util.stream.Stream;
 /**
  * A MariaDB server of its own: {@code mariadb-install-db} into {@code DIR/data}, then {@code mariadbd
  * --no-defaults} (no configuration file of the machine is read) on its port, bound to loopback, with
- * {@code root@127.0.0.1} and no password, which {@code --auth-root-authentication-method=normal} creates.
+ * {@code root@127.0.0.1}, which {@code --auth-root-authentication-method=normal} creates. Every local account reaches
+ * its port, so root has a password of its own (docs/decisions/13-secure-by-default.md): made at random for each
+ * server, kept in {@code DIR/credentials} ({@link #CREDENTIALS}, mode 0600) and carried by {@link #jdbcUrl}; the
+ * server sets it from an init file of its own user (mode 0600) every time it starts, before it accepts connections.
+ * A server initialised before passwords (no credentials file) is used as it is.
  * InnoDB writes its log to the operating system at every commit and flushes it once a second
  * ({@code innodb_flush_log_at_trx_commit=2}): committed data survives a crash of the server process, not of the
  * machine. The default isolation level is SERIALIZABLE. Run as root, the server runs as the {@code mysql} user.
@@ -36,18 +40,22 @@ public final class MariaDbServer extends DatabaseServer {
     private static Path template;
 
     private final ServerBinaries.MariaDb bin;
+    private final String password; // null for a server initialised before passwords
     private Process process;
 
-    private MariaDbServer(Path dir, int port, ServerBinaries.MariaDb bin, String osUser) {
+    private MariaDbServer(Path dir, int port, ServerBinaries.MariaDb bin, String osUser, String password) {
         super(dir, port, osUser);
         this.bin = bin;
+        this.password = password;
     }
 
     static MariaDbServer create(Path dir, int port) {
         ServerBinaries.MariaDb bin = ServerBinaries.mariadb();
         String osUser = Commands.serverUser("mysql", "mariadb-server");
-        MariaDbServer s = new MariaDbServer(createDirectory(dir), port, bin, osUser);
-        if (!Files.isDirectory(s.data().resolve("mysql"))) s.initialise();
+        Path abs = createDirectory(dir);
+        boolean fresh = !Files.isDirectory(abs.resolve("data").resolve("mysql"));
+        MariaDbServer s = new MariaDbServer(abs, port, bin, osUser, fresh ? newPassword() : readPassword(abs));
+        if (fresh) s.initialise();
         return s;
     }
 
@@ -55,6 +63,24 @@ public final class MariaDbServer extends DatabaseServer {
         prepareDirectory();
         copyTree(template(bin, osUser), data());
         Commands.chown(dir, osUser);
+        try {
+            // root's password at every start, before the server accepts connections; the template has none, and no
+            // anonymous account may log in either
+            Path init = initFile();
+            writePrivate(init, "ALTER USER IF EXISTS 'root'@'127.0.0.1' IDENTIFIED BY '" + password + "';\n"
+                    + "ALTER USER IF EXISTS 'root'@'localhost' IDENTIFIED BY '" + password + "';\n"
+                    + "ALTER USER IF EXISTS 'root'@'::1' IDENTIFIED BY '" + password + "';\n"
+                    + "DROP USER IF EXISTS ''@'localhost';\n"
+                    + "DROP USER IF EXISTS ''@'127.0.0.1';\n");
+            Commands.chown(init, osUser);
+            writeCredentials(USER, password);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot keep the password of the server in " + dir, e);
+        }
+    }
+
+    private Path initFile() {
+        return dir.resolve("init.sql");
     }
 
     /** A freshly installed data directory, made once per JVM. */
@@ -104,6 +130,7 @@ public final class MariaDbServer extends DatabaseServer {
                 "--character-set-server=utf8mb4", "--transaction-isolation=SERIALIZABLE", "--max-connections=300",
                 "--performance-schema=OFF"));
         if (osUser != null) cmd.add("--user=" + osUser);
+        if (password != null) cmd.add("--init-file=" + initFile());
         try {
             process = new ProcessBuilder(cmd).redirectErrorStream(true)
                     .redirectOutput(ProcessBuilder.Redirect.appendTo(dir.resolve("stdout.log").toFile()))
@@ -134,7 +161,7 @@ public final class MariaDbServer extends DatabaseServer {
     }
 
     private String adminUrl() {
-        return "jdbc:mariadb://127.0.0.1:" + port + "/?user=" + USER + "&connectTimeout=2000";
+        return "jdbc:mariadb://127.0.0.1:" + port + "/?user=" + USER + "&connectTimeout=2000" + passwordParameter();
     }
 
     @Override
@@ -208,7 +235,11 @@ public final class MariaDbServer extends DatabaseServer {
 
     @Override
     public String jdbcUrl(String database) {
-        return "jdbc:mariadb://127.0.0.1:" + port + "/" + checkName(database) + "?user=" + USER;
+        return "jdbc:mariadb://127.0.0.1:" + port + "/" + checkName(database) + "?user=" + USER + passwordParameter();
+    }
+
+    private String passwordParameter() {
+        return password == null ? "" : "&password=" + password;
     }
 
     @Override
@@ -229,7 +260,8 @@ public final class MariaDbServer extends DatabaseServer {
 
     @Override
     public String clientCommand(String database) {
-        return "mariadb -h 127.0.0.1 -P " + port + " -u " + USER + " " + database;
+        return (password == null ? "" : "MYSQL_PWD=\"$(cut -d: -f5 " + dir.resolve(CREDENTIALS) + ")\" ")
+                + "mariadb -h 127.0.0.1 -P " + port + " -u " + USER + " " + database;
     }
 
     private static void copyTree(Path from, Path to) {

@@ -17,10 +17,15 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * A PostgreSQL server of its own: {@code initdb} into {@code DIR/data} (superuser {@code gyro}, trust
- * authentication, which is safe because it listens on loopback only and has no Unix socket), started with
- * {@code pg_ctl} on its port. {@code fsync} is off: the data survives a crash of the server process (what the
- * tests simulate), not of the machine. Run as root, every program runs as the {@code postgres} user.
+ * A PostgreSQL server of its own: {@code initdb} into {@code DIR/data} (superuser {@code gyro}), started with
+ * {@code pg_ctl} on its port. It listens on loopback only, has no Unix socket, and accepts only password
+ * authentication (SCRAM-SHA-256): every local account reaches its port, so none is trusted for being local
+ * (docs/decisions/13-secure-by-default.md). The password is made at random when the server is initialised and kept in
+ * {@code DIR/credentials} (a password file as {@code psql} reads it, {@code PGPASSFILE}), readable by this process's
+ * user alone (mode 0600); {@link #jdbcUrl} carries it, so everything that connects through it uses it. A server
+ * initialised before passwords (trust, no credentials file) is used as it is. {@code fsync} is off: the data survives
+ * a crash of the server process (what the tests simulate), not of the machine. Run as root, every program runs as the
+ * {@code postgres} user.
  */
 public final class PostgresServer extends DatabaseServer {
 
@@ -29,26 +34,46 @@ public final class PostgresServer extends DatabaseServer {
     private static final Duration TIMEOUT = Duration.ofSeconds(120);
 
     private final ServerBinaries.Postgres bin;
+    private final String password; // null for a server initialised before passwords (trust)
     private long startedPid = -1; // to stop the server even if its data directory was removed under it
 
-    private PostgresServer(Path dir, int port, ServerBinaries.Postgres bin, String osUser) {
+    private PostgresServer(Path dir, int port, ServerBinaries.Postgres bin, String osUser, String password) {
         super(dir, port, osUser);
         this.bin = bin;
+        this.password = password;
     }
 
     static PostgresServer create(Path dir, int port) {
         ServerBinaries.Postgres bin = ServerBinaries.postgres();
         String osUser = Commands.serverUser("postgres", "postgresql");
-        PostgresServer s = new PostgresServer(createDirectory(dir), port, bin, osUser);
-        if (!Files.exists(s.data().resolve("PG_VERSION"))) s.initialise();
+        Path abs = createDirectory(dir);
+        boolean fresh = !Files.exists(abs.resolve("data").resolve("PG_VERSION"));
+        PostgresServer s = new PostgresServer(abs, port, bin, osUser, fresh ? newPassword() : readPassword(abs));
+        if (fresh) s.initialise();
         return s;
     }
 
     private void initialise() {
         prepareDirectory();
-        Commands.check("initdb of a PostgreSQL server in " + data(), List.of(bin.initdb().toString(), "-D",
-                data().toString(), "-U", USER, "--auth=trust", "-E", "UTF8", "--no-locale", "--no-sync"), osUser,
-                TIMEOUT);
+        // initdb reads the password from a file of the server's user, removed at once; only password (SCRAM)
+        // authentication is allowed, for TCP and the (disabled) Unix socket alike.
+        Path pwfile = dir.resolve("initdb-password");
+        try {
+            writePrivate(pwfile, password + "\n");
+            Commands.chown(pwfile, osUser);
+            Commands.check("initdb of a PostgreSQL server in " + data(), List.of(bin.initdb().toString(), "-D",
+                    data().toString(), "-U", USER, "--auth=scram-sha-256", "--pwfile=" + pwfile, "-E", "UTF8",
+                    "--no-locale", "--no-sync"), osUser, TIMEOUT);
+            writeCredentials(USER, password);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot keep the password of the server in " + dir, e);
+        } finally {
+            try {
+                Files.deleteIfExists(pwfile);
+            } catch (IOException ignored) {
+                // removed with the server's directory
+            }
+        }
         String settings = "\n# Gyro: a throwaway server, reachable on loopback only (dev.gyro.servers)\n"
                 + "listen_addresses = '127.0.0.1'\n"
                 + "unix_socket_directories = ''\n"
@@ -140,7 +165,8 @@ public final class PostgresServer extends DatabaseServer {
 
     @Override
     public String jdbcUrl(String database) {
-        return "jdbc:postgresql://127.0.0.1:" + port + "/" + checkName(database) + "?user=" + USER;
+        return "jdbc:postgresql://127.0.0.1:" + port + "/" + checkName(database) + "?user=" + USER
+                + (password == null ? "" : "&password=" + password);
     }
 
     @Override
@@ -169,6 +195,7 @@ public final class PostgresServer extends DatabaseServer {
 
     @Override
     public String clientCommand(String database) {
-        return "psql -h 127.0.0.1 -p " + port + " -U " + USER + " " + database;
+        return (password == null ? "" : "PGPASSFILE=" + dir.resolve(CREDENTIALS) + " ") + "psql -h 127.0.0.1 -p "
+                + port + " -U " + USER + " " + database;
     }
 }

@@ -72,6 +72,47 @@ class DatabaseServerTest {
         assertThat(DatabaseServer.stopAt(kind, server.directory())).isFalse();
     }
 
+    /**
+     * Every local account reaches a throwaway server's port, so a server trusts none for being local: it asks for the
+     * password made when it was initialised, kept in its directory for this process's user alone, which its JDBC URL
+     * carries (and so does the same server's URL made again from its directory). No other account logs in without one.
+     */
+    @ParameterizedTest
+    @EnumSource(ServerKind.class)
+    void aServerAcceptsOnlyItsPasswordKeptInAFileOfMode0600(ServerKind kind) throws Exception {
+        String database = kind == ServerKind.POSTGRES ? "postgres" : "mysql";
+        Path dir;
+        try (DatabaseServer server = privateServer(kind)) {
+            dir = server.directory();
+            Path credentials = dir.resolve(DatabaseServer.CREDENTIALS);
+            assertThat(java.nio.file.Files.getPosixFilePermissions(credentials))
+                    .isEqualTo(java.nio.file.attribute.PosixFilePermissions.fromString("rw-------"));
+            assertThat(java.nio.file.Files.getOwner(credentials).getName()).isEqualTo(System.getProperty("user.name"));
+            String url = server.jdbcUrl(database);
+            assertThat(url).containsPattern("&password=\\w{32}$");
+            String password = url.substring(url.lastIndexOf('=') + 1);
+            assertThat(java.nio.file.Files.readString(credentials)).endsWith(":" + password + "\n");
+            exec(url, "SELECT 1");
+
+            String none = url.replaceAll("&password=\\w+", "");
+            String wrong = url.replaceAll("password=\\w+", "password=guessed");
+            String stranger = url.replaceAll("user=\\w+&password=\\w+", "user=nobody");
+            for (String refused : List.of(none, wrong, stranger))
+                assertThatThrownBy(() -> DriverManager.getConnection(refused).close()).as(refused)
+                        .isInstanceOf(SQLException.class)
+                        .hasMessageMatching("(?is).*(password|access denied).*");
+            if (kind == ServerKind.POSTGRES) {
+                List<String> rules = java.nio.file.Files.readAllLines(dir.resolve("data").resolve("pg_hba.conf"))
+                        .stream().map(String::strip).filter(l -> !l.isEmpty() && !l.startsWith("#")).toList();
+                assertThat(rules).isNotEmpty().allMatch(l -> l.endsWith("scram-sha-256"), "password authentication only");
+            }
+            assertThat(server.clientCommand(database)).contains(credentials.toString());
+        }
+        try (DatabaseServer again = DatabaseServer.create(kind, dir).start()) {
+            exec(again.jdbcUrl(database), "SELECT 1"); // the password read back from the directory
+        }
+    }
+
     @Test
     void aMissingServerProgramNamesTheDebianPackage() {
         assertThatThrownBy(() -> ServerBinaries.postgres(List.of(empty)))

@@ -28,9 +28,21 @@ public final class Failures {
     public enum Kind { LOST_RACE, UNREACHABLE, REFUSED }
 
     private final Database db;
+    private final DatabaseHealth health;
 
     Failures(Database db) {
+        this(db, new DatabaseHealth(db));
+    }
+
+    /** Failures of {@code db}, whose health is {@code health} (a replicated view shares its replica's). */
+    Failures(Database db, DatabaseHealth health) {
         this.db = db;
+        this.health = health;
+    }
+
+    /** Whether the database answers, as its transactions, its retries and a probe find it. */
+    public DatabaseHealth health() {
+        return health;
     }
 
     /** The kind of {@code t}, by its type and SQLState anywhere in its cause chain (no round trip). */
@@ -70,6 +82,7 @@ public final class Failures {
             db.rollback(probe);
             return false;
         } catch (SQLException | RuntimeException unreachable) {
+            health.unreachable(unreachable);
             return true;
         }
     }

@@ -70,17 +70,22 @@ final class PooledDatabase implements Database {
                 dialect.checkServer(c);
             }
             HikariDataSource read = pool(dialect, url, true, options, "gyro-db" + id + "-ro");
-            log.debug("opened {} database {}", dialect.name(), url);
+            log.debug("opened {} database {}", dialect.name(), shown(url));
             return new PooledDatabase(dialect, url, options, write, read);
         } catch (RuntimeException e) {
             if (write != null) write.close();
-            throw new SQLException("cannot open " + dialect.name() + " database " + url + ": " + e.getMessage(),
+            throw new SQLException("cannot open " + dialect.name() + " database " + shown(url) + ": " + e.getMessage(),
                     "08001", e);
         } catch (SQLException e) {
             if (write != null) write.close();
-            throw new SQLException("cannot open " + dialect.name() + " database " + url + ": " + e.getMessage(),
+            throw new SQLException("cannot open " + dialect.name() + " database " + shown(url) + ": " + e.getMessage(),
                     e.getSQLState(), e.getErrorCode(), e);
         }
+    }
+
+    /** {@code url} as logs and messages show it: a password it carries is hidden. */
+    private static String shown(String url) {
+        return url.replaceAll("(?i)(password=)[^&;]*", "$1***");
     }
 
     private static HikariDataSource pool(Dialect dialect, String url, boolean readOnly, Options options, String name) {
@@ -136,7 +141,7 @@ final class PooledDatabase implements Database {
     }
 
     private Connection begin(HikariDataSource pool) throws SQLException {
-        Connection c = pool.getConnection();
+        Connection c = connection(pool);
         synchronized (handedOut) {
             handedOut.put(c, pool);
         }
@@ -144,10 +149,26 @@ final class PooledDatabase implements Database {
             dialect.begin(c);
             return c;
         } catch (SQLException | RuntimeException e) {
+            sawFailure(e);
             discard(pool, c);
             closeQuietly(c);
             throw e;
         }
+    }
+
+    /** A pooled connection; a pool that cannot have one tells the database's health (DatabaseHealth). */
+    private Connection connection(HikariDataSource pool) throws SQLException {
+        try {
+            return pool.getConnection();
+        } catch (SQLException | RuntimeException e) {
+            sawFailure(e);
+            throw e;
+        }
+    }
+
+    /** A failure that says the database cannot be reached goes to its health; any other says nothing about it. */
+    private void sawFailure(Throwable t) {
+        if (failures.kind(t) == Failures.Kind.UNREACHABLE) failures.health().unreachable(t);
     }
 
     private HikariDataSource poolOf(Connection c) {
@@ -164,7 +185,9 @@ final class PooledDatabase implements Database {
     private void commit(HikariDataSource pool, Connection c) throws SQLException {
         try {
             dialect.commit(c);
+            failures.health().answered();
         } catch (SQLException | RuntimeException e) {
+            sawFailure(e);
             discard(pool, c);
             throw e;
         }
@@ -189,16 +212,19 @@ final class PooledDatabase implements Database {
     public <T> T inTransaction(boolean readOnly, SqlWork<T> work) throws SQLException {
         HikariDataSource pool = readOnly ? readPool : writePool;
         return LostRaces.retry(this, retries, () -> {
-            Connection c = pool.getConnection();
+            Connection c = connection(pool);
             boolean committing = false;
             try {
                 dialect.begin(c);
                 T result = work.run(c);
                 committing = true;
-                commit(pool, c); // rolls back itself when it fails
+                commit(pool, c); // rolls back itself when it fails, and tells the health either way
                 return result;
             } catch (Throwable t) {
-                if (!committing) discard(pool, c);
+                if (!committing) {
+                    sawFailure(t);
+                    discard(pool, c);
+                }
                 throw t;
             } finally {
                 closeQuietly(c);
@@ -228,6 +254,6 @@ final class PooledDatabase implements Database {
 
     @Override
     public String toString() {
-        return "Database[" + dialect.name() + " " + jdbcUrl + "]";
+        return "Database[" + dialect.name() + " " + shown(jdbcUrl) + "]";
     }
 }

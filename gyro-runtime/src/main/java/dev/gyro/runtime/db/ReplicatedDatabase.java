@@ -17,12 +17,13 @@ final class ReplicatedDatabase implements Database {
 
     private final Database replica;
     private final Replication replication;
-    private final Failures failures = new Failures(this);
+    private final Failures failures;
     private final LongAdder retries = new LongAdder();
 
     ReplicatedDatabase(Database replica, Replication replication) {
         this.replica = replica;
         this.replication = replication;
+        this.failures = new Failures(this, replica.failures().health()); // the replica's database is the one watched
     }
 
     @Override
@@ -117,6 +118,6 @@ final class ReplicatedDatabase implements Database {
 
     @Override
     public String toString() {
-        return "Database[" + dialect().name() + " " + jdbcUrl() + ", replicated]";
+        return replica.toString().replaceFirst("\\]$", ", replicated]"); // its URL with any password hidden
     }
 }
