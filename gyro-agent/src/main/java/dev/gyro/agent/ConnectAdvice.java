@@ -4,20 +4,27 @@ import net.bytebuddy.asm.Advice;
 import net.bytebuddy.implementation.bytecode.assign.Assigner;
 
 import java.sql.Connection;
+import java.sql.Driver;
 
 /**
- * The code Gyro adds to the database driver's {@code connect(url, properties)} (inlined by ByteBuddy): the connection it
- * made for the application is replaced by Gyro's ({@link Takeover#connected}), whichever way the application reached
- * the driver (DriverManager, a DataSource, a pool).
+ * The code Gyro adds to a JDBC driver's {@code connect(url, properties)} (inlined by ByteBuddy): for a URL the driver
+ * takes that is not one of the instances' databases, Gyro's connection is returned instead and the driver does not
+ * connect at all ({@link Takeover#instead}), so the database the application's configuration names need not exist;
+ * whichever way the application reached the driver (DriverManager, a DataSource, a pool).
  */
 public final class ConnectAdvice {
 
     private ConnectAdvice() {}
 
-    @Advice.OnMethodExit
-    public static void exit(@Advice.Argument(0) String url,
-                            @Advice.Return(readOnly = false, typing = Assigner.Typing.DYNAMIC) Connection made)
+    @Advice.OnMethodEnter(skipOn = Advice.OnNonDefaultValue.class)
+    public static Connection enter(@Advice.This Driver driver, @Advice.Argument(0) String url)
             throws java.sql.SQLException {
-        made = Takeover.connected(made, url);
+        return Takeover.instead(driver, url);
+    }
+
+    @Advice.OnMethodExit
+    public static void exit(@Advice.Enter Connection instead,
+                            @Advice.Return(readOnly = false, typing = Assigner.Typing.DYNAMIC) Connection made) {
+        if (instead != null) made = instead;
     }
 }

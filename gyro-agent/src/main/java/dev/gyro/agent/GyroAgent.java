@@ -1,6 +1,7 @@
 package dev.gyro.agent;
 
 import dev.gyro.app.Classification;
+import dev.gyro.cluster.Backend;
 import dev.gyro.cluster.LocalCluster;
 import net.bytebuddy.agent.builder.AgentBuilder;
 import net.bytebuddy.asm.Advice;
@@ -25,8 +26,9 @@ import java.util.stream.Collectors;
  * a request ({@link Calls}); at exit, the calls of each transaction are reported on standard error.
  *
  * <p>OPTIONS, comma-separated: {@code classification=FILE}, the classification file naming the application's methods;
- * {@code dir=DIR}, to run the calls over instances on SQLite databases in DIR ({@code instances=N}, 3 by default),
- * taking the application's connections over ({@link Takeover}); without {@code dir}, calls are only counted.
+ * {@code dir=DIR}, to run the calls over instances whose databases are in DIR ({@code instances=N}, 3 by default;
+ * {@code backend=sqlite|postgres|mariadb}, SQLite by default, throwaway servers otherwise), taking the application's
+ * connections over ({@link Takeover}); without {@code dir}, calls are only counted.
  */
 public final class GyroAgent {
 
@@ -71,9 +73,18 @@ public final class GyroAgent {
                 .transform((builder, type, loader, module, domain) ->
                         builder.visit(Advice.to(CallAdvice.class).on(advised)))
                 .installOn(instrumentation);
-        if (given.containsKey("dir")) runOver(Path.of(given.get("dir")), instances(given), methods, instrumentation);
+        if (given.containsKey("dir"))
+            runOver(Path.of(given.get("dir")), instances(given), backend(given), methods, instrumentation);
         Runtime.getRuntime().addShutdownHook(new Thread(GyroAgent::report, "gyro-agent-report"));
         System.err.println(PREFIX + "attached to " + methods.size() + " transaction method(s)");
+    }
+
+    private static Backend backend(Map<String, String> given) {
+        try {
+            return Backend.parse(given.getOrDefault("backend", "sqlite"));
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("backend=" + given.get("backend") + ": " + e.getMessage());
+        }
     }
 
     private static int instances(Map<String, String> given) {
@@ -88,19 +99,23 @@ public final class GyroAgent {
     }
 
     /**
-     * Calls run as requests over {@code n} instances on SQLite databases in {@code dir}: the application's connections
-     * are taken over at once (its schema and data reach every instance's database), and the instances start at the
-     * first call.
+     * Calls run as requests over {@code n} instances on databases of {@code backend} in {@code dir} (throwaway servers
+     * for PostgreSQL and MariaDB, started now): the application's connections are taken over at once (its schema and
+     * data reach every instance's database), and the instances start at the first call. At exit, once the ring is
+     * quiet, whether every instance applied the same global requests is written to {@code dir/outcome.txt}.
      */
-    private static void runOver(Path dir, int n, List<AttachedMethod> methods, Instrumentation instrumentation) {
+    private static void runOver(Path dir, int n, Backend backend, List<AttachedMethod> methods,
+                                Instrumentation instrumentation) {
+        AttachedApplication app = new AttachedApplication("attached", methods);
+        LocalCluster cluster;
         try {
             Files.createDirectories(dir);
-        } catch (java.io.IOException e) {
-            throw new IllegalArgumentException("dir=" + dir + " cannot be created: " + e.getMessage());
+            cluster = LocalCluster.create(backend, dir.toAbsolutePath(), app, n, 1, 0, loaded -> {});
+        } catch (java.io.IOException | java.sql.SQLException | RuntimeException e) {
+            throw new IllegalArgumentException("the instances' databases in " + dir + " could not be made: " + e.getMessage());
         }
-        String prefix = "jdbc:sqlite:" + dir.toAbsolutePath();
-        Takeover takeover = new Takeover(n, i -> "jdbc:sqlite:" + LocalCluster.databaseFile(dir.toAbsolutePath(), i),
-                prefix);
+        List<String> urls = java.util.stream.IntStream.range(0, n).mapToObj(cluster::jdbcUrl).toList();
+        Takeover takeover = new Takeover(n, urls::get, url -> urls.stream().anyMatch(u -> sameDatabase(u, url)));
         Takeover.activate(takeover);
         new AgentBuilder.Default()
                 .disableClassFormatChanges()
@@ -110,37 +125,61 @@ public final class GyroAgent {
                         .on(ElementMatchers.named("connect").and(ElementMatchers.takesArguments(String.class,
                                 java.util.Properties.class)))))
                 .installOn(instrumentation);
-        Object[] started = {null};
-        AttachedApplication app = new AttachedApplication("attached", methods);
+        Attachment[] started = {null};
         Calls.runThrough(() -> {
             synchronized (started) {
                 if (started[0] == null) {
                     try {
-                        LocalCluster cluster = LocalCluster.create(dir.toAbsolutePath(), app, n, 1, 0, loaded -> {})
-                                .startAll();
-                        Attachment attachment = new Attachment(java.util.stream.IntStream.range(0, n)
-                                .mapToObj(cluster::instance).toList());
-                        takeover.serving();
-                        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-                            try {
-                                // every global's update reaches every instance before the instances stop
-                                if (!cluster.awaitQuiet(60_000))
-                                    System.err.println(PREFIX + "the ring did not become quiet within 60 s");
-                            } catch (InterruptedException e) {
-                                Thread.currentThread().interrupt();
-                            }
-                            attachment.close();
-                            cluster.close();
-                        }, "gyro-agent-stop"));
-                        started[0] = attachment;
-                        System.err.println(PREFIX + n + " instances serve from " + dir);
+                        cluster.startAll();
                     } catch (java.io.IOException e) {
                         throw new java.sql.SQLException("gyro: the instances did not start: " + e.getMessage(), e);
                     }
+                    started[0] = new Attachment(java.util.stream.IntStream.range(0, n).mapToObj(cluster::instance)
+                            .toList());
+                    takeover.serving();
+                    System.err.println(PREFIX + n + " instances serve from " + dir);
                 }
-                return (Attachment) started[0];
+                return started[0];
             }
         });
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            String outcome;
+            synchronized (started) {
+                outcome = started[0] == null ? "FAILED: no call of a classified method ran" : agree(cluster, n);
+                if (started[0] != null) started[0].close();
+            }
+            try {
+                Files.writeString(dir.resolve(OUTCOME), outcome + System.lineSeparator());
+            } catch (java.io.IOException e) {
+                System.err.println(PREFIX + "cannot write " + dir.resolve(OUTCOME) + ": " + e.getMessage());
+            }
+            cluster.close();
+        }, "gyro-agent-stop"));
+    }
+
+    /** Where the agent says, at exit, whether the instances agree: {@code OK ...} or {@code FAILED: why}. */
+    public static final String OUTCOME = "outcome.txt";
+
+    /** Once the ring is quiet: whether every instance applied the same global requests. */
+    private static String agree(LocalCluster cluster, int n) {
+        try {
+            if (!cluster.awaitQuiet(60_000)) return "FAILED: the ring did not become quiet within 60 s of the exit";
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return "FAILED: interrupted while the ring became quiet";
+        }
+        long first = cluster.instance(0).appliedGsn();
+        for (int i = 1; i < n; i++) {
+            long gsn = cluster.instance(i).appliedGsn();
+            if (gsn != first)
+                return "FAILED: instance " + i + " applied global requests up to gsn " + gsn + ", instance 0 up to " + first;
+        }
+        return "OK: every instance applied global requests 1 to " + first;
+    }
+
+    /** The same database: the URLs agree up to their query (a password, options). */
+    private static boolean sameDatabase(String a, String b) {
+        return a.split("\\?")[0].equals(b.split("\\?")[0]);
     }
 
     /** Each transaction's calls, one line each. */
@@ -158,12 +197,12 @@ public final class GyroAgent {
         for (String part : options.split(",")) {
             int eq = part.indexOf('=');
             String key = eq < 0 ? part : part.substring(0, eq);
-            if (!Set.of("classification", "dir", "instances").contains(key)) unknown.add(key);
+            if (!Set.of("classification", "dir", "instances", "backend").contains(key)) unknown.add(key);
             m.put(key, eq < 0 ? "" : part.substring(eq + 1));
         }
         if (!unknown.isEmpty())
             throw new IllegalArgumentException("unknown agent option(s) " + unknown + "; known: classification=FILE,"
-                    + " dir=DIR, instances=N");
+                    + " dir=DIR, instances=N, backend=sqlite|postgres|mariadb");
         return m;
     }
 }

@@ -21,6 +21,13 @@ final class Handoff {
 
     private static final Map<String, Handoff> OPEN = new ConcurrentHashMap<>();
 
+    /**
+     * What the application hears when its call lost a race as it committed: the application's work ran once and cannot
+     * be run again by Gyro, so the application is told, as its database would tell it, to run the call again.
+     */
+    static final String LOST_RACE = "could not serialize access: the call lost a race with another as it committed;"
+            + " run it again (SQLSTATE 40001)";
+
     final String id;
     /** The request's connection, once the call may run. */
     final CompletableFuture<Connection> go = new CompletableFuture<>();
@@ -50,8 +57,8 @@ final class Handoff {
     static Object body(TxContext ctx, String id) throws InterruptedException {
         Handoff h = OPEN.get(id);
         if (h == null) throw new UserAbort("the call " + id + " no longer waits to run");
-        if (!h.ran.compareAndSet(false, true))
-            throw new UserAbort("the application's work of one call cannot run a second time; its commit failed");
+        if (!h.ran.compareAndSet(false, true)) // Gyro runs a request again only after it lost a race (RetryRule)
+            throw new UserAbort(LOST_RACE);
         h.go.complete(ctx.connection());
         boolean commit;
         try {

@@ -10,6 +10,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.function.IntFunction;
+import java.util.function.Predicate;
 
 /**
  * The application's JDBC connections, taken over (docs/decisions/34-attaching.md): whatever URL its configuration
@@ -17,7 +18,7 @@ import java.util.function.IntFunction;
  * on the owning instance's database, until the application commits or rolls back; outside any call, before Gyro
  * serves its first call, every statement runs on every instance's database (the application creating and loading its
  * schema); after that, a statement outside any call that is not a query is refused, naming the calling method.
- * Public: the advice on the database driver's {@code connect}, inlined into the driver, calls {@link #connected}.
+ * Public: the advice on the database driver's {@code connect}, inlined into the driver, calls {@link #instead}.
  */
 public final class Takeover {
 
@@ -26,17 +27,18 @@ public final class Takeover {
 
     private final int instances;
     private final IntFunction<String> instanceUrl;
-    private final String instancePrefix;
+    private final Predicate<String> instanceDatabase;
     private volatile boolean serving;
 
     /**
-     * @param instanceUrl    the JDBC URL of instance I's database (its connections are Gyro's own, never taken over)
-     * @param instancePrefix what every instance database's URL begins with
+     * @param instanceUrl      the JDBC URL of instance I's database
+     * @param instanceDatabase whether a URL is one of the instances' databases (their connections are Gyro's own,
+     *                         never taken over)
      */
-    Takeover(int instances, IntFunction<String> instanceUrl, String instancePrefix) {
+    Takeover(int instances, IntFunction<String> instanceUrl, Predicate<String> instanceDatabase) {
         this.instances = instances;
         this.instanceUrl = instanceUrl;
-        this.instancePrefix = instancePrefix;
+        this.instanceDatabase = instanceDatabase;
     }
 
     static void activate(Takeover t) {
@@ -61,11 +63,13 @@ public final class Takeover {
         CURRENT.remove();
     }
 
-    /** A connection the database driver made for {@code url}: the application's is replaced by Gyro's. */
-    public static Connection connected(Connection made, String url) throws SQLException {
+    /**
+     * The connection to give the application instead of the one {@code driver} would make for {@code url}, or null to
+     * let the driver connect: a URL the driver does not take, or one of the instances' own databases.
+     */
+    public static Connection instead(java.sql.Driver driver, String url) throws SQLException {
         Takeover t = active;
-        if (t == null || made == null || url == null || url.startsWith(t.instancePrefix)) return made;
-        made.close(); // the application's own database is not used: the instances' are
+        if (t == null || url == null || t.instanceDatabase.test(url) || !driver.acceptsURL(url)) return null;
         return (Connection) Proxy.newProxyInstance(Takeover.class.getClassLoader(), new Class<?>[] {Connection.class},
                 t.new AppConnection());
     }

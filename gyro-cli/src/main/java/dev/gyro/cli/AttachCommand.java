@@ -1,7 +1,7 @@
 package dev.gyro.cli;
 
 import dev.gyro.agent.GyroAgent;
-import dev.gyro.cluster.LocalCluster;
+import dev.gyro.cluster.Backend;
 import org.yaml.snakeyaml.Yaml;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -13,11 +13,6 @@ import java.io.Reader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.sql.Connection;
-import java.sql.DriverManager;
-import java.sql.ResultSet;
-import java.sql.SQLException;
-import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -33,8 +28,9 @@ import java.util.jar.Manifest;
 @Command(name = "attach", mixinStandardHelpOptions = true,
         description = "Run an unmodified Java application with Gyro attached: its classified methods run as requests over"
                 + " the instances FILE describes, e.g. gyro attach --config attach.yaml -- java -cp app.jar Main."
-                + " FILE (YAML): backend (sqlite), instances (a count), classification (the file gyro analyze wrote,"
-                + " naming the application's methods), dir (the instances' folder, default gyro-attach beside FILE).")
+                + " FILE (YAML): backend (sqlite, postgres or mariadb: throwaway databases), instances (a count),"
+                + " classification (the file naming the application's methods), dir (the instances' folder, default"
+                + " gyro-attach beside FILE).")
 final class AttachCommand implements java.util.concurrent.Callable<Integer> {
 
     private static final Set<String> KEYS = Set.of("backend", "instances", "classification", "dir");
@@ -49,7 +45,7 @@ final class AttachCommand implements java.util.concurrent.Callable<Integer> {
     List<String> command = new ArrayList<>();
 
     /** What FILE says, checked. */
-    record Config(int instances, Path classification, Path dir) {}
+    record Config(Backend backend, int instances, Path classification, Path dir) {}
 
     @Override
     public Integer call() throws Exception {
@@ -62,7 +58,7 @@ final class AttachCommand implements java.util.concurrent.Callable<Integer> {
         }
         Path instances = c.dir().resolve("instances");
         String javaagent = "-javaagent:" + agentJar(c.dir()) + "=classification=" + c.classification() + ",dir="
-                + instances + ",instances=" + c.instances();
+                + instances + ",instances=" + c.instances() + ",backend=" + c.backend().label();
         if (agent) {
             System.out.println(javaagent);
             return 0;
@@ -79,26 +75,17 @@ final class AttachCommand implements java.util.concurrent.Callable<Integer> {
         List<String> run = new ArrayList<>(command);
         run.add(1, javaagent);
         int status = new ProcessBuilder(run).inheritIO().start().waitFor();
-        String failed = status != 0 ? "the command exited with status " + status : check(instances, c.instances());
+        String failed = status != 0 ? "the command exited with status " + status : check(instances);
         System.out.println(failed == null ? "attach: OK" : "attach: FAILED: " + failed);
         return failed == null ? 0 : 1;
     }
 
-    /** Every instance applied the same global requests: their last gsns agree. Null if so, else why not. */
-    static String check(Path instances, int n) throws SQLException {
-        long first = -1;
-        for (int i = 0; i < n; i++) {
-            Path db = LocalCluster.databaseFile(instances, i);
-            if (!Files.exists(db)) return "instance " + i + " never started (no call of a classified method ran)";
-            try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + db);
-                 Statement st = c.createStatement(); ResultSet rs = st.executeQuery("SELECT last_gsn FROM gyro_state")) {
-                long gsn = rs.next() ? rs.getLong(1) : -1;
-                if (first < 0) first = gsn;
-                else if (gsn != first)
-                    return "instance " + i + " applied global requests up to gsn " + gsn + ", instance 0 up to " + first;
-            }
-        }
-        return null;
+    /** What the agent found at the application's exit (docs/decisions/34-attaching.md): null if the instances agree. */
+    static String check(Path instances) throws IOException {
+        Path outcome = instances.resolve(GyroAgent.OUTCOME);
+        if (!Files.exists(outcome)) return "the agent left no outcome in " + outcome + " (did it attach?)";
+        String said = Files.readString(outcome, StandardCharsets.UTF_8).strip();
+        return said.startsWith("OK") ? null : said.replaceFirst("^FAILED: ", "");
     }
 
     static Config read(Path file) throws IOException {
@@ -113,9 +100,13 @@ final class AttachCommand implements java.util.concurrent.Callable<Integer> {
         for (Object k : map.keySet())
             if (!KEYS.contains(String.valueOf(k)))
                 throw new IllegalArgumentException(file + ": unknown key '" + k + "' (known: " + KEYS + ")");
-        Object backend = map.get("backend");
-        if (backend != null && !"sqlite".equals(backend))
-            throw new IllegalArgumentException(file + ": backend " + backend + ": attach runs on sqlite so far");
+        Backend backend;
+        try {
+            Object b = map.get("backend");
+            backend = Backend.parse(b == null ? "sqlite" : String.valueOf(b));
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException(file + ": backend: " + e.getMessage());
+        }
         Object n = map.get("instances");
         int instances = n == null ? 3 : n instanceof Integer i && i >= 1 && i <= 64 ? i : -1;
         if (instances < 0) throw new IllegalArgumentException(file + ": instances: a count from 1 to 64, not " + n);
@@ -127,7 +118,8 @@ final class AttachCommand implements java.util.concurrent.Callable<Integer> {
         if (!Files.isReadable(classification))
             throw new IllegalArgumentException(file + ": classification " + classification + " cannot be read");
         Object dir = map.get("dir");
-        return new Config(instances, classification, folder.resolve(dir == null ? "gyro-attach" : String.valueOf(dir)));
+        return new Config(backend, instances, classification,
+                folder.resolve(dir == null ? "gyro-attach" : String.valueOf(dir)));
     }
 
     /**

@@ -71,10 +71,10 @@ class AttachCommandTest {
 
     @Test
     void aFailingApplicationOrAWrongFileSaysSo() throws Exception {
-        Files.writeString(dir.resolve("attach.yaml"), "backend: postgres\nclassification: none.json\n");
+        Files.writeString(dir.resolve("attach.yaml"), "backend: oracle\nclassification: none.json\n");
         Run wrong = attach("--", "java", "-version");
         assertThat(wrong.status()).isEqualTo(2);
-        assertThat(wrong.out()).contains("backend postgres: attach runs on sqlite so far");
+        assertThat(wrong.out()).contains("backend: unknown backend 'oracle' (known: sqlite, postgres, mariadb)");
 
         Files.writeString(dir.resolve("classification.json"), CLASSIFICATION.formatted(Bank.class.getName()));
         Files.writeString(dir.resolve("attach.yaml"), "classification: classification.json\ninstances: 2\n");

@@ -2,7 +2,8 @@ package dev.gyro.cli;
 
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -13,7 +14,9 @@ import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.ResultSet;
 import java.sql.Statement;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Optional;
@@ -26,9 +29,10 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 /**
  * CMU BenchBase, built from its own unmodified source (a copy of {@code ../shared/third-party/benchbase}, read-only),
  * runs SmallBank through its own driver ({@code benchbase.jar -b smallbank --create --load --execute}) with Gyro
- * attached over three SQLite instances (docs/decisions/34-attaching.md): its report shows no unexpected SQL error,
- * {@code gyro attach} ends with {@code attach: OK}, and every instance holds the same accounts, savings and checking.
- * The classification is written here, conservatively (every writer global, Balance local and read-only).
+ * attached over three instances (docs/decisions/34-attaching.md), on SQLite (one terminal, as BenchBase needs there)
+ * and on PostgreSQL (two terminals, throwaway servers): its report shows no unexpected SQL error, {@code gyro attach}
+ * ends with {@code attach: OK}, and on SQLite every instance holds the same accounts, savings and checking. The
+ * classification is written here, conservatively (every writer global, Balance local and read-only).
  */
 @Tag("slow")
 class BenchBaseAttachTest {
@@ -36,8 +40,21 @@ class BenchBaseAttachTest {
     private static final Path SOURCE = Path.of("..", "..", "shared", "third-party", "benchbase").toAbsolutePath().normalize();
     private static final String PROCEDURES = "com.oltpbenchmark.benchmarks.smallbank.procedures.";
 
-    @TempDir
-    Path dir;
+    /** Not JUnit's @TempDir (rwx------): the PostgreSQL servers run as the postgres user when the tests run as root. */
+    private Path dir;
+
+    @BeforeEach
+    void directory() throws IOException {
+        dir = Files.createTempDirectory("gyro-benchbase-test");
+        Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwxr-xr-x"));
+    }
+
+    @AfterEach
+    void cleanUp() throws IOException {
+        try (Stream<Path> all = Files.walk(dir)) {
+            for (Path p : all.sorted(Comparator.reverseOrder()).toList()) Files.deleteIfExists(p);
+        }
+    }
 
     /** A JDK that runs BenchBase (its jars are Java 23 bytecode), or none. */
     private static Optional<Path> jdk23() throws IOException {
@@ -102,20 +119,6 @@ class BenchBaseAttachTest {
                 else Files.copy(f, to);
             }
         }
-        int built = run(dir.resolve("build.log"), src, jdk.get(), List.of("mvn", "-B", "-q", "package", "-P", "sqlite",
-                "-DskipTests", "-Dfmt.skip=true", "-Dmaven.compiler.release=23"));
-        assertThat(built).as(Files.readString(dir.resolve("build.log"))).isZero();
-        Path dist = Files.createDirectories(dir.resolve("dist"));
-        assertThat(run(dir.resolve("untar.log"), dist, null, List.of("tar", "-xzf",
-                src.resolve("target/benchbase-sqlite.tgz").toString()))).isZero();
-        Path benchbase = dist.resolve("benchbase-sqlite");
-
-        // Its own sample configuration, with the URL, scale and time its settings expose.
-        String config = Files.readString(benchbase.resolve("config/sqlite/sample_smallbank_config.xml"))
-                .replace("<url>jdbc:sqlite:smallbank.db</url>", "<url>jdbc:sqlite:" + dir.resolve("own.db") + "</url>")
-                .replace("<scalefactor>0.01</scalefactor>", "<scalefactor>0.001</scalefactor>")
-                .replace("<time>60</time>", "<time>5</time>");
-        Files.writeString(dir.resolve("smallbank.xml"), config);
         String classification = "{\"transactions\": [\n"
                 + String.join(",\n", List.of(
                 rule("Amalgamate", "global", "custId0", method("Amalgamate", "custId0", "long", "custId1", "long")),
@@ -129,27 +132,57 @@ class BenchBaseAttachTest {
                 rule("WriteCheck", "global", "custName",
                         method("WriteCheck", "custName", "java.lang.String", "amount", "double")))) + "]}\n";
         Files.writeString(dir.resolve("smallbank.json"), classification);
-        Files.writeString(dir.resolve("attach.yaml"), "backend: sqlite\ninstances: 3\nclassification: smallbank.json\n");
 
-        List<String> attach = new ArrayList<>(GyroProcesses.command(List.of("attach", "--config",
-                dir.resolve("attach.yaml").toString(), "--", jdk.get().resolve("bin/java").toString(), "-jar",
-                "benchbase.jar", "-b", "smallbank", "-c", dir.resolve("smallbank.xml").toString(), "--create=true",
-                "--load=true", "--execute=true")));
-        int status = run(dir.resolve("attach.log"), benchbase, null, attach);
-        String out = Files.readString(dir.resolve("attach.log"), StandardCharsets.UTF_8);
-        assertThat(status).as(out).isZero();
-        assertThat(out.strip().lines().reduce((a, b) -> b).orElse("")).isEqualTo("attach: OK");
-        assertThat(out).contains("Completed Transactions:");
-        String errors = out.substring(out.indexOf("Unexpected SQL Errors:"));
-        assertThat(errors.lines().skip(1).findFirst().orElse("")).as("BenchBase's unexpected SQL errors").contains("<EMPTY>");
-        assertThat(out).containsPattern("gyro agent: SendPayment: [1-9][0-9]* call");
-
-        Path instances = dir.resolve("gyro-attach/instances");
+        runSmallBank(src, jdk.get(), "sqlite", "<url>jdbc:sqlite:smallbank.db</url>",
+                "<url>jdbc:sqlite:" + dir.resolve("own.db") + "</url>", "<scalefactor>0.01</scalefactor>");
+        Path instances = dir.resolve("sqlite/gyro-attach/instances");
         for (String table : List.of("accounts", "savings", "checking")) {
             String first = checksum(dev.gyro.cluster.LocalCluster.databaseFile(instances, 0), table);
             for (int i = 1; i < 3; i++)
                 assertThat(checksum(dev.gyro.cluster.LocalCluster.databaseFile(instances, i), table))
                         .as("table %s at instance %d", table, i).isEqualTo(first);
         }
+        // On PostgreSQL: throwaway servers; the configuration's own server (localhost:5432) is never reached. The
+        // agent checks that every instance applied the same global requests (attach: OK).
+        runSmallBank(src, jdk.get(), "postgres", "<terminals>1</terminals>", "<terminals>2</terminals>",
+                "<scalefactor>1</scalefactor>");
+    }
+
+    /**
+     * Builds BenchBase's {@code profile}, and runs SmallBank with its sample configuration for that profile (the scale
+     * factor {@code scale} set to 0.001, the time to 5 s, {@code from} replaced by {@code to}) attached over three
+     * instances of that backend; checks what BenchBase and gyro attach report.
+     */
+    private void runSmallBank(Path src, Path jdk, String profile, String from, String to, String scale) throws Exception {
+        Path at = Files.createDirectories(dir.resolve(profile));
+        int built = run(at.resolve("build.log"), src, jdk, List.of("mvn", "-B", "-q", "package", "-P", profile,
+                "-DskipTests", "-Dfmt.skip=true", "-Dmaven.compiler.release=23"));
+        assertThat(built).as(Files.readString(at.resolve("build.log"))).isZero();
+        Path dist = Files.createDirectories(at.resolve("dist"));
+        assertThat(run(at.resolve("untar.log"), dist, null, List.of("tar", "-xzf",
+                src.resolve("target/benchbase-" + profile + ".tgz").toString()))).isZero();
+        Path benchbase = dist.resolve("benchbase-" + profile);
+
+        // Its own sample configuration, with the settings it exposes.
+        String config = Files.readString(benchbase.resolve("config/" + profile + "/sample_smallbank_config.xml"));
+        assertThat(config).contains(from, scale, "<time>60</time>");
+        Files.writeString(at.resolve("smallbank.xml"), config.replace(from, to)
+                .replace(scale, "<scalefactor>0.001</scalefactor>").replace("<time>60</time>", "<time>5</time>"));
+        Files.copy(dir.resolve("smallbank.json"), at.resolve("smallbank.json"));
+        Files.writeString(at.resolve("attach.yaml"), "backend: " + profile + "\ninstances: 3\nclassification: smallbank.json\n");
+
+        List<String> attach = new ArrayList<>(GyroProcesses.command(List.of("attach", "--config",
+                at.resolve("attach.yaml").toString(), "--", jdk.resolve("bin/java").toString(), "-jar",
+                "benchbase.jar", "-b", "smallbank", "-c", at.resolve("smallbank.xml").toString(), "--create=true",
+                "--load=true", "--execute=true")));
+        int status = run(at.resolve("attach.log"), benchbase, null, attach);
+        String out = Files.readString(at.resolve("attach.log"), StandardCharsets.UTF_8);
+        assertThat(status).as(out).isZero();
+        assertThat(out.strip().lines().reduce((a, b) -> b).orElse("")).as(profile).isEqualTo("attach: OK");
+        assertThat(out).contains("Completed Transactions:");
+        String errors = out.substring(out.indexOf("Unexpected SQL Errors:"));
+        assertThat(errors.lines().skip(1).findFirst().orElse("")).as("BenchBase's unexpected SQL errors on %s", profile)
+                .contains("<EMPTY>");
+        assertThat(out).containsPattern("gyro agent: SendPayment: [1-9][0-9]* call");
     }
 }
