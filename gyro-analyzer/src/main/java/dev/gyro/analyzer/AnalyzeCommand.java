@@ -1,6 +1,7 @@
 package dev.gyro.analyzer;
 
 import dev.gyro.analyzer.java.JavaFrontEnd;
+import dev.gyro.analyzer.java.ReplacedSql;
 import dev.gyro.analyzer.java.Unclassified;
 import dev.gyro.analyzer.model.Diagnostic;
 import dev.gyro.analyzer.sql.SqlAccessExtractor;
@@ -81,6 +82,12 @@ public final class AnalyzeCommand implements Callable<Integer> {
                     + "transaction class, else legacy.")
     String frontEnd;
 
+    @Option(names = "--replaced-sql", paramLabel = "declared|computed", defaultValue = "declared",
+            description = "An SQL text a setter may replace at run time on a statement picked by code outside the "
+                    + "sources (per-vendor dialect files): analyze the text the statement is made with and warn at the "
+                    + "setter call (default), or take it as computed SQL (any row of any table).")
+    String replacedSql;
+
     @Option(names = "--instances", paramLabel = "N", defaultValue = "0",
             description = "Number of instances: the partitioning then prefers keys that take at least N distinct "
                     + "values (a boolean or enum key, or one given with --key-values, cannot spread load further).")
@@ -127,6 +134,13 @@ public final class AnalyzeCommand implements Callable<Integer> {
             default -> throw new CommandLine.ParameterException(spec.commandLine(),
                     "--front-end must be auto, gyro or legacy, not " + frontEnd);
         }
+        ReplacedSql replaced;
+        switch (replacedSql.toLowerCase(Locale.ROOT)) {
+            case "declared" -> replaced = ReplacedSql.DECLARED;
+            case "computed" -> replaced = ReplacedSql.COMPUTED;
+            default -> throw new CommandLine.ParameterException(spec.commandLine(),
+                    "--replaced-sql must be declared or computed, not " + replacedSql);
+        }
         Map<String, Double> weights = Map.of();
         if (mix != null) {
             try {
@@ -140,7 +154,7 @@ public final class AnalyzeCommand implements Callable<Integer> {
             throw new CommandLine.ParameterException(spec.commandLine(), "--instances must be 0 or more, not " + instances);
         }
         AnalysisResult result = new Analyzer().weights(weights).writeGranularity(granularity).frontEnd(mode)
-                .instances(instances, keyValues).analyze(paths);
+                .replacedSql(replaced).instances(instances, keyValues).analyze(paths);
         for (Diagnostic d : result.diagnostics()) {
             err.println(d);
         }
