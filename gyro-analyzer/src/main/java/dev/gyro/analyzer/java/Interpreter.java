@@ -1993,6 +1993,15 @@ final class Interpreter {
      */
     private void assignedFields(CallableDeclaration<?> m, TypeInfo type, Frame frame, Map<String, Sym> fields) {
         BlockStmt body = body(m).orElseThrow();
+        for (AssignExpr nested : body.findAll(AssignExpr.class)) {
+            boolean topLevel = nested.getParentNode().orElse(null) instanceof com.github.javaparser.ast.stmt.ExpressionStmt es
+                    && es.getParentNode().orElse(null) == body;
+            String field = nested.getTarget() instanceof FieldAccessExpr fa && fa.getScope() instanceof ThisExpr ? fa.getNameAsString()
+                    : nested.getTarget() instanceof NameExpr n ? n.getNameAsString() : null;
+            if (!topLevel && field != null && !frame.args.containsKey(field) && !frame.defs.declared.contains(field)) {
+                fields.remove(field); // a branch or a loop may assign it: its earlier value is not certain
+            }
+        }
         for (var statement : body.getStatements()) {
             if (!(statement instanceof com.github.javaparser.ast.stmt.ExpressionStmt es)) {
                 continue;
@@ -2003,6 +2012,8 @@ final class Interpreter {
                         && !frame.defs.declared.contains(n.getNameAsString()) ? n.getNameAsString() : null;
                 if (field != null && fixedByConstructors(type, field, frame) && fieldAssignments(body, field, frame) == 1) {
                     fields.put(field, eval(a.getValue(), frame));
+                } else if (field != null) {
+                    fields.remove(field); // assigned again in a branch or a loop: not the value it had
                 }
             } else if (es.getExpression() instanceof MethodCallExpr call
                     && (call.getScope().isEmpty() || call.getScope().get() instanceof ThisExpr)) {

@@ -59,8 +59,12 @@ final class Replacements {
                 continue;
             }
             MethodDeclaration m = a.findAncestor(MethodDeclaration.class).orElse(null);
-            if (m == null || m.isStatic() || index.typeOf(m).orElse(null) != type) {
-                return null;
+            boolean ownField = a.getTarget() instanceof NameExpr || a.getTarget() instanceof com.github.javaparser.ast.expr.FieldAccessExpr fa
+                    && fa.getScope() instanceof com.github.javaparser.ast.expr.ThisExpr;
+            if (m == null || m.isStatic() || index.typeOf(m).orElse(null) != type || !ownField
+                    || a.findAncestor(com.github.javaparser.ast.expr.LambdaExpr.class).isPresent()
+                    || a.findAncestor(com.github.javaparser.ast.expr.ObjectCreationExpr.class).isPresent()) {
+                return null; // another object's field, or code that may run at any time
             }
             if (!setters.contains(m)) {
                 setters.add(m);
@@ -74,9 +78,11 @@ final class Replacements {
                             || call.getArguments().size() != setter.getParameters().size()) {
                         continue;
                     }
-                    boolean construction = call.findAncestor(ConstructorDeclaration.class)
-                            .flatMap(index::typeOf).orElse(null) == type && isOwn(call);
-                    if (construction) {
+                    ConstructorDeclaration constructor = call.findAncestor(ConstructorDeclaration.class).orElse(null);
+                    if (constructor != null && index.typeOf(constructor).orElse(null) == type && isOwn(call)) {
+                        if (!topLevel(call, constructor)) {
+                            return null; // a branch of the constructor may or may not replace the text
+                        }
                         continue; // what the constructor makes is the declared text
                     }
                     if (!pickedAtRunTime(call)) {
@@ -99,6 +105,12 @@ final class Replacements {
                             + " (--replaced-sql computed takes such texts as computed SQL)"));
         }
         return out;
+    }
+
+    /** A statement of its own at the top level of the constructor ({@code this.setSQL(sql);}), which it always runs. */
+    private static boolean topLevel(MethodCallExpr call, ConstructorDeclaration constructor) {
+        return call.getParentNode().orElse(null) instanceof com.github.javaparser.ast.stmt.ExpressionStmt statement
+                && statement.getParentNode().orElse(null) == constructor.getBody();
     }
 
     private static boolean isOwn(MethodCallExpr call) {

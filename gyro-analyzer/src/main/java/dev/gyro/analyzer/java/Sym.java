@@ -107,7 +107,7 @@ sealed interface Sym permits Sym.Scalar, Sym.Text, Sym.Alternatives, Sym.Obj, Sy
             if (other instanceof Text t) {
                 out.addAll(t.pieces);
             } else {
-                out.add(new Hole(((Scalar) other).value(), javaOfOther));
+                out.add(new Hole(asValue(other), javaOfOther));
             }
             return new Text(merge(out));
         }
