@@ -55,12 +55,18 @@ class BenchBaseTest {
     }
 
     private static void assertClassification(AnalysisResult r, Map<String, Expected> expected) {
+        assertClassification(r, expected, 0);
+    }
+
+    /** The classification, and how many statements' texts the analysis cannot see (computed SQL). */
+    private static void assertClassification(AnalysisResult r, Map<String, Expected> expected, int computed) {
         Map<String, Expected> actual = new LinkedHashMap<>();
         for (Classification c : r.classifications()) {
             actual.put(c.name(), new Expected(c.kind(), c.partitionBy(), c.readOnly()));
         }
         assertThat(actual).as("classification; reasons:%n%s", reasons(r)).containsExactlyInAnyOrderEntriesOf(expected);
-        assertThat(r.diagnostics()).as("SQL the analysis cannot see").noneMatch(d -> d.message().contains("is computed at run time"));
+        assertThat(r.diagnostics()).as("SQL the analysis cannot see").filteredOn(d -> d.message().contains("is computed at run time"))
+                .hasSize(computed);
         // the only texts the analysis takes as declared: the kit's dialect loader and its monitoring prefix
         assertThat(r.diagnostics()).filteredOn(d -> d.message().contains("may replace")).hasSize(2)
                 .allSatisfy(d -> assertThat(d.where().toString()).contains("Procedure.java"));
@@ -120,6 +126,49 @@ class BenchBaseTest {
                 // local, its bit_1 would be overwritten by a stale image (decision 4). The hand derivation first had it
                 // local by s_id, which ignored the images: the tool is right.
                 "UpdateSubscriberData.run", global("s_id")));
+    }
+
+    @Test
+    void epinions() throws Exception {
+        // USERACCT (u_id key), ITEM (i_id key); REVIEW and TRUST have no key, so an UPDATE of them writes whole rows
+        assertClassification(analyze("epinions"), Map.of(
+                // read-only
+                "GetAverageRatingByTrustedUser.run", local("iid", true),
+                "GetItemAverageRating.run", local("iid", true),
+                "GetItemReviewsByTrustedUser.run", local("iid", true),
+                "GetReviewItemById.run", local("iid", true),
+                "GetReviewsByUser.run", local("uid", true),
+                // ITEM.title is read only by GetReviewItemById, at i_id = its iid
+                "UpdateItemTitle.run", local("iid", false),
+                // USERACCT.name is read only by GetReviewsByUser, at u_id = its uid
+                "UpdateUserName.run", local("uid", false),
+                // a REVIEW row at (iid, uid): readers by item and GetReviewsByUser by user; local when both keys route
+                // to one instance, else global at the item's instance
+                "UpdateReviewRating.run", new Expected(Kind.LOCAL_OR_GLOBAL, List.of("iid", "uid"), false),
+                // TRUST rows at (source_uid, target_uid), read at source_u_id = uid by the two "trusted user" readers,
+                // which are partitioned by iid: global
+                "UpdateTrustRating.run", global("source_uid")));
+        // Hand-derived, a better sound classification exists: the two "trusted user" readers partitioned by uid make
+        // UpdateTrustRating local by source_uid, and UpdateReviewRating global (they read REVIEW by item from a user's
+        // partition): 1 non-local transaction instead of 1.5. Both are sound; the tool keeps its first single-key
+        // choice for the readers (a tie) before the local-or-global stage, which is the partitioning search's part of
+        // the work still to do (gyro-analyzer/README.md, "Not done yet").
+    }
+
+    @Test
+    void twitter() throws Exception {
+        assertClassification(analyze("twitter"), Map.of(
+                // read-only (GetTweet's statement is a public non-final field nothing assigns)
+                "GetFollowers.run", local("uid", true),
+                "GetTweet.run", local("tweet_id", true),
+                "GetTweetsFromFollowing.run", local("uid", true),
+                "GetUserTweets.run", local("uid", true),
+                // Hand-derived, InsertTweet is local: it only inserts into ADDED_TWEETS (a serial key it does not
+                // give), which nothing reads. The tool says global, which is sound but loses it: GetFollowers and
+                // GetTweetsFromFollowing are made with new SQLStmt("... IN (??)", LIMIT), whose constructor rewrites
+                // the text in a regex loop the analysis does not follow, so their text is computed and they may read
+                // any table.
+                "InsertTweet.run", global("uid")), 2);
     }
 
     @Test
