@@ -61,15 +61,18 @@ class KitsTest {
     }
 
     @Test
-    void proceduresAnExpansionLoopThatRunsMakesTheTextComputedButAQueryStaysAQuery() {
+    void proceduresAnExpansionLoopThatRunsReplacesTheListByAnUnknownPiece() {
         AnalysisResult r = Fixtures.analyze(Fixtures.fixture("kits/procedures"), Fixtures.fixture("kits/procedures-expanded"));
-        // new Stmt("... IN (??)", 3): the constructor's loop rewrites the text; a rule ignoring the loop would read
-        // "IN (??)" as it is declared
-        assertThat(transaction(r, "TopAwards.run").readSet()).anySatisfy(e -> assertThat(e.table()).isEqualTo("*"));
+        // new Stmt("... IN (??)", 3): the constructor's loop runs once, replacing ?? by what it builds; the list is any
+        // rows of AWARDS (a rule ignoring the loop would read "IN (??)" as declared)
+        assertThat(Fixtures.entries(transaction(r, "TopAwards.run").readSet(), "AWARDS"))
+                .containsExactly("AWARDS.{(EXISTENCE),MEMBER_ID,POINTS} | any row");
         assertThat(transaction(r, "TopAwards.run").writeSet()).isEmpty();
         assertThat(classification(r, "TopAwards.run").kind()).isEqualTo(Kind.LOCAL);
-        // it may read any row, so AwardPoints' writes are read from other partitions
+        // it may read any award, so AwardPoints' writes are read from other partitions
         assertThat(classification(r, "AwardPoints.run").kind()).isEqualTo(Kind.GLOBAL);
+        // a placeholder after the expanded list: its number is unknown, so the text is computed
+        assertThat(transaction(r, "ClearAwards.run").writeSet()).anySatisfy(e -> assertThat(e.table()).isEqualTo("*"));
     }
 
     @Test

@@ -151,6 +151,8 @@ final class Interpreter {
         final Sym.Obj self;
         /** The elements a varargs parameter received, when the call passed them one by one. */
         final Map<String, List<Value>> arrays = new HashMap<>();
+        /** Variables whose value in {@code args} holds here whatever their definitions (one turn of a loop: foldedByLoop). */
+        final Set<String> settled = new HashSet<>();
 
         Frame(CallableDeclaration<?> method, TypeInfo owner, Map<String, Sym> args, Frame caller, boolean summary, Walk walk) {
             this(method, owner, args, caller, summary, walk, null);
@@ -921,6 +923,14 @@ final class Interpreter {
             Optional<String> declared = declaredType(n.getNameAsString(), f);
             return declared.filter(t -> !t.isEmpty() && !t.equals("var")).orElse(null);
         }
+        if (e instanceof FieldAccessExpr fa && fa.getScope() instanceof NameExpr t && !isVariable(t.getNameAsString(), f)) {
+            for (TypeInfo type : index.typesNamed(t.getNameAsString())) { // a constant of a class: K.LIMIT
+                Optional<String> declared = fieldType(fa.getNameAsString(), type);
+                if (declared.isPresent()) {
+                    return declared.get();
+                }
+            }
+        }
         return null;
     }
 
@@ -1041,7 +1051,8 @@ final class Interpreter {
         }
         if (e instanceof NameExpr n) {
             Sym grown = grown(n.getNameAsString(), n.getBegin().orElse(Position.HOME), f);
-            return grown != null ? grown : name(n.getNameAsString(), f);
+            Sym folded = grown != null ? grown : foldedByLoop(n, f);
+            return folded != null ? folded : name(n.getNameAsString(), f);
         }
         if (e instanceof FieldAccessExpr fa) {
             return fieldAccess(fa, f);
@@ -1241,9 +1252,13 @@ final class Interpreter {
         return null;
     }
 
-    /** {@code TEXT.replace(A, B)} with constant strings: done on each possible constant text, else free. */
+    /**
+     * {@code TEXT.replace(A, B)} with constant strings: done on each possible constant text, else free. A regular
+     * expression's replacement the analysis does not know is an unknown piece ({@link #replacedByUnknown}).
+     */
     private static Sym replace(String how, Sym target, Sym from, Sym to, String java) {
-        if (!(from instanceof Sym.Text a) || !a.isLiteral() || !(to instanceof Sym.Text b) || !b.isLiteral()) {
+        String replacement = to instanceof Sym.Text b && b.isLiteral() ? b.literalText() : null;
+        if (!(from instanceof Sym.Text a) || !a.isLiteral() || replacement == null && how.equals("replace")) {
             return Sym.free("replacement computed at run time: " + java);
         }
         List<Sym> out = new ArrayList<>();
@@ -1254,19 +1269,48 @@ final class Interpreter {
                 return Sym.free("replacement in a text holding values: " + java);
             }
             String text = t.literalText();
+            Sym replaced;
             try {
-                out.add(Sym.Text.literal(how.equals("replace") ? text.replace(a.literalText(), b.literalText())
-                        : how.equals("replaceAll") ? text.replaceAll(a.literalText(), b.literalText())
-                        : text.replaceFirst(a.literalText(), b.literalText())));
+                replaced = replacement == null ? replacedByUnknown(how, text, a.literalText(), java)
+                        : Sym.Text.literal(how.equals("replace") ? text.replace(a.literalText(), replacement)
+                        : how.equals("replaceAll") ? text.replaceAll(a.literalText(), replacement)
+                        : text.replaceFirst(a.literalText(), replacement));
             } catch (RuntimeException badPattern) {
                 return Sym.free("replacement with a pattern that does not compile: " + java);
             }
+            if (replaced instanceof Sym.Scalar) {
+                return replaced;
+            }
+            out.add(replaced);
         }
         Sym result = out.isEmpty() ? null : Sym.Alternatives.of(out);
         return result != null ? result : Sym.free("replacement in a computed text: " + java);
     }
 
+    /**
+     * {@code text.replaceFirst(REGEX, unknown)} (or {@code replaceAll} matching once): the text with that one match
+     * replaced by an unknown piece ({@code "... IN (??)"} expanded to placeholders), which the SQL site reads by its
+     * position (a lone element of an IN list binds nothing). Placeholders after it would be numbered from the unknown
+     * piece on: then the text is free.
+     */
+    private static Sym replacedByUnknown(String how, String text, String regex, String java) {
+        java.util.regex.Matcher m = Pattern.compile(regex).matcher(text);
+        if (!m.find()) {
+            return Sym.Text.literal(text);
+        }
+        String before = text.substring(0, m.start());
+        String after = text.substring(m.end());
+        if (after.contains("?") || how.equals("replaceAll") && m.find()) {
+            return Sym.free("replacement computed at run time: " + java);
+        }
+        return Sym.Text.literal(before).concat(Sym.free("text replacing " + regex + " in " + java), java)
+                .concat(Sym.Text.literal(after), java);
+    }
+
     private Sym name(String name, Frame f) {
+        if (f.settled.contains(name)) {
+            return f.args.get(name);
+        }
         if (f.defs.declared.contains(name)) {
             return local(name, f);
         }
@@ -1318,6 +1362,61 @@ final class Interpreter {
             }
         }
         return !changes.isEmpty();
+    }
+
+    /** {@code p.matcher(text)}, directly or through a local variable with that one value; else null. */
+    private MethodCallExpr matcherCall(Expression scope, Frame f) {
+        Expression e = stripped(scope);
+        if (e instanceof NameExpr v && f.defs.declared.contains(v.getNameAsString()) && !f.defs.opaque.contains(v.getNameAsString())
+                && f.defs.assignments.getOrDefault(v.getNameAsString(), List.of()).size() == 1) {
+            e = stripped(f.defs.assignments.get(v.getNameAsString()).get(0));
+        }
+        return e instanceof MethodCallExpr m && m.getNameAsString().equals("matcher") && m.getArguments().size() == 1
+                && m.getScope().isPresent() ? m : null;
+    }
+
+    /**
+     * A parameter whose only change is {@code v = expr} at the top of a for-each loop over an array of known elements,
+     * the loop being a statement of the method's body: after the loop it is {@code expr} applied once per element (the
+     * loop variable bound to it); before the loop, the argument. Null for anything else (the parameter is then free).
+     */
+    private Sym foldedByLoop(NameExpr use, Frame f) {
+        String name = use.getNameAsString();
+        if (f.method == null || f.settled.contains(name) || !isParameter(name, f) || f.defs.declared.contains(name)
+                || body(f.method).isEmpty() || f.defs.appended.contains(name)) {
+            return null;
+        }
+        List<AssignExpr> assigns = body(f.method).get().findAll(AssignExpr.class).stream()
+                .filter(a -> a.getTarget() instanceof NameExpr n && n.getNameAsString().equals(name)).toList();
+        boolean stepped = body(f.method).get().findAll(UnaryExpr.class).stream()
+                .anyMatch(u -> u.getExpression() instanceof NameExpr n && n.getNameAsString().equals(name) && changes(u));
+        if (assigns.size() != 1 || stepped || assigns.get(0).getOperator() != AssignExpr.Operator.ASSIGN
+                || !(assigns.get(0).getParentNode().orElse(null) instanceof com.github.javaparser.ast.stmt.ExpressionStmt statement)
+                || !(statement.getParentNode().orElse(null) instanceof BlockStmt loopBody)
+                || !(loopBody.getParentNode().orElse(null) instanceof ForEachStmt loop)
+                || loop.getParentNode().orElse(null) != body(f.method).get()) {
+            return null;
+        }
+        Position at = use.getBegin().orElse(Position.HOME);
+        if (at.isBefore(loop.getBegin().orElse(Position.HOME))) {
+            return f.args.get(name);
+        }
+        if (!at.isAfter(loop.getEnd().orElse(Position.HOME)) || !(eval(loop.getIterable(), f) instanceof Sym.Array array)) {
+            return null;
+        }
+        String element = loop.getVariable().getVariable(0).getNameAsString();
+        Sym current = f.args.get(name);
+        for (Sym value : array.elements()) {
+            Map<String, Sym> args = new LinkedHashMap<>(f.args);
+            args.put(name, current);
+            args.put(element, value);
+            Frame g = new Frame(f.method, f.owner, args, f.caller, f.summary, f.walk, f.self);
+            g.arrays.putAll(f.arrays);
+            g.settled.add(name);
+            g.settled.add(element);
+            current = eval(assigns.get(0).getValue(), g);
+        }
+        return current;
     }
 
     private static boolean changes(UnaryExpr u) {
@@ -1560,6 +1659,17 @@ final class Interpreter {
         }
         if (name.equals("formatted") && scope.isPresent()) {
             return format(eval(scope.get(), f), call.getArguments(), f, shortJava(call));
+        }
+        if (name.equals("compile") && argc >= 1 && scope.isPresent() && scope.get() instanceof NameExpr p
+                && p.getNameAsString().equals("Pattern") && !isVariable("Pattern", f)) {
+            return eval(call.getArgument(0), f); // a pattern stands for its regular expression
+        }
+        if ((name.equals("replaceAll") || name.equals("replaceFirst")) && argc == 1 && scope.isPresent()) {
+            MethodCallExpr matcher = matcherCall(scope.get(), f);
+            if (matcher != null) { // PATTERN.matcher(text).replaceFirst(r) is text.replaceFirst(REGEX, r)
+                return replace(name, eval(matcher.getArgument(0), f), eval(matcher.getScope().get(), f),
+                        eval(call.getArgument(0), f), shortJava(call));
+            }
         }
         if ((name.equals("replace") || name.equals("replaceAll") || name.equals("replaceFirst")) && argc == 2
                 && scope.isPresent()) {
