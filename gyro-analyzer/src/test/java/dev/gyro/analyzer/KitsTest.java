@@ -32,6 +32,11 @@ class KitsTest {
                 .containsExactly("MEMBERS.POINTS | ID = memberId");
         assertThat(Fixtures.entries(transaction(r, "AwardPoints.run").writeSet(), "AWARDS"))
                 .containsExactly("AWARDS.* | MEMBER_ID = memberId AND SEQ = seq AND POINTS = points");
+        // a statement prepared and bound but never run reads and writes nothing: PeekPoints is read-only, and its
+        // update of members by name does not make AwardPoints global
+        assertThat(transaction(r, "PeekPoints.run").writeSet()).isEmpty();
+        assertThat(transaction(r, "PeekPoints.run").notes()).anyMatch(n -> n.contains("statement ready prepared at")
+                && n.contains("is never executed"));
         assertThat(classification(r, "AwardPoints.run").kind()).isEqualTo(Kind.LOCAL);
         assertThat(classification(r, "AwardPoints.run").partitionBy()).containsExactly("memberId");
         assertThat(r.diagnostics()).noneMatch(d -> d.message().contains("is computed at run time"));

@@ -454,6 +454,11 @@ final class Interpreter {
                     }
                 }
                 hint = anyOther ? SqlSite.ExecutionHint.UPDATE : anyQuery ? SqlSite.ExecutionHint.QUERY : SqlSite.ExecutionHint.UNKNOWN;
+                if (!anyOther && !anyQuery && neverExecuted(ps.variable(), f)) {
+                    f.walk.notes.add("statement " + ps.variable() + " prepared at " + f.at(ps.call())
+                            + " is never executed: it reads and writes nothing");
+                    continue;
+                }
             } else if (ps.call().getParentNode().orElse(null) instanceof MethodCallExpr chained
                     && chained.getNameAsString().equals("executeQuery")) {
                 hint = SqlSite.ExecutionHint.QUERY;
@@ -466,6 +471,30 @@ final class Interpreter {
         }
         executions.removeIf(x -> plainStatements.contains(x.variable()));
         uncoveredExecutions(prepared, bindings, executions, f);
+    }
+
+    /**
+     * Whether a local statement variable is only ever bound and closed in its method: never executed, passed,
+     * returned, stored or copied, so the statement it holds runs nothing.
+     */
+    private static boolean neverExecuted(String var, Frame f) {
+        if (!f.defs.declared.contains(var) || body(f.method).isEmpty()) {
+            return false;
+        }
+        for (NameExpr use : body(f.method).get().findAll(NameExpr.class)) {
+            if (!use.getNameAsString().equals(var)) {
+                continue;
+            }
+            Node parent = use.getParentNode().orElse(null);
+            boolean bindsOrCloses = parent instanceof MethodCallExpr c && c.getScope().orElse(null) == use
+                    && (SETTER.matcher(c.getNameAsString()).matches() || c.getNameAsString().equals("close")
+                    || c.getNameAsString().equals("clearParameters"));
+            boolean assigned = parent instanceof AssignExpr a && a.getTarget() == use;
+            if (!bindsOrCloses && !assigned) {
+                return false;
+            }
+        }
+        return true;
     }
 
     /** The values bound to each placeholder by {@code var.setXxx(i, v)} calls between two positions. */
