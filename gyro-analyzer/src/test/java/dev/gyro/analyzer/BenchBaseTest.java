@@ -170,6 +170,22 @@ class BenchBaseTest {
     }
 
     @Test
+    void wikipedia() throws Exception {
+        assertClassification(analyze("wikipedia"), Map.of(
+                // read-only
+                "GetPageAnonymous.run", local("userIp", true),
+                "GetPageAuthenticated.run", local("userId", true),
+                // writes PAGE at a page_id of its input; GetPageAnonymous finds a page by namespace and title and
+                // reads it at the page_id read from the database, from any partition
+                "UpdatePage.run", global("textId"),
+                // a WATCHLIST row (user, namespace, title): UpdatePage reads the watchers of a page by title; and
+                // USERACCT.user_touched of its user, which UpdatePage (global, keyed by textId) also writes: its row
+                // image would overwrite a local change made at another instance (decision 4)
+                "AddWatchList.run", global("userId"),
+                "RemoveWatchList.run", global("userId")));
+    }
+
+    @Test
     void ycsb() throws Exception {
         // one table, USERTABLE keyed by YCSB_KEY; every statement is at YCSB_KEY = keyname except ScanRecord's range
         // (YCSB_KEY > ? AND YCSB_KEY < ?), which may read any row: every writer is read from by a scan of another
