@@ -170,6 +170,43 @@ class KitsTest {
     }
 
     @Test
+    void aTextTheSourcesGiveAStatementPickedByNameIsNotTheDeclaredOne(@org.junit.jupiter.api.io.TempDir Path dir) {
+        // the statement is picked from a registry, but the new text is written in the sources: a careless rule taking
+        // every registry replacement for a dialect file would keep "WHERE ID = ?" where every other row is updated
+        Fixtures.write(dir, "Q.java", """
+                package app;
+                public final class Q {
+                    private String sql;
+                    public Q(String sql) { this.sql = sql; }
+                    public void setSql(String sql) { this.sql = sql; }
+                    public String sql() { return sql; }
+                }
+                """);
+        Fixtures.write(dir, "Orders.java", """
+                package app;
+                import java.sql.*;
+                import java.util.HashMap;
+                import java.util.Map;
+                public class Orders {
+                    static final Q SEEN = new Q("UPDATE ORDERS SET SEEN = 1 WHERE ID = ?");
+                    static final Map<String, Q> BY_NAME = new HashMap<>(Map.of("seen", SEEN));
+                    public void seen(Connection con, long id) throws SQLException {
+                        PreparedStatement ps = con.prepareStatement(SEEN.sql());
+                        ps.setLong(1, id);
+                        ps.executeUpdate();
+                    }
+                    static void everyOther() {
+                        Q q = BY_NAME.get("seen");
+                        q.setSql("UPDATE ORDERS SET SEEN = 1 WHERE ID <> ?");
+                    }
+                }
+                """);
+        AnalysisResult r = Fixtures.analyze(dir);
+        assertThat(transaction(r, "seen").writeSet()).anySatisfy(e -> assertThat(e.table()).isEqualTo("*"));
+        assertThat(r.diagnostics()).noneMatch(d -> d.message().contains("may replace"));
+    }
+
+    @Test
     void aStatementExecuteOnAReceiverOfUnknownTypeStaysJdbc(@org.junit.jupiter.api.io.TempDir Path dir) {
         // a class of the sources has an execute(String) that runs nothing; a Statement's execute(text) is still JDBC's
         Fixtures.write(dir, "Log.java", """

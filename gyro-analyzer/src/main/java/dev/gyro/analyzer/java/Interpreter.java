@@ -683,7 +683,22 @@ final class Interpreter {
      * its first argument is no SQL text; it is followed as any other call. A receiver of unknown type stays JDBC's.
      */
     private boolean ofTheSources(MethodCallExpr call, Frame f) {
-        return calleeKnown(call, f) && !resolve(call, f).isEmpty();
+        if (!calleeKnown(call, f)) {
+            return false;
+        }
+        List<TypeInfo> receivers = new ArrayList<>();
+        Optional<Expression> scope = call.getScope();
+        if (scope.isEmpty() || scope.get() instanceof ThisExpr) {
+            for (TypeInfo t = f.owner; t != null; t = t.outer) {
+                receivers.add(t);
+            }
+        } else if (scope.get() instanceof NameExpr n && !isVariable(n.getNameAsString(), f)) {
+            receivers.addAll(index.typesNamed(n.getNameAsString()));
+        } else if (scope.get() instanceof NameExpr n) {
+            declaredType(n.getNameAsString(), f).ifPresent(t -> receivers.addAll(index.typesNamed(t)));
+        }
+        // declared by the receiver's own type or its supertypes in the sources, not only by a subclass
+        return receivers.stream().anyMatch(t -> !methodsOf(t, call.getNameAsString(), call.getArguments().size()).isEmpty());
     }
 
     private static boolean isIntLike(Expression e) {
@@ -1423,8 +1438,11 @@ final class Interpreter {
                 || !(assigns.get(0).getParentNode().orElse(null) instanceof com.github.javaparser.ast.stmt.ExpressionStmt statement)
                 || !(statement.getParentNode().orElse(null) instanceof BlockStmt loopBody)
                 || !(loopBody.getParentNode().orElse(null) instanceof ForEachStmt loop)
-                || loop.getParentNode().orElse(null) != body(f.method).get()) {
-            return null;
+                || loop.getParentNode().orElse(null) != body(f.method).get()
+                || !loopBody.findAll(com.github.javaparser.ast.stmt.BreakStmt.class).isEmpty()
+                || !loopBody.findAll(com.github.javaparser.ast.stmt.ContinueStmt.class).isEmpty()
+                || !loopBody.findAll(ReturnStmt.class).isEmpty()) {
+            return null; // a turn that may skip the assignment, or a loop that may end early
         }
         Position at = use.getBegin().orElse(Position.HOME);
         if (at.isBefore(loop.getBegin().orElse(Position.HOME))) {

@@ -85,7 +85,7 @@ final class Replacements {
                         }
                         continue; // what the constructor makes is the declared text
                     }
-                    if (!pickedAtRunTime(call)) {
+                    if (!pickedAtRunTime(call) || textOfTheSources(call)) {
                         return null;
                     }
                     calls.add(call);
@@ -162,6 +162,33 @@ final class Replacements {
         }
         return declared && !definitions.isEmpty() && definitions.stream()
                 .allMatch(d -> Interpreter.stripped(d) instanceof MethodCallExpr picked && !declaredInSources(picked));
+    }
+
+    /**
+     * Whether the text a setter call gives is written in the sources (a string literal in its argument, or in the
+     * values of the local variable it passes): a replacement the analysis could read, not one from outside.
+     */
+    private static boolean textOfTheSources(MethodCallExpr call) {
+        List<Node> given = new ArrayList<>(call.getArguments());
+        CallableDeclaration<?> method = call.findAncestor(CallableDeclaration.class).orElse(null);
+        for (Expression argument : call.getArguments()) {
+            if (method != null && Interpreter.stripped(argument) instanceof NameExpr n) {
+                for (VariableDeclarator v : method.findAll(VariableDeclarator.class)) {
+                    if (v.getNameAsString().equals(n.getNameAsString())) {
+                        v.getInitializer().ifPresent(given::add);
+                    }
+                }
+                for (AssignExpr a : method.findAll(AssignExpr.class)) {
+                    if (a.getTarget() instanceof NameExpr t && t.getNameAsString().equals(n.getNameAsString())) {
+                        given.add(a.getValue());
+                    }
+                }
+            }
+        }
+        return given.stream().anyMatch(g -> g instanceof com.github.javaparser.ast.expr.StringLiteralExpr
+                || g instanceof com.github.javaparser.ast.expr.TextBlockLiteralExpr
+                || !g.findAll(com.github.javaparser.ast.expr.StringLiteralExpr.class).isEmpty()
+                || !g.findAll(com.github.javaparser.ast.expr.TextBlockLiteralExpr.class).isEmpty());
     }
 
     private boolean declaredInSources(MethodCallExpr call) {
