@@ -170,6 +170,25 @@ class BenchBaseTest {
     }
 
     @Test
+    void tpcc() throws Exception {
+        // BenchBase draws the remote warehouses inside the procedures (Random gen): New-Order's supplying warehouses
+        // and Payment's customer warehouse are no inputs, so no key names them
+        assertClassification(analyze("tpcc"), Map.of(
+                // read-only
+                "OrderStatus.run", local("w_id", true),
+                "StockLevel.run", local("w_id", true),
+                // updates STOCK at supplying warehouses drawn at random (array elements): StockLevel of any
+                // warehouse may read them
+                "NewOrder.run", global("terminalWarehouseID"),
+                // updates the customer of a warehouse drawn at random (remote payments), whose balance Delivery and
+                // OrderStatus of that warehouse read
+                "Payment.run", global("w_id"),
+                // updates CUSTOMER.c_balance at its own warehouse, which a Payment of another warehouse (its remote
+                // customer drawn at random) may read: global as long as Payment's customer warehouse is no input
+                "Delivery.run", global("w_id")));
+    }
+
+    @Test
     void wikipedia() throws Exception {
         assertClassification(analyze("wikipedia"), Map.of(
                 // read-only
