@@ -75,6 +75,8 @@ class DialectTest {
         assertThat(Fixtures.entries(transaction(r, "renumber").writeSet(), "CART")).containsExactly("CART.* | any row");
         // an UPDATE ... RETURNING run by executeQuery writes all the same
         assertThat(Fixtures.entries(transaction(r, "stamp").writeSet(), "CART")).containsExactly("CART.TOUCHED | OWNER = owner");
+        // two tables updated: not read tolerantly at all (any row of any table)
+        assertThat(transaction(r, "seenWithOwner").writeSet()).anySatisfy(e -> assertThat(e.table()).isEqualTo("*"));
         assertThat(classification(r, "touch").kind()).isEqualTo(Kind.GLOBAL);
     }
 }

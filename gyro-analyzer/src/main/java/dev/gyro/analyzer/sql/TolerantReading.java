@@ -66,6 +66,13 @@ final class TolerantReading {
             if (target == null) {
                 return null;
             }
+            if (kind.equals("UPDATE")) {
+                Matcher set = Pattern.compile("\\bSET\\b", Pattern.CASE_INSENSITIVE).matcher(text);
+                String between = set.find(t.end()) ? text.substring(t.end(), set.start()) : ",";
+                if (between.contains(",") || between.toUpperCase(Locale.ROOT).contains("JOIN")) {
+                    return null; // several tables updated (UPDATE T, U SET ...): which one a column is in is not certain
+                }
+            }
         }
         Set<String> tables = new LinkedHashSet<>();
         if (target != null) {
