@@ -1,6 +1,7 @@
 package dev.gyro.analyzer;
 
 import dev.gyro.analyzer.java.JavaFrontEnd;
+import dev.gyro.analyzer.java.Quoting;
 import dev.gyro.analyzer.java.ReplacedSql;
 import dev.gyro.analyzer.java.SourceIndex;
 import dev.gyro.analyzer.model.AnalyzedTransaction;
@@ -52,6 +53,7 @@ public final class Analyzer {
     private SqlAccessExtractor.WriteGranularity granularity = SqlAccessExtractor.WriteGranularity.ROW;
     private JavaFrontEnd.Mode frontEnd = JavaFrontEnd.Mode.AUTO;
     private ReplacedSql replacedSql = ReplacedSql.DECLARED;
+    private Quoting quoting = Quoting.AUTO;
     private int instances;
     private Map<String, Integer> keyValues = Map.of();
 
@@ -93,12 +95,18 @@ public final class Analyzer {
         return this;
     }
 
+    /** What a double quote is in the application's SQL (default: decided from the sources; {@link Quoting}). */
+    public Analyzer quoting(Quoting quoting) {
+        this.quoting = quoting;
+        return this;
+    }
+
     public AnalysisResult analyze(List<Path> paths) {
         long start = System.nanoTime();
         SourceIndex index = SourceIndex.load(paths);
         LOG.debug("parsed {} Java files in {} ms", index.javaFileCount(), (System.nanoTime() - start) / 1_000_000);
         List<Diagnostic> diagnostics = new ArrayList<>(index.diagnostics());
-        JavaFrontEnd.Result found = JavaFrontEnd.analyze(index, frontEnd, replacedSql);
+        JavaFrontEnd.Result found = JavaFrontEnd.analyze(index, frontEnd, replacedSql, quoting);
         diagnostics.addAll(found.diagnostics());
         LOG.debug("found {} transactions in {} ms", found.transactions().size(), (System.nanoTime() - start) / 1_000_000);
 

@@ -149,6 +149,8 @@ class AnalyzeCommandTest {
         Run badPolicy = run(Fixtures.fixture("store").toString(), "--replaced-sql", "guessed");
         assertThat(badPolicy.exit()).isEqualTo(2);
         assertThat(badPolicy.err()).contains("--replaced-sql must be declared or computed, not guessed");
+        assertThat(run(Fixtures.fixture("store").toString(), "--dialect", "cobol").err())
+                .contains("--dialect must be auto, mysql or ansi, not cobol");
     }
 
     @Test

@@ -112,14 +112,18 @@ final class Interpreter {
     /** Warnings at the setter calls whose replacements are not analyzed, once each. */
     final Map<SourceRef, String> replacedTexts = new LinkedHashMap<>();
 
+    /** A double quote opens a string literal (MySQL), not a quoted identifier. */
+    private final boolean doubleQuotedStrings;
+
     Interpreter(SourceIndex index) {
-        this(index, ReplacedSql.DECLARED);
+        this(index, ReplacedSql.DECLARED, Quoting.ANSI);
     }
 
-    Interpreter(SourceIndex index, ReplacedSql replacedSql) {
+    Interpreter(SourceIndex index, ReplacedSql replacedSql, Quoting quoting) {
         this.index = index;
         this.replacements = new Replacements(index);
         this.replacedSql = replacedSql;
+        this.doubleQuotedStrings = quoting.resolve(index) == Quoting.MYSQL;
         computeRunsSql();
     }
 
@@ -786,28 +790,29 @@ final class Interpreter {
         Sym.Text text = (Sym.Text) sql;
         StringBuilder sb = new StringBuilder();
         Map<String, Value> named = new LinkedHashMap<>();
-        boolean skipQuote = false;
+        char skipQuote = 0;
         List<Sym.Piece> pieces = text.pieces();
         for (int i = 0; i < pieces.size(); i++) {
             Sym.Piece piece = pieces.get(i);
             if (piece instanceof Sym.Lit lit) {
                 String s = lit.text();
-                if (skipQuote && s.startsWith("'")) {
+                if (skipQuote != 0 && !s.isEmpty() && s.charAt(0) == skipQuote) {
                     s = s.substring(1);
                 }
-                skipQuote = false;
+                skipQuote = 0;
                 sb.append(s);
                 continue;
             }
             Sym.Hole hole = (Sym.Hole) piece;
             String next = i + 1 < pieces.size() && pieces.get(i + 1) instanceof Sym.Lit l ? l.text() : null;
             String name = SqlAccessExtractor.HOLE + (++f.walk.holes);
-            if (insideQuotes(sb)) {
-                if (sb.charAt(sb.length() - 1) == '\'' && next != null && next.startsWith("'")) {
+            char quote = openQuote(sb, doubleQuotedStrings);
+            if (quote != 0) {
+                if (sb.charAt(sb.length() - 1) == quote && next != null && !next.isEmpty() && next.charAt(0) == quote) {
                     sb.setLength(sb.length() - 1);
                     sb.append(':').append(name);
                     named.put(name, hole.value());
-                    skipQuote = true;
+                    skipQuote = quote;
                 } else {
                     sb.append(name); // part of a longer string literal: that literal is a free value
                 }
@@ -825,17 +830,52 @@ final class Interpreter {
             sb.append(':').append(name);
             named.put(name, hole.value());
         }
-        return new SqlSite(sb.toString(), null, positional, named, hint, at);
+        return new SqlSite(doubleQuotedStrings ? singleQuoted(sb) : sb.toString(), null, positional, named, hint, at);
     }
 
-    private static boolean insideQuotes(StringBuilder sb) {
-        int quotes = 0;
+    /** The quote of the string literal open at the end of the text ({@code '}, or {@code "} when it quotes strings), else 0. */
+    private static char openQuote(CharSequence sb, boolean doubleQuotedStrings) {
+        char open = 0;
         for (int i = 0; i < sb.length(); i++) {
-            if (sb.charAt(i) == '\'') {
-                quotes++;
+            char c = sb.charAt(i);
+            if (open == 0) {
+                open = c == '\'' || c == '"' && doubleQuotedStrings ? c : 0;
+            } else if (open == '"' && c == '\\') {
+                i++; // MySQL's escaped character
+            } else if (c == open) {
+                open = 0;
             }
         }
-        return quotes % 2 == 1;
+        return open;
+    }
+
+    /** MySQL text with its double-quoted strings written as standard single-quoted ones, for the parser. */
+    private static String singleQuoted(CharSequence sql) {
+        StringBuilder out = new StringBuilder(sql.length());
+        char open = 0;
+        for (int i = 0; i < sql.length(); i++) {
+            char c = sql.charAt(i);
+            if (open == 0) {
+                open = c == '\'' || c == '"' ? c : 0;
+                out.append(c == '"' ? '\'' : c);
+            } else if (open == '"') {
+                if (c == '\\' && i + 1 < sql.length()) {
+                    char escaped = sql.charAt(++i);
+                    out.append(escaped == '\'' ? "''" : String.valueOf(escaped));
+                } else if (c == '"') {
+                    open = 0;
+                    out.append('\'');
+                } else {
+                    out.append(c == '\'' ? "''" : String.valueOf(c));
+                }
+            } else {
+                out.append(c);
+                if (c == '\'') {
+                    open = 0;
+                }
+            }
+        }
+        return out.toString();
     }
 
     // ------------------------------------------------------------------------------------------------

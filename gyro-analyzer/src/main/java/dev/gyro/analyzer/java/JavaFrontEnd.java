@@ -109,12 +109,12 @@ public final class JavaFrontEnd {
     }
 
     public static Result analyze(SourceIndex index, Mode mode) {
-        return analyze(index, mode, ReplacedSql.DECLARED);
+        return analyze(index, mode, ReplacedSql.DECLARED, Quoting.AUTO);
     }
 
-    public static Result analyze(SourceIndex index, Mode mode, ReplacedSql replacedSql) {
+    public static Result analyze(SourceIndex index, Mode mode, ReplacedSql replacedSql, Quoting quoting) {
         List<Diagnostic> diagnostics = new ArrayList<>();
-        Interpreter interpreter = new Interpreter(index, replacedSql);
+        Interpreter interpreter = new Interpreter(index, replacedSql, quoting);
         List<Candidate> candidates = new ArrayList<>();
         for (TypeInfo type : index.allTypes()) {
             boolean gyro = index.extendsOrImplements(type, "Transaction");
