@@ -806,7 +806,7 @@ final class Interpreter {
             Sym.Hole hole = (Sym.Hole) piece;
             String next = i + 1 < pieces.size() && pieces.get(i + 1) instanceof Sym.Lit l ? l.text() : null;
             String name = SqlAccessExtractor.HOLE + (++f.walk.holes);
-            char quote = openQuote(sb, doubleQuotedStrings);
+            char quote = Quoting.openQuote(sb, doubleQuotedStrings);
             if (quote != 0) {
                 if (sb.charAt(sb.length() - 1) == quote && next != null && !next.isEmpty() && next.charAt(0) == quote) {
                     sb.setLength(sb.length() - 1);
@@ -830,52 +830,7 @@ final class Interpreter {
             sb.append(':').append(name);
             named.put(name, hole.value());
         }
-        return new SqlSite(doubleQuotedStrings ? singleQuoted(sb) : sb.toString(), null, positional, named, hint, at);
-    }
-
-    /** The quote of the string literal open at the end of the text ({@code '}, or {@code "} when it quotes strings), else 0. */
-    private static char openQuote(CharSequence sb, boolean doubleQuotedStrings) {
-        char open = 0;
-        for (int i = 0; i < sb.length(); i++) {
-            char c = sb.charAt(i);
-            if (open == 0) {
-                open = c == '\'' || c == '"' && doubleQuotedStrings ? c : 0;
-            } else if (open == '"' && c == '\\') {
-                i++; // MySQL's escaped character
-            } else if (c == open) {
-                open = 0;
-            }
-        }
-        return open;
-    }
-
-    /** MySQL text with its double-quoted strings written as standard single-quoted ones, for the parser. */
-    private static String singleQuoted(CharSequence sql) {
-        StringBuilder out = new StringBuilder(sql.length());
-        char open = 0;
-        for (int i = 0; i < sql.length(); i++) {
-            char c = sql.charAt(i);
-            if (open == 0) {
-                open = c == '\'' || c == '"' ? c : 0;
-                out.append(c == '"' ? '\'' : c);
-            } else if (open == '"') {
-                if (c == '\\' && i + 1 < sql.length()) {
-                    char escaped = sql.charAt(++i);
-                    out.append(escaped == '\'' ? "''" : String.valueOf(escaped));
-                } else if (c == '"') {
-                    open = 0;
-                    out.append('\'');
-                } else {
-                    out.append(c == '\'' ? "''" : String.valueOf(c));
-                }
-            } else {
-                out.append(c);
-                if (c == '\'') {
-                    open = 0;
-                }
-            }
-        }
-        return out.toString();
+        return new SqlSite(doubleQuotedStrings ? Quoting.singleQuoted(sb) : sb.toString(), null, positional, named, hint, at);
     }
 
     // ------------------------------------------------------------------------------------------------

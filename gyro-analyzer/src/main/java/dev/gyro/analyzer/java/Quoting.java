@@ -47,4 +47,49 @@ public enum Quoting {
         boolean mysql = !vendors.isEmpty() ? MYSQL_URLS.containsAll(vendors) : mysqlDdl;
         return mysql ? MYSQL : ANSI;
     }
+
+    /** The quote of the string literal open at the end of the text ({@code '}, or {@code "} when it quotes strings), else 0. */
+    static char openQuote(CharSequence sb, boolean doubleQuotedStrings) {
+        char open = 0;
+        for (int i = 0; i < sb.length(); i++) {
+            char c = sb.charAt(i);
+            if (open == 0) {
+                open = c == '\'' || c == '"' && doubleQuotedStrings ? c : 0;
+            } else if (open == '"' && c == '\\') {
+                i++; // MySQL's escaped character
+            } else if (c == open) {
+                open = 0;
+            }
+        }
+        return open;
+    }
+
+    /** MySQL text with its double-quoted strings written as standard single-quoted ones, for the parser. */
+    static String singleQuoted(CharSequence sql) {
+        StringBuilder out = new StringBuilder(sql.length());
+        char open = 0;
+        for (int i = 0; i < sql.length(); i++) {
+            char c = sql.charAt(i);
+            if (open == 0) {
+                open = c == '\'' || c == '"' ? c : 0;
+                out.append(c == '"' ? '\'' : c);
+            } else if (open == '"') {
+                if (c == '\\' && i + 1 < sql.length()) {
+                    char escaped = sql.charAt(++i);
+                    out.append(escaped == '\'' ? "''" : String.valueOf(escaped));
+                } else if (c == '"') {
+                    open = 0;
+                    out.append('\'');
+                } else {
+                    out.append(c == '\'' ? "''" : String.valueOf(c));
+                }
+            } else {
+                out.append(c);
+                if (c == '\'') {
+                    open = 0;
+                }
+            }
+        }
+        return out.toString();
+    }
 }
