@@ -1,6 +1,8 @@
 package dev.gyro.analyzer;
 
 import dev.gyro.analyzer.java.JavaFrontEnd;
+import dev.gyro.analyzer.java.Quoting;
+import dev.gyro.analyzer.java.ReplacedSql;
 import dev.gyro.analyzer.java.Unclassified;
 import dev.gyro.analyzer.model.Diagnostic;
 import dev.gyro.analyzer.sql.SqlAccessExtractor;
@@ -81,6 +83,18 @@ public final class AnalyzeCommand implements Callable<Integer> {
                     + "transaction class, else legacy.")
     String frontEnd;
 
+    @Option(names = "--replaced-sql", paramLabel = "declared|computed", defaultValue = "declared",
+            description = "An SQL text a setter may replace at run time on a statement picked by code outside the "
+                    + "sources (per-vendor dialect files): analyze the text the statement is made with and warn at the "
+                    + "setter call (default), or take it as computed SQL (any row of any table).")
+    String replacedSql;
+
+    @Option(names = "--dialect", paramLabel = "auto|mysql|ansi", defaultValue = "auto",
+            description = "What a double quote opens in the SQL: a string (mysql: MySQL and MariaDB) or an identifier "
+                    + "(ansi); auto (default): mysql when the sources hold only MySQL or MariaDB JDBC URLs, or MySQL "
+                    + "DDL, else ansi.")
+    String dialect;
+
     @Option(names = "--instances", paramLabel = "N", defaultValue = "0",
             description = "Number of instances: the partitioning then prefers keys that take at least N distinct "
                     + "values (a boolean or enum key, or one given with --key-values, cannot spread load further).")
@@ -127,6 +141,21 @@ public final class AnalyzeCommand implements Callable<Integer> {
             default -> throw new CommandLine.ParameterException(spec.commandLine(),
                     "--front-end must be auto, gyro or legacy, not " + frontEnd);
         }
+        ReplacedSql replaced;
+        switch (replacedSql.toLowerCase(Locale.ROOT)) {
+            case "declared" -> replaced = ReplacedSql.DECLARED;
+            case "computed" -> replaced = ReplacedSql.COMPUTED;
+            default -> throw new CommandLine.ParameterException(spec.commandLine(),
+                    "--replaced-sql must be declared or computed, not " + replacedSql);
+        }
+        Quoting quoting;
+        switch (dialect.toLowerCase(Locale.ROOT)) {
+            case "auto" -> quoting = Quoting.AUTO;
+            case "mysql" -> quoting = Quoting.MYSQL;
+            case "ansi" -> quoting = Quoting.ANSI;
+            default -> throw new CommandLine.ParameterException(spec.commandLine(),
+                    "--dialect must be auto, mysql or ansi, not " + dialect);
+        }
         Map<String, Double> weights = Map.of();
         if (mix != null) {
             try {
@@ -140,7 +169,7 @@ public final class AnalyzeCommand implements Callable<Integer> {
             throw new CommandLine.ParameterException(spec.commandLine(), "--instances must be 0 or more, not " + instances);
         }
         AnalysisResult result = new Analyzer().weights(weights).writeGranularity(granularity).frontEnd(mode)
-                .instances(instances, keyValues).analyze(paths);
+                .replacedSql(replaced).quoting(quoting).instances(instances, keyValues).analyze(paths);
         for (Diagnostic d : result.diagnostics()) {
             err.println(d);
         }

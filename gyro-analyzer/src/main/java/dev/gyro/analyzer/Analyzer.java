@@ -1,6 +1,8 @@
 package dev.gyro.analyzer;
 
 import dev.gyro.analyzer.java.JavaFrontEnd;
+import dev.gyro.analyzer.java.Quoting;
+import dev.gyro.analyzer.java.ReplacedSql;
 import dev.gyro.analyzer.java.SourceIndex;
 import dev.gyro.analyzer.model.AnalyzedTransaction;
 import dev.gyro.analyzer.model.Diagnostic;
@@ -50,6 +52,8 @@ public final class Analyzer {
     private Map<String, Double> weights = Map.of();
     private SqlAccessExtractor.WriteGranularity granularity = SqlAccessExtractor.WriteGranularity.ROW;
     private JavaFrontEnd.Mode frontEnd = JavaFrontEnd.Mode.AUTO;
+    private ReplacedSql replacedSql = ReplacedSql.DECLARED;
+    private Quoting quoting = Quoting.AUTO;
     private int instances;
     private Map<String, Integer> keyValues = Map.of();
 
@@ -82,12 +86,27 @@ public final class Analyzer {
         return this;
     }
 
+    /**
+     * What an SQL text a setter may replace at run time is taken to be (default: the text the statement is made with,
+     * with a warning naming the setter call; docs/decisions/33-declared-sql-texts.md).
+     */
+    public Analyzer replacedSql(ReplacedSql replacedSql) {
+        this.replacedSql = replacedSql;
+        return this;
+    }
+
+    /** What a double quote is in the application's SQL (default: decided from the sources; {@link Quoting}). */
+    public Analyzer quoting(Quoting quoting) {
+        this.quoting = quoting;
+        return this;
+    }
+
     public AnalysisResult analyze(List<Path> paths) {
         long start = System.nanoTime();
         SourceIndex index = SourceIndex.load(paths);
         LOG.debug("parsed {} Java files in {} ms", index.javaFileCount(), (System.nanoTime() - start) / 1_000_000);
         List<Diagnostic> diagnostics = new ArrayList<>(index.diagnostics());
-        JavaFrontEnd.Result found = JavaFrontEnd.analyze(index, frontEnd);
+        JavaFrontEnd.Result found = JavaFrontEnd.analyze(index, frontEnd, replacedSql, quoting);
         diagnostics.addAll(found.diagnostics());
         LOG.debug("found {} transactions in {} ms", found.transactions().size(), (System.nanoTime() - start) / 1_000_000);
 

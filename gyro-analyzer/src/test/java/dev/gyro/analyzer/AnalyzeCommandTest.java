@@ -146,6 +146,23 @@ class AnalyzeCommandTest {
 
         assertThat(run().exit()).isEqualTo(2);
         assertThat(run(dir.toString(), "--write-granularity", "cell").exit()).isEqualTo(2);
+        Run badPolicy = run(Fixtures.fixture("store").toString(), "--replaced-sql", "guessed");
+        assertThat(badPolicy.exit()).isEqualTo(2);
+        assertThat(badPolicy.err()).contains("--replaced-sql must be declared or computed, not guessed");
+        assertThat(run(Fixtures.fixture("store").toString(), "--dialect", "cobol").err())
+                .contains("--dialect must be auto, mysql or ansi, not cobol");
+    }
+
+    @Test
+    void aTextASetterMayReplaceIsNamedAtTheSetterAndWidenedOnRequest() {
+        Run declared = run(Fixtures.fixture("kits/procedures").toString());
+        assertThat(declared.exit()).isZero();
+        assertThat(declared.err()).contains("Proc.java:23: warning: Stmt.setText here may replace, at run time,");
+        assertThat(declared.out()).contains("AwardPoints.run   local");
+        Run computed = run(Fixtures.fixture("kits/procedures").toString(), "--replaced-sql", "computed");
+        assertThat(computed.exit()).isZero();
+        assertThat(computed.err()).doesNotContain("may replace").contains("is computed at run time");
+        assertThat(computed.out()).contains("AwardPoints.run   global");
     }
 
     @Test

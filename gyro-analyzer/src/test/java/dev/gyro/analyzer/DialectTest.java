@@ -47,4 +47,36 @@ class DialectTest {
         assertThat(classification(r, "MoveStock.run").kind()).isEqualTo(Kind.GLOBAL);
         assertThat(classification(r, "Restock.run").kind()).isEqualTo(Kind.GLOBAL);
     }
+
+    @Test
+    void daoAnUnreadableUpdateStillChangesOnlyItsSetColumns() {
+        AnalysisResult r = Fixtures.analyze(Fixtures.fixture("dialects/dao-touch"));
+        assertThat(r.diagnostics()).anyMatch(d -> d.message().contains("its SET columns [TOUCHED] written"));
+        // not the rows' existence: carts, counting an owner's carts, does not read from it
+        assertThat(Fixtures.entries(transaction(r, "touch").writeSet(), "CART")).containsExactly("CART.TOUCHED | ID = cartId");
+        assertThat(classification(r, "touch").kind()).isEqualTo(Kind.LOCAL);
+        assertThat(classification(r, "touch").partitionBy()).containsExactly("cartId");
+    }
+
+    @Test
+    void servletsAnUnreadableUpdateOfTwoColumnsChangesThoseTwo() {
+        AnalysisResult r = Fixtures.analyze(Fixtures.fixture("dialects/servlets-touch"));
+        assertThat(Fixtures.entries(transaction(r, "seenServlet").writeSet(), "SESSIONS"))
+                .containsExactly("SESSIONS.{HITS,SEEN} | ID = sessionId");
+        assertThat(classification(r, "seenServlet").kind()).isEqualTo(Kind.LOCAL);
+    }
+
+    @Test
+    void daoAnUnreadableUpdateOfAKeyOrRunAsAQueryStillWritesItsRows(@TempDir Path dir) {
+        Fixtures.copy("dialects/dao-touch", dir);
+        Fixtures.copy("dialects/dao-rekey", dir);
+        AnalysisResult r = Fixtures.analyze(dir);
+        // it sets the key column its WHERE binds: the row leaves its key, any row of CART may appear or vanish
+        assertThat(Fixtures.entries(transaction(r, "renumber").writeSet(), "CART")).containsExactly("CART.* | any row");
+        // an UPDATE ... RETURNING run by executeQuery writes all the same
+        assertThat(Fixtures.entries(transaction(r, "stamp").writeSet(), "CART")).containsExactly("CART.TOUCHED | OWNER = owner");
+        // two tables updated: not read tolerantly at all (any row of any table)
+        assertThat(transaction(r, "seenWithOwner").writeSet()).anySatisfy(e -> assertThat(e.table()).isEqualTo("*"));
+        assertThat(classification(r, "touch").kind()).isEqualTo(Kind.GLOBAL);
+    }
 }

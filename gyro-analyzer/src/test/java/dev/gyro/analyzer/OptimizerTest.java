@@ -128,4 +128,30 @@ class OptimizerTest {
         assertThat(classification(r, "topUsers").kind()).isEqualTo(Kind.LOCAL);
         assertThat(classification(r, "topUsers").readOnly()).isTrue();
     }
+
+    @Test
+    void tiedSingleKeysAreToldApartByTheClassificationTheyEndIn(@TempDir Path dir) {
+        // REVIEWS and TRUST have no key. trusted(itemId, userId) reads an item's reviews by users the user trusts; by
+        // itemId or by userId the single-key cost ties (each leaves two pairs not local). By itemId, trust is global
+        // and rate local-or-global (1.5 non-local); by userId, trust is local and rate global (1): the second is kept
+        // and the report says why
+        Fixtures.write(dir, "app/Trusted.java", Fixtures.oneStatement("Trusted", "long itemId, long userId",
+                "SELECT AVG(r.RATING) FROM REVIEWS r, TRUST t WHERE r.USER_ID = t.TARGET AND r.ITEM_ID = ? AND t.SOURCE = ?",
+                "itemId", "userId"));
+        Fixtures.write(dir, "app/ItemRatings.java", Fixtures.oneStatement("ItemRatings", "long itemId",
+                "SELECT RATING FROM REVIEWS WHERE ITEM_ID = ?", "itemId"));
+        Fixtures.write(dir, "app/UserReviews.java", Fixtures.oneStatement("UserReviews", "long userId",
+                "SELECT RATING FROM REVIEWS WHERE USER_ID = ?", "userId"));
+        Fixtures.write(dir, "app/Rate.java", Fixtures.oneStatement("Rate", "long itemId, long userId, int rating",
+                "UPDATE REVIEWS SET RATING = ? WHERE ITEM_ID = ? AND USER_ID = ?", "rating", "itemId", "userId"));
+        Fixtures.write(dir, "app/Trust.java", Fixtures.oneStatement("Trust", "long source, long target, int level",
+                "UPDATE TRUST SET LEVEL = ? WHERE SOURCE = ? AND TARGET = ?", "level", "source", "target"));
+        AnalysisResult r = Fixtures.analyze(dir);
+        assertThat(classification(r, "trusted").partitionBy()).containsExactly("userId");
+        assertThat(classification(r, "trust").kind()).isEqualTo(Kind.LOCAL);
+        assertThat(classification(r, "trust").partitionBy()).containsExactly("source");
+        assertThat(classification(r, "rate").kind()).isEqualTo(Kind.GLOBAL);
+        assertThat(r.search()).contains("tied partitionings").contains("1.00 non-local transactions")
+                .contains("the first tie's 1.50");
+    }
 }

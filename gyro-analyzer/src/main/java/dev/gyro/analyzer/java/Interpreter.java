@@ -107,8 +107,23 @@ final class Interpreter {
     private final Map<CallableDeclaration<?>, LocalDefs> defsCache = new IdentityHashMap<>();
     private final Map<CallableDeclaration<?>, Boolean> runsSql = new IdentityHashMap<>();
 
+    private final Replacements replacements;
+    private final ReplacedSql replacedSql;
+    /** Warnings at the setter calls whose replacements are not analyzed, once each. */
+    final Map<SourceRef, String> replacedTexts = new LinkedHashMap<>();
+
+    /** A double quote opens a string literal (MySQL), not a quoted identifier. */
+    private final boolean doubleQuotedStrings;
+
     Interpreter(SourceIndex index) {
+        this(index, ReplacedSql.DECLARED, Quoting.ANSI);
+    }
+
+    Interpreter(SourceIndex index, ReplacedSql replacedSql, Quoting quoting) {
         this.index = index;
+        this.replacements = new Replacements(index);
+        this.replacedSql = replacedSql;
+        this.doubleQuotedStrings = quoting.resolve(index) == Quoting.MYSQL;
         computeRunsSql();
     }
 
@@ -140,6 +155,8 @@ final class Interpreter {
         final Sym.Obj self;
         /** The elements a varargs parameter received, when the call passed them one by one. */
         final Map<String, List<Value>> arrays = new HashMap<>();
+        /** Variables whose value in {@code args} holds here whatever their definitions (one turn of a loop: foldedByLoop). */
+        final Set<String> settled = new HashSet<>();
 
         Frame(CallableDeclaration<?> method, TypeInfo owner, Map<String, Sym> args, Frame caller, boolean summary, Walk walk) {
             this(method, owner, args, caller, summary, walk, null);
@@ -212,10 +229,7 @@ final class Interpreter {
                 }
             }
             for (UnaryExpr u : body.findAll(UnaryExpr.class)) {
-                if (u.getExpression() instanceof NameExpr n && (u.getOperator() == UnaryExpr.Operator.PREFIX_INCREMENT
-                        || u.getOperator() == UnaryExpr.Operator.PREFIX_DECREMENT
-                        || u.getOperator() == UnaryExpr.Operator.POSTFIX_INCREMENT
-                        || u.getOperator() == UnaryExpr.Operator.POSTFIX_DECREMENT)) {
+                if (u.getExpression() instanceof NameExpr n && changes(u)) {
                     d.opaque.add(n.getNameAsString());
                 }
             }
@@ -394,7 +408,7 @@ final class Interpreter {
             Position at = call.getBegin().orElse(Position.HOME);
             if (PREPARE.contains(name) && argc >= 1) {
                 prepared.add(new PreparedSite(call, assignedVariable(call), eval(call.getArgument(0), f), at, Map.of()));
-            } else if (EXECUTE_SQL.contains(name) && argc >= 1 && !isIntLike(call.getArgument(0))) {
+            } else if (EXECUTE_SQL.contains(name) && argc >= 1 && !isIntLike(call.getArgument(0)) && !ofTheSources(call, f)) {
                 SqlSite.ExecutionHint hint = name.equals("executeQuery") ? SqlSite.ExecutionHint.QUERY
                         : name.equals("execute") || name.equals("addBatch") ? SqlSite.ExecutionHint.UNKNOWN
                         : SqlSite.ExecutionHint.UPDATE;
@@ -444,6 +458,11 @@ final class Interpreter {
                     }
                 }
                 hint = anyOther ? SqlSite.ExecutionHint.UPDATE : anyQuery ? SqlSite.ExecutionHint.QUERY : SqlSite.ExecutionHint.UNKNOWN;
+                if (!anyOther && !anyQuery && neverExecuted(ps.variable(), f)) {
+                    f.walk.notes.add("statement " + ps.variable() + " prepared at " + f.at(ps.call())
+                            + " is never executed: it reads and writes nothing");
+                    continue;
+                }
             } else if (ps.call().getParentNode().orElse(null) instanceof MethodCallExpr chained
                     && chained.getNameAsString().equals("executeQuery")) {
                 hint = SqlSite.ExecutionHint.QUERY;
@@ -456,6 +475,30 @@ final class Interpreter {
         }
         executions.removeIf(x -> plainStatements.contains(x.variable()));
         uncoveredExecutions(prepared, bindings, executions, f);
+    }
+
+    /**
+     * Whether a local statement variable is only ever bound and closed in its method: never executed, passed,
+     * returned, stored or copied, so the statement it holds runs nothing.
+     */
+    private static boolean neverExecuted(String var, Frame f) {
+        if (!f.defs.declared.contains(var) || body(f.method).isEmpty()) {
+            return false;
+        }
+        for (NameExpr use : body(f.method).get().findAll(NameExpr.class)) {
+            if (!use.getNameAsString().equals(var)) {
+                continue;
+            }
+            Node parent = use.getParentNode().orElse(null);
+            boolean bindsOrCloses = parent instanceof MethodCallExpr c && c.getScope().orElse(null) == use
+                    && (SETTER.matcher(c.getNameAsString()).matches() || c.getNameAsString().equals("close")
+                    || c.getNameAsString().equals("clearParameters"));
+            boolean assigned = parent instanceof AssignExpr a && a.getTarget() == use;
+            if (!bindsOrCloses && !assigned) {
+                return false;
+            }
+        }
+        return true;
     }
 
     /** The values bound to each placeholder by {@code var.setXxx(i, v)} calls between two positions. */
@@ -583,11 +626,7 @@ final class Interpreter {
     }
 
     private boolean statementFactory(Expression def, Frame f) {
-        Expression d = def;
-        while (d instanceof CastExpr || d instanceof EnclosedExpr) {
-            d = d instanceof CastExpr c ? c.getExpression() : ((EnclosedExpr) d).getInner();
-        }
-        if (!(d instanceof MethodCallExpr call)) {
+        if (!(stripped(def) instanceof MethodCallExpr call)) {
             return false;
         }
         String n = call.getNameAsString();
@@ -640,6 +679,30 @@ final class Interpreter {
             }
         }
         return false;
+    }
+
+    /**
+     * A call named like JDBC's that runs a method of the sources, found by its receiver's type ({@code execute(conn, ps)}
+     * of this class, {@code jdbc.execute(sql)} of a class of the sources): not {@code Statement.execute(String)}, so
+     * its first argument is no SQL text; it is followed as any other call. A receiver of unknown type stays JDBC's.
+     */
+    private boolean ofTheSources(MethodCallExpr call, Frame f) {
+        if (!calleeKnown(call, f)) {
+            return false;
+        }
+        List<TypeInfo> receivers = new ArrayList<>();
+        Optional<Expression> scope = call.getScope();
+        if (scope.isEmpty() || scope.get() instanceof ThisExpr) {
+            for (TypeInfo t = f.owner; t != null; t = t.outer) {
+                receivers.add(t);
+            }
+        } else if (scope.get() instanceof NameExpr n && !isVariable(n.getNameAsString(), f)) {
+            receivers.addAll(index.typesNamed(n.getNameAsString()));
+        } else if (scope.get() instanceof NameExpr n) {
+            declaredType(n.getNameAsString(), f).ifPresent(t -> receivers.addAll(index.typesNamed(t)));
+        }
+        // declared by the receiver's own type or its supertypes in the sources, not only by a subclass
+        return receivers.stream().anyMatch(t -> !methodsOf(t, call.getNameAsString(), call.getArguments().size()).isEmpty());
     }
 
     private static boolean isIntLike(Expression e) {
@@ -716,6 +779,9 @@ final class Interpreter {
         if (sql instanceof Sym.Obj obj) {
             return new SqlSite(null, "SQL text is an object of " + obj.type().name(), positional, Map.of(), hint, at);
         }
+        if (sql instanceof Sym.Array) {
+            return new SqlSite(null, "SQL text is an array", positional, Map.of(), hint, at);
+        }
         if (sql instanceof Sym.Scalar scalar) {
             String why = scalar.value() instanceof Value.Param p ? "SQL text is the input parameter " + p.name()
                     : scalar.value() instanceof Value.Free free ? free.why() : "SQL text is not a string";
@@ -724,28 +790,29 @@ final class Interpreter {
         Sym.Text text = (Sym.Text) sql;
         StringBuilder sb = new StringBuilder();
         Map<String, Value> named = new LinkedHashMap<>();
-        boolean skipQuote = false;
+        char skipQuote = 0;
         List<Sym.Piece> pieces = text.pieces();
         for (int i = 0; i < pieces.size(); i++) {
             Sym.Piece piece = pieces.get(i);
             if (piece instanceof Sym.Lit lit) {
                 String s = lit.text();
-                if (skipQuote && s.startsWith("'")) {
+                if (skipQuote != 0 && !s.isEmpty() && s.charAt(0) == skipQuote) {
                     s = s.substring(1);
                 }
-                skipQuote = false;
+                skipQuote = 0;
                 sb.append(s);
                 continue;
             }
             Sym.Hole hole = (Sym.Hole) piece;
             String next = i + 1 < pieces.size() && pieces.get(i + 1) instanceof Sym.Lit l ? l.text() : null;
             String name = SqlAccessExtractor.HOLE + (++f.walk.holes);
-            if (insideQuotes(sb)) {
-                if (sb.charAt(sb.length() - 1) == '\'' && next != null && next.startsWith("'")) {
+            char quote = Quoting.openQuote(sb, doubleQuotedStrings);
+            if (quote != 0) {
+                if (sb.charAt(sb.length() - 1) == quote && next != null && !next.isEmpty() && next.charAt(0) == quote) {
                     sb.setLength(sb.length() - 1);
                     sb.append(':').append(name);
                     named.put(name, hole.value());
-                    skipQuote = true;
+                    skipQuote = quote;
                 } else {
                     sb.append(name); // part of a longer string literal: that literal is a free value
                 }
@@ -763,17 +830,7 @@ final class Interpreter {
             sb.append(':').append(name);
             named.put(name, hole.value());
         }
-        return new SqlSite(sb.toString(), null, positional, named, hint, at);
-    }
-
-    private static boolean insideQuotes(StringBuilder sb) {
-        int quotes = 0;
-        for (int i = 0; i < sb.length(); i++) {
-            if (sb.charAt(i) == '\'') {
-                quotes++;
-            }
-        }
-        return quotes % 2 == 1;
+        return new SqlSite(doubleQuotedStrings ? Quoting.singleQuoted(sb) : sb.toString(), null, positional, named, hint, at);
     }
 
     // ------------------------------------------------------------------------------------------------
@@ -905,6 +962,14 @@ final class Interpreter {
             Optional<String> declared = declaredType(n.getNameAsString(), f);
             return declared.filter(t -> !t.isEmpty() && !t.equals("var")).orElse(null);
         }
+        if (e instanceof FieldAccessExpr fa && fa.getScope() instanceof NameExpr t && !isVariable(t.getNameAsString(), f)) {
+            for (TypeInfo type : index.typesNamed(t.getNameAsString())) { // a constant of a class: K.LIMIT
+                Optional<String> declared = fieldType(fa.getNameAsString(), type);
+                if (declared.isPresent()) {
+                    return declared.get();
+                }
+            }
+        }
         return null;
     }
 
@@ -1025,7 +1090,8 @@ final class Interpreter {
         }
         if (e instanceof NameExpr n) {
             Sym grown = grown(n.getNameAsString(), n.getBegin().orElse(Position.HOME), f);
-            return grown != null ? grown : name(n.getNameAsString(), f);
+            Sym folded = grown != null ? grown : foldedByLoop(n, f);
+            return folded != null ? folded : name(n.getNameAsString(), f);
         }
         if (e instanceof FieldAccessExpr fa) {
             return fieldAccess(fa, f);
@@ -1063,6 +1129,8 @@ final class Interpreter {
 
     /** {@code left + right} of symbolic values (string concatenation, or arithmetic: free). */
     private static Sym plus(Sym left, Sym right, String leftJava, String rightJava, String whole) {
+        left = left instanceof Sym.Obj || left instanceof Sym.Array ? new Sym.Scalar(Sym.asValue(left)) : left;
+        right = right instanceof Sym.Obj || right instanceof Sym.Array ? new Sym.Scalar(Sym.asValue(right)) : right;
         if (left instanceof Sym.Alternatives la) {
             return la.concat(right, rightJava);
         }
@@ -1223,9 +1291,13 @@ final class Interpreter {
         return null;
     }
 
-    /** {@code TEXT.replace(A, B)} with constant strings: done on each possible constant text, else free. */
+    /**
+     * {@code TEXT.replace(A, B)} with constant strings: done on each possible constant text, else free. A regular
+     * expression's replacement the analysis does not know is an unknown piece ({@link #replacedByUnknown}).
+     */
     private static Sym replace(String how, Sym target, Sym from, Sym to, String java) {
-        if (!(from instanceof Sym.Text a) || !a.isLiteral() || !(to instanceof Sym.Text b) || !b.isLiteral()) {
+        String replacement = to instanceof Sym.Text b && b.isLiteral() ? b.literalText() : null;
+        if (!(from instanceof Sym.Text a) || !a.isLiteral() || replacement == null && how.equals("replace")) {
             return Sym.free("replacement computed at run time: " + java);
         }
         List<Sym> out = new ArrayList<>();
@@ -1236,24 +1308,53 @@ final class Interpreter {
                 return Sym.free("replacement in a text holding values: " + java);
             }
             String text = t.literalText();
+            Sym replaced;
             try {
-                out.add(Sym.Text.literal(how.equals("replace") ? text.replace(a.literalText(), b.literalText())
-                        : how.equals("replaceAll") ? text.replaceAll(a.literalText(), b.literalText())
-                        : text.replaceFirst(a.literalText(), b.literalText())));
+                replaced = replacement == null ? replacedByUnknown(how, text, a.literalText(), java)
+                        : Sym.Text.literal(how.equals("replace") ? text.replace(a.literalText(), replacement)
+                        : how.equals("replaceAll") ? text.replaceAll(a.literalText(), replacement)
+                        : text.replaceFirst(a.literalText(), replacement));
             } catch (RuntimeException badPattern) {
                 return Sym.free("replacement with a pattern that does not compile: " + java);
             }
+            if (replaced instanceof Sym.Scalar) {
+                return replaced;
+            }
+            out.add(replaced);
         }
         Sym result = out.isEmpty() ? null : Sym.Alternatives.of(out);
         return result != null ? result : Sym.free("replacement in a computed text: " + java);
     }
 
+    /**
+     * {@code text.replaceFirst(REGEX, unknown)} (or {@code replaceAll} matching once): the text with that one match
+     * replaced by an unknown piece ({@code "... IN (??)"} expanded to placeholders), which the SQL site reads by its
+     * position (a lone element of an IN list binds nothing). Placeholders after it would be numbered from the unknown
+     * piece on: then the text is free.
+     */
+    private static Sym replacedByUnknown(String how, String text, String regex, String java) {
+        java.util.regex.Matcher m = Pattern.compile(regex).matcher(text);
+        if (!m.find()) {
+            return Sym.Text.literal(text);
+        }
+        String before = text.substring(0, m.start());
+        String after = text.substring(m.end());
+        if (after.contains("?") || how.equals("replaceAll") && m.find()) {
+            return Sym.free("replacement computed at run time: " + java);
+        }
+        return Sym.Text.literal(before).concat(Sym.free("text replacing " + regex + " in " + java), java)
+                .concat(Sym.Text.literal(after), java);
+    }
+
     private Sym name(String name, Frame f) {
+        if (f.settled.contains(name)) {
+            return f.args.get(name);
+        }
         if (f.defs.declared.contains(name)) {
             return local(name, f);
         }
         if (isParameter(name, f)) {
-            if (f.defs.opaque.contains(name) || f.defs.assignments.containsKey(name)) {
+            if ((f.defs.opaque.contains(name) || f.defs.assignments.containsKey(name)) && !changedOnlyInLoopsNotRun(name, f)) {
                 return Sym.free("parameter " + name + " is reassigned");
             }
             Sym s = f.args.get(name);
@@ -1263,6 +1364,106 @@ final class Interpreter {
             return f.self.fields().get(name);
         }
         return field(name, f.owner, f);
+    }
+
+    /**
+     * Whether every change of a variable is inside a for-each loop over an array known to be empty (the varargs a
+     * call did not pass: {@code new SQLStmt(sql)} runs no substitution loop of {@code SQLStmt(String sql, int... subs)}).
+     */
+    private boolean changedOnlyInLoopsNotRun(String name, Frame f) {
+        if (f.method == null || body(f.method).isEmpty()) {
+            return false;
+        }
+        List<Node> changes = new ArrayList<>();
+        for (AssignExpr a : body(f.method).get().findAll(AssignExpr.class)) {
+            if (a.getTarget() instanceof NameExpr n && n.getNameAsString().equals(name)) {
+                changes.add(a);
+            }
+        }
+        for (UnaryExpr u : body(f.method).get().findAll(UnaryExpr.class)) {
+            if (u.getExpression() instanceof NameExpr n && n.getNameAsString().equals(name) && changes(u)) {
+                changes.add(u);
+            }
+        }
+        for (Node change : changes) {
+            boolean notRun = false;
+            for (Node up = change.getParentNode().orElse(null); up != null && up != f.method; up = up.getParentNode().orElse(null)) {
+                if (up instanceof LambdaExpr) {
+                    return false;
+                }
+                if (up instanceof ForEachStmt loop && eval(loop.getIterable(), f) instanceof Sym.Array array
+                        && array.elements().isEmpty()) {
+                    notRun = true;
+                }
+            }
+            if (!notRun) {
+                return false;
+            }
+        }
+        return !changes.isEmpty();
+    }
+
+    /** {@code p.matcher(text)}, directly or through a local variable with that one value; else null. */
+    private MethodCallExpr matcherCall(Expression scope, Frame f) {
+        Expression e = stripped(scope);
+        if (e instanceof NameExpr v && f.defs.declared.contains(v.getNameAsString()) && !f.defs.opaque.contains(v.getNameAsString())
+                && f.defs.assignments.getOrDefault(v.getNameAsString(), List.of()).size() == 1) {
+            e = stripped(f.defs.assignments.get(v.getNameAsString()).get(0));
+        }
+        return e instanceof MethodCallExpr m && m.getNameAsString().equals("matcher") && m.getArguments().size() == 1
+                && m.getScope().isPresent() ? m : null;
+    }
+
+    /**
+     * A parameter whose only change is {@code v = expr} at the top of a for-each loop over an array of known elements,
+     * the loop being a statement of the method's body: after the loop it is {@code expr} applied once per element (the
+     * loop variable bound to it); before the loop, the argument. Null for anything else (the parameter is then free).
+     */
+    private Sym foldedByLoop(NameExpr use, Frame f) {
+        String name = use.getNameAsString();
+        if (f.method == null || f.settled.contains(name) || !isParameter(name, f) || f.defs.declared.contains(name)
+                || body(f.method).isEmpty() || f.defs.appended.contains(name)) {
+            return null;
+        }
+        List<AssignExpr> assigns = body(f.method).get().findAll(AssignExpr.class).stream()
+                .filter(a -> a.getTarget() instanceof NameExpr n && n.getNameAsString().equals(name)).toList();
+        boolean stepped = body(f.method).get().findAll(UnaryExpr.class).stream()
+                .anyMatch(u -> u.getExpression() instanceof NameExpr n && n.getNameAsString().equals(name) && changes(u));
+        if (assigns.size() != 1 || stepped || assigns.get(0).getOperator() != AssignExpr.Operator.ASSIGN
+                || !(assigns.get(0).getParentNode().orElse(null) instanceof com.github.javaparser.ast.stmt.ExpressionStmt statement)
+                || !(statement.getParentNode().orElse(null) instanceof BlockStmt loopBody)
+                || !(loopBody.getParentNode().orElse(null) instanceof ForEachStmt loop)
+                || loop.getParentNode().orElse(null) != body(f.method).get()
+                || !loopBody.findAll(com.github.javaparser.ast.stmt.BreakStmt.class).isEmpty()
+                || !loopBody.findAll(com.github.javaparser.ast.stmt.ContinueStmt.class).isEmpty()
+                || !loopBody.findAll(ReturnStmt.class).isEmpty()) {
+            return null; // a turn that may skip the assignment, or a loop that may end early
+        }
+        Position at = use.getBegin().orElse(Position.HOME);
+        if (at.isBefore(loop.getBegin().orElse(Position.HOME))) {
+            return f.args.get(name);
+        }
+        if (!at.isAfter(loop.getEnd().orElse(Position.HOME)) || !(eval(loop.getIterable(), f) instanceof Sym.Array array)) {
+            return null;
+        }
+        String element = loop.getVariable().getVariable(0).getNameAsString();
+        Sym current = f.args.get(name);
+        for (Sym value : array.elements()) {
+            Map<String, Sym> args = new LinkedHashMap<>(f.args);
+            args.put(name, current);
+            args.put(element, value);
+            Frame g = new Frame(f.method, f.owner, args, f.caller, f.summary, f.walk, f.self);
+            g.arrays.putAll(f.arrays);
+            g.settled.add(name);
+            g.settled.add(element);
+            current = eval(assigns.get(0).getValue(), g);
+        }
+        return current;
+    }
+
+    private static boolean changes(UnaryExpr u) {
+        return u.getOperator() == UnaryExpr.Operator.PREFIX_INCREMENT || u.getOperator() == UnaryExpr.Operator.PREFIX_DECREMENT
+                || u.getOperator() == UnaryExpr.Operator.POSTFIX_INCREMENT || u.getOperator() == UnaryExpr.Operator.POSTFIX_DECREMENT;
     }
 
     private static boolean isParameter(String name, Frame f) {
@@ -1303,7 +1504,7 @@ final class Interpreter {
         }
     }
 
-    /** A field: a static final constant's value; anything else is free. */
+    /** A field (of this class, its supertypes, its outer classes, or imported statically): its value, else free. */
     private Sym field(String name, TypeInfo owner, Frame f) {
         for (TypeInfo t = owner; t != null; t = t.outer) {
             Optional<Node> field = index.field(t, name);
@@ -1311,7 +1512,31 @@ final class Interpreter {
                 return constantField(field.get(), name, f);
             }
         }
-        return Sym.free("unknown name " + name);
+        Optional<Node> imported = owner == null ? Optional.empty() : staticImport(owner, name);
+        return imported.isPresent() ? constantField(imported.get(), name, f) : Sym.free("unknown name " + name);
+    }
+
+    /** A field of a class of the sources that the file of the type imports statically ({@code import static K.*;}). */
+    private Optional<Node> staticImport(TypeInfo type, String name) {
+        var unit = type.declaration.findCompilationUnit();
+        if (unit.isEmpty()) {
+            return Optional.empty();
+        }
+        for (var imported : unit.get().getImports()) {
+            if (!imported.isStatic()) {
+                continue;
+            }
+            var qualified = imported.getName();
+            String typeName = imported.isAsterisk() ? qualified.getIdentifier()
+                    : qualified.getIdentifier().equals(name) ? qualified.getQualifier().map(q -> q.getIdentifier()).orElse(null) : null;
+            for (TypeInfo t : typeName == null ? List.<TypeInfo>of() : index.typesNamed(typeName)) {
+                Optional<Node> field = index.field(t, name);
+                if (field.isPresent()) {
+                    return field;
+                }
+            }
+        }
+        return Optional.empty();
     }
 
     /**
@@ -1329,8 +1554,8 @@ final class Interpreter {
             v.getInitializer().ifPresent(values::add);
             if (!constant && decl.isPrivate() && declaring.isPresent()) {
                 values.addAll(FieldAssignments.of(declaring.get().declaration, name));
-            } else if (!constant) {
-                values.clear();
+            } else if (!constant && changedAnywhere(name)) {
+                values.clear(); // a public non-final field nothing in the sources changes keeps its initializer
             }
             if (!values.isEmpty() && declaring.isPresent()) {
                 Frame constantFrame = new Frame(null, declaring.get(), Map.of(), null, f.summary, f.walk);
@@ -1355,6 +1580,14 @@ final class Interpreter {
             }
         }
         return Sym.free("field " + name);
+    }
+
+    private final Map<String, Boolean> changedAnywhere = new HashMap<>();
+
+    /** Whether any code of the sources changes a field (or a variable) of that name. */
+    private boolean changedAnywhere(String field) {
+        return changedAnywhere.computeIfAbsent(field,
+                n -> index.units().values().stream().anyMatch(u -> FieldAssignments.changedUnder(u, n)));
     }
 
     private static boolean isInterfaceMember(com.github.javaparser.ast.body.FieldDeclaration decl) {
@@ -1468,6 +1701,17 @@ final class Interpreter {
         }
         if (name.equals("formatted") && scope.isPresent()) {
             return format(eval(scope.get(), f), call.getArguments(), f, shortJava(call));
+        }
+        if (name.equals("compile") && argc >= 1 && scope.isPresent() && scope.get() instanceof NameExpr p
+                && p.getNameAsString().equals("Pattern") && !isVariable("Pattern", f)) {
+            return eval(call.getArgument(0), f); // a pattern stands for its regular expression
+        }
+        if ((name.equals("replaceAll") || name.equals("replaceFirst")) && argc == 1 && scope.isPresent()) {
+            MethodCallExpr matcher = matcherCall(scope.get(), f);
+            if (matcher != null) { // PATTERN.matcher(text).replaceFirst(r) is text.replaceFirst(REGEX, r)
+                return replace(name, eval(matcher.getArgument(0), f), eval(matcher.getScope().get(), f),
+                        eval(call.getArgument(0), f), shortJava(call));
+            }
         }
         if ((name.equals("replace") || name.equals("replaceAll") || name.equals("replaceFirst")) && argc == 2
                 && scope.isPresent()) {
@@ -1609,30 +1853,41 @@ final class Interpreter {
      * made where it is passed ({@code new Object[] {id, name}}); nothing for an array made elsewhere.
      */
     private Map<String, List<Value>> arrayArguments(CallableDeclaration<?> m, List<Expression> arguments, Frame f) {
+        List<Expression> elements = varargsElements(m, arguments, f);
+        if (elements == null) {
+            return Map.of();
+        }
+        List<Value> values = new ArrayList<>();
+        for (Expression e : elements) {
+            values.add(Sym.asValue(eval(e, f)));
+        }
+        return Map.of(((Parameter) m.getParameters().get(m.getParameters().size() - 1)).getNameAsString(), values);
+    }
+
+    /** The elements a call passes to the method's varargs parameter, or null when it has none or they are unknown. */
+    private List<Expression> varargsElements(CallableDeclaration<?> m, List<Expression> arguments, Frame f) {
         int n = m.getParameters().size();
         if (n == 0 || !((Parameter) m.getParameters().get(n - 1)).isVarArgs() || arguments.size() < n - 1) {
-            return Map.of();
+            return null;
         }
         List<Expression> elements = new ArrayList<>(arguments.subList(n - 1, arguments.size()));
         if (elements.size() == 1) {
             Expression only = elements.get(0);
             if (only instanceof com.github.javaparser.ast.expr.ArrayCreationExpr array) {
                 if (array.getInitializer().isEmpty()) {
-                    return Map.of();
+                    return null;
                 }
                 elements = array.getInitializer().get().getValues();
+            } else if (only instanceof NullLiteralExpr) {
+                return null; // a null array
             } else if (!(only instanceof com.github.javaparser.ast.expr.LiteralExpr)) {
                 String type = staticType(only, f);
                 if (type == null || type.endsWith("]") || type.equals("Object")) {
-                    return Map.of(); // may be an array of any length
+                    return null; // may be an array of any length
                 }
             }
         }
-        List<Value> values = new ArrayList<>();
-        for (Expression e : elements) {
-            values.add(Sym.asValue(eval(e, f)));
-        }
-        return Map.of(((Parameter) m.getParameters().get(n - 1)).getNameAsString(), values);
+        return elements;
     }
 
     /**
@@ -1648,44 +1903,129 @@ final class Interpreter {
             return null;
         }
         CallableDeclaration<?> m = callees.get(0).method();
+        Frame g = new Frame(m, callees.get(0).owner(), arguments(m, call.getArguments(), f), f, f.summary, f.walk);
+        g.arrays.putAll(arrayArguments(m, call.getArguments(), f));
+        Prepared made = preparedAndReturned(g);
+        if (made == null) {
+            return null;
+        }
+        f.walk.visited.add(m);
+        return new PreparedSite(call, assignedVariable(call), made.sql(), at, made.preset());
+    }
+
+    /** The text of a statement a helper prepares and returns, and the placeholders it binds before. */
+    private record Prepared(Sym sql, Map<Integer, Value> preset) {
+    }
+
+    /**
+     * What the method of the frame prepares and returns, when that is all the SQL it runs: it returns a
+     * {@code prepareStatement} call, or a variable whose every value is one (in branches: {@code if (keys) ps =
+     * conn.prepareStatement(sql, keys); else ps = conn.prepareStatement(sql);}, or {@code ?:}), null, a statement of a class outside
+     * the sources wrapping one (taken to delegate to it), or what another such helper returns; it may bind the
+     * statement's placeholders. Several texts are alternatives. Null for anything else.
+     */
+    private Prepared preparedAndReturned(Frame g) {
+        CallableDeclaration<?> m = g.method;
         List<Expression> returns = returnExpressions(m);
         if (returns.size() != 1 || body(m).isEmpty()) {
             return null;
         }
-        MethodCallExpr prepare = null;
+        Expression returned = stripped(returns.get(0));
+        String statement = returned instanceof NameExpr n ? n.getNameAsString() : null;
+        if (statement != null && (!g.defs.declared.contains(statement) || g.defs.opaque.contains(statement))) {
+            return null;
+        }
+        java.util.Deque<Expression> made = new java.util.ArrayDeque<>(statement == null ? List.of(returned)
+                : g.defs.assignments.getOrDefault(statement, List.of()));
+        List<Sym> texts = new ArrayList<>();
+        Set<MethodCallExpr> preparations = java.util.Collections.newSetFromMap(new IdentityHashMap<>());
+        while (!made.isEmpty()) {
+            Expression e = stripped(made.pop());
+            if (e instanceof NullLiteralExpr) {
+                continue;
+            }
+            if (e instanceof ConditionalExpr choice) {
+                made.push(choice.getElseExpr());
+                made.push(choice.getThenExpr());
+                continue;
+            }
+            MethodCallExpr prepare = preparation(e);
+            if (prepare != null) {
+                texts.add(eval(prepare.getArgument(0), g));
+                preparations.add(prepare);
+                continue;
+            }
+            List<Callee> inner = e instanceof MethodCallExpr c ? resolve(c, g) : List.of();
+            if (inner.size() != 1 || g.onStack(inner.get(0).method()) || g.depth + 1 > MAX_DEPTH) {
+                return null;
+            }
+            MethodCallExpr c = (MethodCallExpr) e;
+            CallableDeclaration<?> helper = inner.get(0).method();
+            Frame h = new Frame(helper, inner.get(0).owner(), arguments(helper, c.getArguments(), g), g, g.summary, g.walk);
+            h.arrays.putAll(arrayArguments(helper, c.getArguments(), g));
+            Prepared nested = preparedAndReturned(h);
+            if (nested == null || !nested.preset().isEmpty()) {
+                return null;
+            }
+            g.walk.visited.add(helper);
+            texts.add(nested.sql());
+            preparations.add(c);
+        }
+        if (texts.isEmpty()) {
+            return null;
+        }
         for (MethodCallExpr c : body(m).get().findAll(MethodCallExpr.class)) {
             String n = c.getNameAsString();
-            if (PREPARE.contains(n) && prepare == null && c.getArguments().size() >= 1) {
-                prepare = c;
-            } else if (PREPARE.contains(n) || EXECUTE_SQL.contains(n) || EXECUTE_PREPARED.contains(n)
-                    || !fallback(n, c.getArguments().size()).isEmpty()) {
-                return null; // the helper runs more than one preparation: followed as a whole
+            boolean bindsIt = statement != null && SETTER.matcher(n).matches()
+                    && statement.equals(statementKey(c.getScope().orElse(null)));
+            if (!preparations.contains(c) && !bindsIt && (PREPARE.contains(n) || EXECUTE_SQL.contains(n)
+                    || EXECUTE_PREPARED.contains(n) || !fallback(n, c.getArguments().size()).isEmpty())) {
+                return null; // the helper runs more than its preparation: followed as a whole
             }
         }
-        if (prepare == null) {
-            return null;
-        }
-        String statement = assignedVariable(prepare);
-        Expression returned = returns.get(0);
-        boolean returnsIt = returned == prepare || returned instanceof NameExpr n && n.getNameAsString().equals(statement);
-        if (!returnsIt) {
-            return null;
-        }
-        Frame g = new Frame(m, callees.get(0).owner(), arguments(m, call.getArguments(), f), f, f.summary, f.walk);
-        g.arrays.putAll(arrayArguments(m, call.getArguments(), f));
         Map<Integer, Value> preset = Map.of();
         if (statement != null) {
-            List<Binding> bindings = settersOn(body(m).get(), statement);
             boolean[] computedIndex = {false};
-            preset = bind(statement, null, null, bindings, g, computedIndex);
+            preset = bind(statement, null, null, settersOn(body(m).get(), statement), g, computedIndex);
             if (computedIndex[0]) {
                 preset = Map.of();
-                f.walk.notes.add("placeholder index computed at run time in " + m.getNameAsString() + " (" + g.at(prepare)
+                g.walk.notes.add("placeholder index computed at run time in " + m.getNameAsString() + " (" + g.at(m)
                         + "): its values are free");
             }
         }
-        f.walk.visited.add(m);
-        return new PreparedSite(call, assignedVariable(call), eval(prepare.getArgument(0), g), at, preset);
+        Sym sql = texts.stream().allMatch(t -> t.equals(texts.get(0))) ? texts.get(0) : Sym.Alternatives.of(texts);
+        if (sql == null) { // one is no text: its reason stands for all
+            sql = texts.stream().filter(t -> t instanceof Sym.Scalar).findFirst().orElse(Sym.free("one of the statements "
+                    + m.getNameAsString() + " prepares"));
+        }
+        return new Prepared(sql, preset);
+    }
+
+    /** {@code x.prepareStatement(sql, ...)}, or one wrapped by {@code new W(..., x.prepareStatement(sql))} of a class outside the sources. */
+    private MethodCallExpr preparation(Expression e) {
+        if (e instanceof MethodCallExpr c && PREPARE.contains(c.getNameAsString()) && !c.getArguments().isEmpty()) {
+            return c;
+        }
+        if (e instanceof ObjectCreationExpr w && index.typesNamed(w.getType().getNameAsString()).isEmpty()) {
+            List<MethodCallExpr> wrapped = new ArrayList<>();
+            for (Expression a : w.getArguments()) {
+                MethodCallExpr p = preparation(stripped(a));
+                if (p != null) {
+                    wrapped.add(p);
+                }
+            }
+            return wrapped.size() == 1 ? wrapped.get(0) : null;
+        }
+        return null;
+    }
+
+    /** The expression inside casts and parentheses. */
+    static Expression stripped(Expression e) {
+        Expression d = e;
+        while (d instanceof CastExpr || d instanceof EnclosedExpr) {
+            d = d instanceof CastExpr c ? c.getExpression() : ((EnclosedExpr) d).getInner();
+        }
+        return d;
     }
 
     /**
@@ -1739,12 +2079,22 @@ final class Interpreter {
         return out;
     }
 
-    /** The symbolic arguments of a call, by parameter name (a varargs parameter: free). */
+    /**
+     * The symbolic arguments of a call, by parameter name (a varargs parameter: the array of the elements passed one
+     * by one, none included; else free).
+     */
     private Map<String, Sym> arguments(CallableDeclaration<?> m, List<Expression> arguments, Frame f) {
         Map<String, Sym> args = new LinkedHashMap<>();
+        List<Expression> elements = varargsElements(m, arguments, f);
         for (int i = 0; i < m.getParameters().size(); i++) {
             Parameter parameter = (Parameter) m.getParameters().get(i);
             String pname = parameter.getNameAsString();
+            if (parameter.isVarArgs() && elements != null) {
+                List<Sym> values = new ArrayList<>();
+                elements.forEach(e -> values.add(eval(e, f)));
+                args.put(pname, new Sym.Array(values));
+                continue;
+            }
             args.put(pname, i >= arguments.size() || parameter.isVarArgs()
                     ? Sym.free("parameter " + pname + " of " + m.getNameAsString()) : eval(arguments.get(i), f));
         }
@@ -1762,8 +2112,12 @@ final class Interpreter {
             return null;
         }
         TypeInfo type = types.get(0);
+        int argc = create.getArguments().size();
         List<ConstructorDeclaration> constructors = index.constructors(type).stream()
-                .filter(c -> c.getParameters().size() == create.getArguments().size()).toList();
+                .filter(c -> c.getParameters().size() == argc).toList();
+        if (constructors.isEmpty()) {
+            constructors = index.constructors(type).stream().filter(c -> arityMatches(c, argc)).toList(); // varargs
+        }
         Map<String, Sym> fields = new HashMap<>();
         if (type.declaration instanceof com.github.javaparser.ast.body.RecordDeclaration r && constructors.isEmpty()
                 && r.getParameters().size() == create.getArguments().size()) {
@@ -1781,21 +2135,58 @@ final class Interpreter {
             return null;
         }
         Frame cf = new Frame(c, type, arguments(c, create.getArguments(), f), f, f.summary, f.walk);
-        for (var statement : c.getBody().getStatements()) {
-            if (statement instanceof com.github.javaparser.ast.stmt.ExpressionStmt es && es.getExpression() instanceof AssignExpr a
-                    && a.getOperator() == AssignExpr.Operator.ASSIGN) {
-                String field = a.getTarget() instanceof FieldAccessExpr fa && fa.getScope() instanceof ThisExpr ? fa.getNameAsString()
-                        : a.getTarget() instanceof NameExpr n && !cf.args.containsKey(n.getNameAsString()) ? n.getNameAsString() : null;
-                if (field != null && fixedByConstructors(type, field) && assignments(c.getBody(), field) == 1) {
-                    fields.put(field, eval(a.getValue(), cf));
-                }
-            }
-        }
+        assignedFields(c, type, cf, fields);
         return new Sym.Obj(type, fields);
     }
 
-    /** A field only constructors assign: final, or private and assigned nowhere else in its class. */
-    private boolean fixedByConstructors(TypeInfo type, String field) {
+    /**
+     * The fields a constructor (or a method of its class it calls at its top level, {@code this.setSQL(sql)}) assigns
+     * once at its top level, when nothing else can assign them afterwards: their values, in order.
+     */
+    private void assignedFields(CallableDeclaration<?> m, TypeInfo type, Frame frame, Map<String, Sym> fields) {
+        BlockStmt body = body(m).orElseThrow();
+        for (AssignExpr nested : body.findAll(AssignExpr.class)) {
+            boolean topLevel = nested.getParentNode().orElse(null) instanceof com.github.javaparser.ast.stmt.ExpressionStmt es
+                    && es.getParentNode().orElse(null) == body;
+            String field = nested.getTarget() instanceof FieldAccessExpr fa && fa.getScope() instanceof ThisExpr ? fa.getNameAsString()
+                    : nested.getTarget() instanceof NameExpr n ? n.getNameAsString() : null;
+            if (!topLevel && field != null && !frame.args.containsKey(field) && !frame.defs.declared.contains(field)) {
+                fields.remove(field); // a branch or a loop may assign it: its earlier value is not certain
+            }
+        }
+        for (var statement : body.getStatements()) {
+            if (!(statement instanceof com.github.javaparser.ast.stmt.ExpressionStmt es)) {
+                continue;
+            }
+            if (es.getExpression() instanceof AssignExpr a && a.getOperator() == AssignExpr.Operator.ASSIGN) {
+                String field = a.getTarget() instanceof FieldAccessExpr fa && fa.getScope() instanceof ThisExpr ? fa.getNameAsString()
+                        : a.getTarget() instanceof NameExpr n && !frame.args.containsKey(n.getNameAsString())
+                        && !frame.defs.declared.contains(n.getNameAsString()) ? n.getNameAsString() : null;
+                if (field != null && fixedByConstructors(type, field, frame) && fieldAssignments(body, field, frame) == 1) {
+                    fields.put(field, eval(a.getValue(), frame));
+                } else if (field != null) {
+                    fields.remove(field); // assigned again in a branch or a loop: not the value it had
+                }
+            } else if (es.getExpression() instanceof MethodCallExpr call
+                    && (call.getScope().isEmpty() || call.getScope().get() instanceof ThisExpr)) {
+                List<Callee> own = methodsOf(type, call.getNameAsString(), call.getArguments().size());
+                if (own.size() != 1 || body(own.get(0).method()).isEmpty() || frame.onStack(own.get(0).method())
+                        || frame.depth + 1 > MAX_DEPTH) {
+                    continue;
+                }
+                CallableDeclaration<?> callee = own.get(0).method();
+                Frame g = new Frame(callee, own.get(0).owner(), arguments(callee, call.getArguments(), frame), frame,
+                        frame.summary, frame.walk, new Sym.Obj(type, new HashMap<>(fields)));
+                assignedFields(callee, type, g, fields);
+            }
+        }
+    }
+
+    /**
+     * A field only constructors assign: final, or private and assigned nowhere else in its class but by setters called
+     * on objects picked at run time, whose replacements the {@link ReplacedSql} policy decides.
+     */
+    private boolean fixedByConstructors(TypeInfo type, String field, Frame f) {
         Optional<Node> declared = index.field(type, field);
         if (declared.isEmpty() || !(declared.get().getParentNode().orElse(null)
                 instanceof com.github.javaparser.ast.body.FieldDeclaration decl)) {
@@ -1807,16 +2198,18 @@ final class Interpreter {
         if (!decl.isPrivate()) {
             return false;
         }
-        for (AssignExpr a : type.declaration.findAll(AssignExpr.class)) {
-            if (assigns(a, field) && a.findAncestor(ConstructorDeclaration.class).isEmpty()) {
-                return false;
-            }
+        Replacements.Sites sites = replacements.of(type, field);
+        if (sites == null || !sites.calls().isEmpty() && replacedSql == ReplacedSql.COMPUTED) {
+            return false;
         }
+        replacements.warnings(type, sites).forEach(replacedTexts::putIfAbsent);
         return true;
     }
 
-    private static long assignments(Node body, String field) {
-        return body.findAll(AssignExpr.class).stream().filter(a -> assigns(a, field)).count();
+    /** The assignments of a field in a body (not those of a parameter or local variable of the same name). */
+    private static long fieldAssignments(Node body, String field, Frame frame) {
+        return body.findAll(AssignExpr.class).stream().filter(a -> assigns(a, field) && !(a.getTarget() instanceof NameExpr
+                && (frame.args.containsKey(field) || frame.defs.declared.contains(field)))).count();
     }
 
     private static boolean assigns(AssignExpr a, String field) {

@@ -109,8 +109,12 @@ public final class JavaFrontEnd {
     }
 
     public static Result analyze(SourceIndex index, Mode mode) {
+        return analyze(index, mode, ReplacedSql.DECLARED, Quoting.AUTO);
+    }
+
+    public static Result analyze(SourceIndex index, Mode mode, ReplacedSql replacedSql, Quoting quoting) {
         List<Diagnostic> diagnostics = new ArrayList<>();
-        Interpreter interpreter = new Interpreter(index);
+        Interpreter interpreter = new Interpreter(index, replacedSql, quoting);
         List<Candidate> candidates = new ArrayList<>();
         for (TypeInfo type : index.allTypes()) {
             boolean gyro = index.extendsOrImplements(type, "Transaction");
@@ -188,6 +192,7 @@ public final class JavaFrontEnd {
             Unclassified.warn(index, interpreter, candidates, diagnostics);
         }
 
+        interpreter.replacedTexts.forEach((at, message) -> diagnostics.add(Diagnostic.warning(at, message)));
         List<DiscoveredTransaction> out = name(transactions, diagnostics, index);
         return new Result(out, schemaTexts(index, diagnostics), diagnostics);
     }

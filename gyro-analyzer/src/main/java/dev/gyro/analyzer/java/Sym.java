@@ -9,7 +9,7 @@ import java.util.List;
  * The symbolic value of a Java expression: a scalar {@link Value} (input parameter, constant, free), or
  * a string built by concatenation, as literal pieces and holes holding the values concatenated in.
  */
-sealed interface Sym permits Sym.Scalar, Sym.Text, Sym.Alternatives, Sym.Obj {
+sealed interface Sym permits Sym.Scalar, Sym.Text, Sym.Alternatives, Sym.Obj, Sym.Array {
 
     /** At most this many SQL texts are kept for one expression; more become a free value. */
     int MAX_ALTERNATIVES = 8;
@@ -75,6 +75,16 @@ sealed interface Sym permits Sym.Scalar, Sym.Text, Sym.Alternatives, Sym.Obj {
     record Obj(SourceIndex.TypeInfo type, java.util.Map<String, Sym> fields) implements Sym {
     }
 
+    /**
+     * The elements a varargs parameter received when the call passed them one by one ({@code new SQLStmt(sql)}
+     * passes none): a loop over an array known to be empty does not run.
+     */
+    record Array(List<Sym> elements) implements Sym {
+        public Array {
+            elements = List.copyOf(elements);
+        }
+    }
+
     record Text(List<Piece> pieces) implements Sym {
         public Text {
             pieces = List.copyOf(pieces);
@@ -97,7 +107,7 @@ sealed interface Sym permits Sym.Scalar, Sym.Text, Sym.Alternatives, Sym.Obj {
             if (other instanceof Text t) {
                 out.addAll(t.pieces);
             } else {
-                out.add(new Hole(((Scalar) other).value(), javaOfOther));
+                out.add(new Hole(asValue(other), javaOfOther));
             }
             return new Text(merge(out));
         }
@@ -146,6 +156,9 @@ sealed interface Sym permits Sym.Scalar, Sym.Text, Sym.Alternatives, Sym.Obj {
         }
         if (s instanceof Obj o) {
             return new Value.Free("an object of " + o.type().name());
+        }
+        if (s instanceof Array) {
+            return new Value.Free("an array");
         }
         Text t = (Text) s;
         if (t.isLiteral()) {

@@ -32,7 +32,10 @@ import java.util.TreeSet;
  * it is iterated best response: start every transaction at its most-bound parameter, then repeatedly give
  * each transaction, in turn, the parameter that minimizes the cost given the others, until no change
  * lowers the cost (a local optimum, deterministic, not guaranteed global). Ties go to the parameter bound
- * most often in the transaction's conditions, then to the earlier parameter.
+ * most often in the transaction's conditions, then to the earlier parameter. The exhaustive search keeps up to
+ * {@value #MAX_TIES} partitionings of equal optimal cost; after stage 2 the one with the lowest weighted count of
+ * non-local transactions is kept (the first on a tie): the cost of line 20 cannot see that a pair left non-local
+ * by one choice is made local-or-global by stage 2 and by another is not.
  *
  * <h2>Classification (Definition 1)</h2>
  * A request is local iff no request of another partition reads from it. A transaction that writes is
@@ -144,14 +147,29 @@ public final class Partitioner {
     }
 
     private Result run() {
-        String[] single = new String[n];
         double[] cost = new double[1];
-        String search = optimizeSingleKeys(single, cost);
-        String[][] keys = new String[n][];
-        for (int i = 0; i < n; i++) {
-            keys[i] = single[i] == null ? new String[0] : new String[] {single[i]};
+        List<int[]> ties = new ArrayList<>();
+        String search = optimizeSingleKeys(ties, cost);
+        // Tied single-key partitionings are told apart by the final measure, after the two-key stage: the first
+        // tie is kept unless another ends with fewer (weighted) non-local transactions.
+        String[][] keys = null;
+        double best = Double.MAX_VALUE;
+        int winner = 0;
+        for (int t = 0; t < ties.size(); t++) {
+            String[][] candidate = singleKeys(ties.get(t));
+            doubleKeys(candidate);
+            double score = score(classify(candidate));
+            if (score < best - 1e-12) {
+                best = score;
+                keys = candidate;
+                winner = t;
+            }
         }
-        doubleKeys(keys);
+        if (winner > 0) {
+            search += String.format(java.util.Locale.ROOT, "; of %d tied partitionings, tie %d kept: %.3g non-local "
+                    + "transactions after the local-or-global stage, the first tie's %.3g", ties.size(), winner + 1, best,
+                    scoreOf(ties.get(0)));
+        }
         Kind[] classes = classify(keys);
         List<Classification> out = new ArrayList<>();
         Map<String, List<String>> partitionBy = new LinkedHashMap<>();
@@ -196,7 +214,25 @@ public final class Partitioner {
     private record Pair(int i, int j, double[][] table, double min) {
     }
 
-    private String optimizeSingleKeys(String[] out, double[] costOut) {
+    private String[][] singleKeys(int[] assignment) {
+        String[][] keys = new String[n][];
+        for (int i = 0; i < n; i++) {
+            String k = choices.get(i).get(assignment[i]);
+            keys[i] = k == null ? new String[0] : new String[] {k};
+        }
+        return keys;
+    }
+
+    private double scoreOf(int[] assignment) {
+        String[][] keys = singleKeys(assignment);
+        doubleKeys(keys);
+        return score(classify(keys));
+    }
+
+    /** At most this many partitionings of equal (optimal) stage-1 cost are compared by the final measure. */
+    static final int MAX_TIES = 64;
+
+    private String optimizeSingleKeys(List<int[]> ties, double[] costOut) {
         List<Pair> pairs = new ArrayList<>();
         List<List<Pair>> byVar = new ArrayList<>();
         for (int i = 0; i < n; i++) {
@@ -250,17 +286,15 @@ public final class Partitioner {
         int[] best = new int[n];
         String search;
         if (space <= EXHAUSTIVE_LIMIT) {
-            new BranchAndBound(pairs, byVar, best).search();
+            new BranchAndBound(pairs, byVar, best, ties).search();
             search = "exhaustive search over " + (long) space + " partitioning" + (space == 1 ? "" : "s");
         } else {
             bestResponse(byVar, best);
+            ties.add(best);
             search = String.format(java.util.Locale.ROOT, "iterated best-response search (%.3g partitionings, "
                     + "more than %d: a local optimum)", space, EXHAUSTIVE_LIMIT);
         }
         costOut[0] = totalCost(pairs, best);
-        for (int i = 0; i < n; i++) {
-            out[i] = choices.get(i).get(best[i]);
-        }
         return search;
     }
 
@@ -282,14 +316,17 @@ public final class Partitioner {
         final List<Pair> pairs;
         final List<List<Pair>> byVar;
         final int[] best;
+        /** The optimal partitionings found, in search order (at most MAX_TIES); the first is {@code best}. */
+        final List<int[]> ties;
         final int[] current = new int[n];
         final double[] boundFrom = new double[n + 1];
         double bestCost = Double.MAX_VALUE;
 
-        BranchAndBound(List<Pair> pairs, List<List<Pair>> byVar, int[] best) {
+        BranchAndBound(List<Pair> pairs, List<List<Pair>> byVar, int[] best, List<int[]> ties) {
             this.pairs = pairs;
             this.byVar = byVar;
             this.best = best;
+            this.ties = ties;
             for (Pair p : pairs) {
                 int later = Math.max(p.i(), p.j());
                 for (int level = 0; level <= later; level++) {
@@ -303,15 +340,22 @@ public final class Partitioner {
         }
 
         void dfs(int v, double partial) {
-            if (partial + boundFrom[v] >= bestCost) {
-                return;
+            double bound = partial + boundFrom[v];
+            if (bound > bestCost + 1e-9 || ties.size() >= MAX_TIES && bound >= bestCost - 1e-9) {
+                return; // worse, or as good once enough ties are kept
             }
             if (v == n) {
-                bestCost = partial;
-                System.arraycopy(current, 0, best, 0, n);
+                if (partial < bestCost - 1e-9) {
+                    bestCost = partial;
+                    ties.clear();
+                    System.arraycopy(current, 0, best, 0, n);
+                }
+                ties.add(current.clone());
                 return;
             }
-            for (int c = 0; c < choices.get(v).size(); c++) {
+            // a transaction in no pair (no conflict, no spread cost) changes nothing: its first parameter
+            int options = byVar.get(v).isEmpty() ? Math.min(1, choices.get(v).size()) : choices.get(v).size();
+            for (int c = 0; c < options; c++) {
                 current[v] = c;
                 double add = 0;
                 for (Pair p : byVar.get(v)) {

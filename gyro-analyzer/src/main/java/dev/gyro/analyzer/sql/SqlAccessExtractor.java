@@ -216,8 +216,11 @@ public final class SqlAccessExtractor {
                         + tolerant.kind() + " of " + String.join(", ", tolerant.tables())
                         + (tolerant.equalities().isEmpty() ? " (any row)" : " where " + tolerant.equalities().stream()
                         .map(Object::toString).collect(java.util.stream.Collectors.joining(" AND ")))
-                        + ", whole rows"));
-                TolerantReading.entries(tolerant, parsed.site(), x.shownSql, x.reads, x.writes);
+                        + (tolerant.kind().equals("UPDATE") && !tolerant.setColumns().isEmpty()
+                        && !tolerant.setColumns().contains(Entry.ALL)
+                        ? ", whole rows read, its SET columns " + tolerant.setColumns() + " written" : ", whole rows")));
+                TolerantReading.entries(tolerant, parsed.site(), x.shownSql, x.reads, x.writes,
+                        set -> x.updatedAttributes(tolerant.target(), set));
             } else {
                 x.diagnostics.add(Diagnostic.error(parsed.site().source(), parsed.error()
                         + "; the statement is taken to " + (parsed.site().hint() == SqlSite.ExecutionHint.QUERY

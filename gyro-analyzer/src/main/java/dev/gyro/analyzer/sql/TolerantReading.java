@@ -66,6 +66,13 @@ final class TolerantReading {
             if (target == null) {
                 return null;
             }
+            if (kind.equals("UPDATE")) {
+                Matcher set = Pattern.compile("\\bSET\\b", Pattern.CASE_INSENSITIVE).matcher(text);
+                String between = set.find(t.end()) ? text.substring(t.end(), set.start()) : ",";
+                if (between.contains(",") || between.toUpperCase(Locale.ROOT).contains("JOIN")) {
+                    return null; // several tables updated (UPDATE T, U SET ...): which one a column is in is not certain
+                }
+            }
         }
         Set<String> tables = new LinkedHashSet<>();
         if (target != null) {
@@ -157,11 +164,28 @@ final class TolerantReading {
         Set<String> out = new LinkedHashSet<>();
         Matcher set = Pattern.compile("\\bSET\\b(.*?)(?:\\bWHERE\\b|$)", Pattern.CASE_INSENSITIVE | Pattern.DOTALL).matcher(text);
         while (set.find()) {
-            for (String assignment : set.group(1).split(",")) {
+            for (String assignment : topLevel(set.group(1))) {
                 Matcher col = Pattern.compile("^\\s*(?:[A-Za-z_][\\w$]*\\.)?([A-Za-z_][\\w$]*)\\s*=").matcher(assignment);
                 out.add(col.find() ? Schema.normalize(col.group(1)) : Entry.ALL);
             }
         }
+        return out;
+    }
+
+    /** The pieces of a list between the commas outside parentheses ({@code a = f(b, 1), c = ?} is two). */
+    private static List<String> topLevel(String list) {
+        List<String> out = new ArrayList<>();
+        int depth = 0;
+        int start = 0;
+        for (int i = 0; i < list.length(); i++) {
+            char c = list.charAt(i);
+            depth += c == '(' ? 1 : c == ')' ? -1 : 0;
+            if (c == ',' && depth == 0) {
+                out.add(list.substring(start, i));
+                start = i + 1;
+            }
+        }
+        out.add(list.substring(start));
         return out;
     }
 
@@ -191,8 +215,14 @@ final class TolerantReading {
         return out.toString();
     }
 
-    /** The entries of a reading: whole rows read, and for a write whole rows of its target table. */
-    static void entries(Reading r, SqlSite site, String shownSql, List<Entry> reads, List<Entry> writes) {
+    /**
+     * The entries of a reading: whole rows read, and for a write whole rows of its target table; an UPDATE whose SET
+     * list is read writes what an UPDATE of those columns writes ({@code updated}: its columns and its row image,
+     * never the rows' existence unless it sets a key column), whatever expressions it assigns. A statement whose kind
+     * writes writes, whatever runs it ({@code executeQuery} runs an {@code UPDATE ... RETURNING}).
+     */
+    static void entries(Reading r, SqlSite site, String shownSql, List<Entry> reads, List<Entry> writes,
+                        java.util.function.UnaryOperator<Set<String>> updated) {
         String why = "SQL the parser cannot read, read tolerantly (" + site.source() + ")";
         Condition any = Condition.anyRow(why);
         boolean single = r.tables().size() == 1;
@@ -201,13 +231,20 @@ final class TolerantReading {
         for (String t : r.tables()) {
             reads.add(new Entry(t, Set.of(Entry.ALL), single ? certain : any, site.source(), shownSql));
         }
-        if (r.kind().equals("SELECT") || site.hint() == SqlSite.ExecutionHint.QUERY) {
+        if (r.kind().equals("SELECT")) {
             return;
         }
         String target = r.target();
         boolean keeps = (r.kind().equals("UPDATE") || r.kind().equals("DELETE")) && single
                 && !r.setColumns().contains(Entry.ALL)
                 && r.equalities().stream().noneMatch(e -> r.setColumns().contains(e.column()));
+        if (r.kind().equals("UPDATE") && !r.setColumns().isEmpty() && !r.setColumns().contains(Entry.ALL)) {
+            Set<String> attributes = updated.apply(r.setColumns());
+            Entry.Effect effect = attributes.contains(Entry.ALL) || attributes.contains(Entry.EXISTENCE)
+                    ? Entry.Effect.ANY : Entry.Effect.CHANGE;
+            writes.add(new Entry(target, attributes, keeps ? certain : any, site.source(), shownSql, effect));
+            return;
+        }
         writes.add(new Entry(target, Set.of(Entry.ALL), keeps ? certain : any, site.source(), shownSql));
     }
 }
