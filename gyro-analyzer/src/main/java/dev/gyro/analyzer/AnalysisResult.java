@@ -39,7 +39,7 @@ public record AnalysisResult(List<AnalyzedTransaction> transactions, List<Confli
         List<dev.gyro.app.Classification.Rule> rules = new java.util.ArrayList<>();
         for (Classification c : classifications)
             rules.add(new dev.gyro.app.Classification.Rule(c.name(), c.kind(), c.readOnly(), c.partitionBy(),
-                    c.reason()));
+                    c.reason(), c.transaction().method()));
         return new dev.gyro.app.Classification(rules);
     }
 }

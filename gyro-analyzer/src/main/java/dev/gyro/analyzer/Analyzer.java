@@ -255,7 +255,7 @@ public final class Analyzer {
                 }
             }
             transactions.add(new AnalyzedTransaction(t.name(), t.origin(), t.className(), t.source(), parameters,
-                    reads, writes, new ArrayList<>(notes), counts));
+                    reads, writes, new ArrayList<>(notes), counts, t.method()));
         }
         return transactions;
     }

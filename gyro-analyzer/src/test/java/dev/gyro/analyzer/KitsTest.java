@@ -21,6 +21,28 @@ import static org.assertj.core.api.Assertions.assertThat;
 class KitsTest {
 
     @Test
+    void theClassificationFileNamesEachProceduresMethodForGyroToAttachTo() {
+        // docs/decisions/34-attaching.md: the binary name of the class, the method, its parameters' types resolved
+        // from the imports (java.sql.Connection), java.lang (String) and primitives
+        dev.gyro.app.Classification file = Fixtures.analyze(Fixtures.fixture("kits/procedures")).classificationFile();
+        dev.gyro.app.Classification.Rule peek = file.rule("PeekPoints.run");
+        assertThat(peek.method()).isEqualTo(new dev.gyro.app.Classification.Method("kit.procs.PeekPoints", "run",
+                java.util.List.of(new dev.gyro.app.Classification.Parameter("conn", "java.sql.Connection"),
+                        new dev.gyro.app.Classification.Parameter("memberId", "long"),
+                        new dev.gyro.app.Classification.Parameter("name", "java.lang.String"))));
+        assertThat(file.rule("AwardPoints.run").method().toString())
+                .isEqualTo("kit.procs.AwardPoints.run(java.sql.Connection conn, long memberId, int seq, int points)");
+        // a DAO's methods too, in another package
+        dev.gyro.app.Classification dao = Fixtures.analyze(Fixtures.fixture("kits/dao")).classificationFile();
+        assertThat(dao.rules()).allSatisfy(r -> assertThat(r.method()).isNotNull());
+        assertThat(dao.rules()).anySatisfy(r -> assertThat(r.method().toString())
+                .isEqualTo("shop.dao.OrderDao.ship(java.sql.Connection con, long orderId)"));
+        // Gyro's own transaction classes are their class, not a method to attach to
+        assertThat(Fixtures.analyze(Fixtures.fixture("store")).classificationFile().rules())
+                .allSatisfy(r -> assertThat(r.method()).isNull());
+    }
+
+    @Test
     void proceduresStatementsMadeWithVarargsAndPreparedThroughTwoHelpers() {
         AnalysisResult r = Fixtures.analyze(Fixtures.fixture("kits/procedures"));
         // prepared with no parameters, bound by the caller, run with executeQuery: a read of one member

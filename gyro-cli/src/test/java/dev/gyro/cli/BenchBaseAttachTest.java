@@ -32,7 +32,8 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  * attached over three instances (docs/decisions/34-attaching.md), on SQLite (one terminal, as BenchBase needs there)
  * and on PostgreSQL (two terminals, throwaway servers): its report shows no unexpected SQL error, {@code gyro attach}
  * ends with {@code attach: OK}, and on SQLite every instance holds the same accounts, savings and checking. The
- * classification is written here, conservatively (every writer global, Balance local and read-only).
+ * classification is the one {@code gyro analyze} writes for the kit's procedures (Balance local and read-only, the
+ * five writers global), naming each procedure's {@code run} method.
  */
 @Tag("slow")
 class BenchBaseAttachTest {
@@ -73,18 +74,6 @@ class BenchBaseAttachTest {
         }
     }
 
-    private static String method(String cls, String... parameters) {
-        StringBuilder ps = new StringBuilder("{\"name\": \"conn\", \"type\": \"java.sql.Connection\"}");
-        for (int i = 0; i < parameters.length; i += 2)
-            ps.append(", {\"name\": \"").append(parameters[i]).append("\", \"type\": \"").append(parameters[i + 1]).append("\"}");
-        return "{\"class\": \"" + PROCEDURES + cls + "\", \"name\": \"run\", \"parameters\": [" + ps + "]}";
-    }
-
-    private static String rule(String name, String kind, String by, String method) {
-        return "{\"name\": \"" + name + "\", \"class\": \"" + kind + "\", \"readOnly\": " + name.equals("Balance")
-                + ", \"partitionBy\": [\"" + by + "\"], \"method\": " + method + "}";
-    }
-
     private static int run(Path log, Path in, Path javaHome, List<String> command) throws Exception {
         ProcessBuilder pb = new ProcessBuilder(command).directory(in.toFile()).redirectErrorStream(true)
                 .redirectOutput(log.toFile());
@@ -119,19 +108,19 @@ class BenchBaseAttachTest {
                 else Files.copy(f, to);
             }
         }
-        String classification = "{\"transactions\": [\n"
-                + String.join(",\n", List.of(
-                rule("Amalgamate", "global", "custId0", method("Amalgamate", "custId0", "long", "custId1", "long")),
-                rule("Balance", "local", "custName", method("Balance", "custName", "java.lang.String")),
-                rule("DepositChecking", "global", "custName",
-                        method("DepositChecking", "custName", "java.lang.String", "amount", "double")),
-                rule("SendPayment", "global", "sendAcct",
-                        method("SendPayment", "sendAcct", "long", "destAcct", "long", "amount", "double")),
-                rule("TransactSavings", "global", "custName",
-                        method("TransactSavings", "custName", "java.lang.String", "amount", "double")),
-                rule("WriteCheck", "global", "custName",
-                        method("WriteCheck", "custName", "java.lang.String", "amount", "double")))) + "]}\n";
-        Files.writeString(dir.resolve("smallbank.json"), classification);
+        // The classification gyro analyze writes for the kit's SmallBank procedures (with the kit's statement and
+        // procedure classes, its constants and its DDL beside them), naming each procedure's run method.
+        Path kit = src.resolve("src/main/java/com/oltpbenchmark");
+        List<String> analyze = GyroProcesses.command(List.of("analyze", kit.resolve("benchmarks/smallbank/procedures")
+                .toString(), kit.resolve("api/Procedure.java").toString(), kit.resolve("api/SQLStmt.java").toString(),
+                kit.resolve("benchmarks/smallbank/SmallBankConstants.java").toString(),
+                src.resolve("src/main/resources/benchmarks/smallbank/ddl-postgres.sql").toString(),
+                "--json", dir.resolve("smallbank.json").toString()));
+        assertThat(run(dir.resolve("analyze.log"), dir, null, analyze)).as(Files.readString(dir.resolve("analyze.log")))
+                .isZero();
+        String classification = Files.readString(dir.resolve("smallbank.json"));
+        assertThat(classification).contains("\"name\" : \"Balance.run\"", PROCEDURES + "SendPayment",
+                "\"type\" : \"java.sql.Connection\"");
 
         runSmallBank(src, jdk.get(), "sqlite", "<url>jdbc:sqlite:smallbank.db</url>",
                 "<url>jdbc:sqlite:" + dir.resolve("own.db") + "</url>", "<scalefactor>0.01</scalefactor>");
@@ -183,6 +172,6 @@ class BenchBaseAttachTest {
         String errors = out.substring(out.indexOf("Unexpected SQL Errors:"));
         assertThat(errors.lines().skip(1).findFirst().orElse("")).as("BenchBase's unexpected SQL errors on %s", profile)
                 .contains("<EMPTY>");
-        assertThat(out).containsPattern("gyro agent: SendPayment: [1-9][0-9]* call");
+        assertThat(out).containsPattern("gyro agent: SendPayment.run: [1-9][0-9]* call");
     }
 }

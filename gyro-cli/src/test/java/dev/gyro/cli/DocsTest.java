@@ -149,6 +149,7 @@ class DocsTest {
             if (!tok.startsWith("--")) continue;
             String name = tok.contains("=") ? tok.substring(0, tok.indexOf('=')) : tok;
             name = name.replaceAll("[^\\w-]+$", ""); // "--fast," or "--help)" in prose
+            if (tok.equals("--")) break; // what follows is the command's operands (gyro attach: the application's command line)
             if (name.equals("--")) continue;
             if (cmd.getCommandSpec().findOption(name) == null)
                 return "'" + cmd.getCommandSpec().qualifiedName() + "' has no option " + name;

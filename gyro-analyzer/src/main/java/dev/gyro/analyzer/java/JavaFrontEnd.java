@@ -52,7 +52,7 @@ public final class JavaFrontEnd {
     /** A transaction found in the sources, with its SQL statements. */
     public record DiscoveredTransaction(String name, String origin, String className, SourceRef source,
                                         List<String> parameters, List<SqlSite> sites, List<String> notes,
-                                        Map<String, Integer> valueCounts) {
+                                        Map<String, Integer> valueCounts, dev.gyro.app.Classification.Method method) {
         public DiscoveredTransaction {
             parameters = List.copyOf(parameters);
             sites = List.copyOf(sites);
@@ -333,9 +333,12 @@ public final class JavaFrontEnd {
                 }
             }
             String origin = c.kind().text + " " + c.owner().name() + "." + c.method().getNameAsString();
+            // An unmodified application's method is named, so that Gyro can attach to it (docs/decisions/34-attaching.md);
+            // a transaction of Gyro's API is its class.
             out.add(new DiscoveredTransaction(unique.get(i), origin, c.owner().name(),
                     new SourceRef(c.owner().file(), SourceIndex.line(c.method())), parameters, c.walk().sites,
-                    new ArrayList<>(c.walk().notes), valueCounts(c.method(), index)));
+                    new ArrayList<>(c.walk().notes), valueCounts(c.method(), index),
+                    c.kind() == Kind.GYRO ? null : MethodNames.of(c.owner(), c.method(), index)));
         }
         return out;
     }

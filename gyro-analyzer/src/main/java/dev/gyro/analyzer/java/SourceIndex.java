@@ -63,6 +63,14 @@ public final class SourceIndex {
             return file;
         }
 
+        /** The class's binary name, as the JVM loads it: {@code com.example.Outer$Inner}. */
+        public String binaryName() {
+            if (outer != null) return outer.binaryName() + "$" + name;
+            String pkg = declaration.findCompilationUnit().flatMap(u -> u.getPackageDeclaration())
+                    .map(d -> d.getNameAsString()).orElse("");
+            return pkg.isEmpty() ? name : pkg + "." + name;
+        }
+
         @Override
         public String toString() {
             return name;

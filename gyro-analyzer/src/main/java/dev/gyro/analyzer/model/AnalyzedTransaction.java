@@ -17,10 +17,13 @@ import java.util.Objects;
  * @param writeSet    entries written
  * @param notes       what the analysis could not follow (widened conditions, free values, computed SQL)
  * @param valueCounts how many distinct values an input can take, where known (partitioning objective)
+ * @param method      the application's own method that is the transaction, for an unmodified application (null for a
+ *                    transaction of Gyro's API): the classification file names it (docs/decisions/34-attaching.md)
  */
 public record AnalyzedTransaction(String name, String origin, String className, SourceRef source,
                                   List<String> parameters, List<Entry> readSet, List<Entry> writeSet,
-                                  List<String> notes, Map<String, Integer> valueCounts) {
+                                  List<String> notes, Map<String, Integer> valueCounts,
+                                  dev.gyro.app.Classification.Method method) {
     public AnalyzedTransaction {
         Objects.requireNonNull(name, "name");
         parameters = List.copyOf(parameters);
@@ -32,7 +35,7 @@ public record AnalyzedTransaction(String name, String origin, String className, 
 
     public AnalyzedTransaction(String name, String origin, String className, SourceRef source, List<String> parameters,
                                List<Entry> readSet, List<Entry> writeSet, List<String> notes) {
-        this(name, origin, className, source, parameters, readSet, writeSet, notes, Map.of());
+        this(name, origin, className, source, parameters, readSet, writeSet, notes, Map.of(), null);
     }
 
     /** A read-only transaction writes nothing (paper, Section VII-A: Table I's read-only column). */
