@@ -28,12 +28,13 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * CMU BenchBase, built from its own unmodified source (a copy of {@code ../shared/third-party/benchbase}, read-only),
- * runs SmallBank through its own driver ({@code benchbase.jar -b smallbank --create --load --execute}) with Gyro
- * attached over three instances (docs/decisions/34-attaching.md), on SQLite (one terminal, as BenchBase needs there)
- * and on PostgreSQL (two terminals, throwaway servers): its report shows no unexpected SQL error, {@code gyro attach}
- * ends with {@code attach: OK}, and on SQLite every instance holds the same accounts, savings and checking. The
- * classification is the one {@code gyro analyze} writes for the kit's procedures (Balance local and read-only, the
- * five writers global), naming each procedure's {@code run} method.
+ * runs SmallBank and Voter through its own driver ({@code benchbase.jar -b BENCH --create --load --execute}) with
+ * Gyro attached over three instances (docs/decisions/34-attaching.md): SmallBank on SQLite (one terminal, as
+ * BenchBase needs there) and on PostgreSQL (two terminals, throwaway servers), Voter on PostgreSQL. Its report shows no
+ * unexpected SQL error, {@code gyro attach} ends with {@code attach: OK}, and on SQLite every instance holds the same
+ * accounts, savings and checking. The classification is the one {@code gyro analyze} writes for the kit's procedures
+ * (SmallBank: Balance local and read-only, the five writers global; Voter: Vote local by phone number), naming each
+ * procedure's {@code run} method.
  */
 @Tag("slow")
 class BenchBaseAttachTest {
@@ -94,7 +95,7 @@ class BenchBaseAttachTest {
     }
 
     @Test
-    void smallBankRunsUnmodifiedThroughItsOwnDriverOnThreeInstances() throws Exception {
+    void smallBankAndVoterRunUnmodifiedThroughTheirOwnDriverOnThreeInstances() throws Exception {
         assumeTrue(Files.isRegularFile(SOURCE.resolve("pom.xml")), "BenchBase's source is not at " + SOURCE);
         Optional<Path> jdk = jdk23();
         assumeTrue(jdk.isPresent(), "BenchBase needs a JDK of version 23 or later under /usr/lib/jvm; there is none");
@@ -108,23 +109,15 @@ class BenchBaseAttachTest {
                 else Files.copy(f, to);
             }
         }
-        // The classification gyro analyze writes for the kit's SmallBank procedures (with the kit's statement and
-        // procedure classes, its constants and its DDL beside them), naming each procedure's run method.
-        Path kit = src.resolve("src/main/java/com/oltpbenchmark");
-        List<String> analyze = GyroProcesses.command(List.of("analyze", kit.resolve("benchmarks/smallbank/procedures")
-                .toString(), kit.resolve("api/Procedure.java").toString(), kit.resolve("api/SQLStmt.java").toString(),
-                kit.resolve("benchmarks/smallbank/SmallBankConstants.java").toString(),
-                src.resolve("src/main/resources/benchmarks/smallbank/ddl-postgres.sql").toString(),
-                "--json", dir.resolve("smallbank.json").toString()));
-        assertThat(run(dir.resolve("analyze.log"), dir, null, analyze)).as(Files.readString(dir.resolve("analyze.log")))
-                .isZero();
-        String classification = Files.readString(dir.resolve("smallbank.json"));
-        assertThat(classification).contains("\"name\" : \"Balance.run\"", PROCEDURES + "SendPayment",
-                "\"type\" : \"java.sql.Connection\"");
+        assertThat(analyze(src, "smallbank", "SmallBankConstants")).contains("\"name\" : \"Balance.run\"",
+                PROCEDURES + "SendPayment", "\"type\" : \"java.sql.Connection\"");
+        assertThat(analyze(src, "voter", "VoterConstants")).contains("\"class\" : \"local\"", "phoneNumber");
 
-        runSmallBank(src, jdk.get(), "sqlite", "<url>jdbc:sqlite:smallbank.db</url>",
+        Path sqlite = build(src, jdk.get(), "sqlite");
+        String out = attach(sqlite, jdk.get(), "sqlite", "smallbank", "<url>jdbc:sqlite:smallbank.db</url>",
                 "<url>jdbc:sqlite:" + dir.resolve("own.db") + "</url>", "<scalefactor>0.01</scalefactor>");
-        Path instances = dir.resolve("sqlite/gyro-attach/instances");
+        assertThat(out).containsPattern("gyro agent: SendPayment.run: [1-9][0-9]* call");
+        Path instances = dir.resolve("sqlite-smallbank/gyro-attach/instances");
         for (String table : List.of("accounts", "savings", "checking")) {
             String first = checksum(dev.gyro.cluster.LocalCluster.databaseFile(instances, 0), table);
             for (int i = 1; i < 3; i++)
@@ -133,45 +126,73 @@ class BenchBaseAttachTest {
         }
         // On PostgreSQL: throwaway servers; the configuration's own server (localhost:5432) is never reached. The
         // agent checks that every instance applied the same global requests (attach: OK).
-        runSmallBank(src, jdk.get(), "postgres", "<terminals>1</terminals>", "<terminals>2</terminals>",
+        Path postgres = build(src, jdk.get(), "postgres");
+        out = attach(postgres, jdk.get(), "postgres", "smallbank", "<terminals>1</terminals>", "<terminals>2</terminals>",
                 "<scalefactor>1</scalefactor>");
+        assertThat(out).containsPattern("gyro agent: SendPayment.run: [1-9][0-9]* call");
+        out = attach(postgres, jdk.get(), "postgres", "voter", "<terminals>1</terminals>", "<terminals>2</terminals>",
+                "<scalefactor>1</scalefactor>");
+        assertThat(out).containsPattern("gyro agent: run: [1-9][0-9]* call"); // Vote.run, every call local
     }
 
     /**
-     * Builds BenchBase's {@code profile}, and runs SmallBank with its sample configuration for that profile (the scale
-     * factor {@code scale} set to 0.001, the time to 5 s, {@code from} replaced by {@code to}) attached over three
-     * instances of that backend; checks what BenchBase and gyro attach report.
+     * The classification {@code gyro analyze} writes for one of the kit's benchmarks (its procedures, with the kit's
+     * statement and procedure classes, its constants and its DDL beside them), naming each procedure's run method.
      */
-    private void runSmallBank(Path src, Path jdk, String profile, String from, String to, String scale) throws Exception {
-        Path at = Files.createDirectories(dir.resolve(profile));
+    private String analyze(Path src, String benchmark, String constants) throws Exception {
+        Path kit = src.resolve("src/main/java/com/oltpbenchmark");
+        Path json = dir.resolve(benchmark + ".json");
+        List<String> analyze = GyroProcesses.command(List.of("analyze",
+                kit.resolve("benchmarks/" + benchmark + "/procedures").toString(),
+                kit.resolve("api/Procedure.java").toString(), kit.resolve("api/SQLStmt.java").toString(),
+                kit.resolve("benchmarks/" + benchmark + "/" + constants + ".java").toString(),
+                src.resolve("src/main/resources/benchmarks/" + benchmark + "/ddl-postgres.sql").toString(),
+                "--json", json.toString()));
+        Path log = dir.resolve("analyze-" + benchmark + ".log");
+        assertThat(run(log, dir, null, analyze)).as(Files.readString(log)).isZero();
+        return Files.readString(json);
+    }
+
+    /** BenchBase's {@code profile} built and unpacked: its folder. */
+    private Path build(Path src, Path jdk, String profile) throws Exception {
+        Path at = Files.createDirectories(dir.resolve("build-" + profile));
         int built = run(at.resolve("build.log"), src, jdk, List.of("mvn", "-B", "-q", "package", "-P", profile,
                 "-DskipTests", "-Dfmt.skip=true", "-Dmaven.compiler.release=23"));
         assertThat(built).as(Files.readString(at.resolve("build.log"))).isZero();
-        Path dist = Files.createDirectories(at.resolve("dist"));
-        assertThat(run(at.resolve("untar.log"), dist, null, List.of("tar", "-xzf",
+        assertThat(run(at.resolve("untar.log"), at, null, List.of("tar", "-xzf",
                 src.resolve("target/benchbase-" + profile + ".tgz").toString()))).isZero();
-        Path benchbase = dist.resolve("benchbase-" + profile);
+        return at.resolve("benchbase-" + profile);
+    }
 
-        // Its own sample configuration, with the settings it exposes.
-        String config = Files.readString(benchbase.resolve("config/" + profile + "/sample_smallbank_config.xml"));
+    /**
+     * Runs {@code benchmark} with the profile's sample configuration (the scale factor {@code scale} set to 0.001, the
+     * time to 5 s, {@code from} replaced by {@code to}) attached over three instances of that backend, with the
+     * classification {@code gyro analyze} wrote; checks what BenchBase and gyro attach report; BenchBase's output.
+     */
+    private String attach(Path benchbase, Path jdk, String profile, String benchmark, String from, String to,
+                          String scale) throws Exception {
+        Path at = Files.createDirectories(dir.resolve(profile + "-" + benchmark));
+        String config = Files.readString(benchbase.resolve("config/" + profile + "/sample_" + benchmark + "_config.xml"));
         assertThat(config).contains(from, scale, "<time>60</time>");
-        Files.writeString(at.resolve("smallbank.xml"), config.replace(from, to)
+        Files.writeString(at.resolve("config.xml"), config.replace(from, to)
                 .replace(scale, "<scalefactor>0.001</scalefactor>").replace("<time>60</time>", "<time>5</time>"));
-        Files.copy(dir.resolve("smallbank.json"), at.resolve("smallbank.json"));
-        Files.writeString(at.resolve("attach.yaml"), "backend: " + profile + "\ninstances: 3\nclassification: smallbank.json\n");
+        Files.copy(dir.resolve(benchmark + ".json"), at.resolve("classification.json"));
+        Files.writeString(at.resolve("attach.yaml"), "backend: " + profile + "\ninstances: 3\nclassification:"
+                + " classification.json\n");
 
         List<String> attach = new ArrayList<>(GyroProcesses.command(List.of("attach", "--config",
                 at.resolve("attach.yaml").toString(), "--", jdk.resolve("bin/java").toString(), "-jar",
-                "benchbase.jar", "-b", "smallbank", "-c", at.resolve("smallbank.xml").toString(), "--create=true",
+                "benchbase.jar", "-b", benchmark, "-c", at.resolve("config.xml").toString(), "--create=true",
                 "--load=true", "--execute=true")));
         int status = run(at.resolve("attach.log"), benchbase, null, attach);
         String out = Files.readString(at.resolve("attach.log"), StandardCharsets.UTF_8);
-        assertThat(status).as(out).isZero();
-        assertThat(out.strip().lines().reduce((a, b) -> b).orElse("")).as(profile).isEqualTo("attach: OK");
-        assertThat(out).contains("Completed Transactions:");
+        String what = benchmark + " on " + profile;
+        assertThat(status).as(what + ":\n" + out).isZero();
+        assertThat(out.strip().lines().reduce((a, b) -> b).orElse("")).as(what).isEqualTo("attach: OK");
+        assertThat(out).as(what).contains("Completed Transactions:");
         String errors = out.substring(out.indexOf("Unexpected SQL Errors:"));
-        assertThat(errors.lines().skip(1).findFirst().orElse("")).as("BenchBase's unexpected SQL errors on %s", profile)
+        assertThat(errors.lines().skip(1).findFirst().orElse("")).as("BenchBase's unexpected SQL errors, " + what)
                 .contains("<EMPTY>");
-        assertThat(out).containsPattern("gyro agent: SendPayment.run: [1-9][0-9]* call");
+        return out;
     }
 }
