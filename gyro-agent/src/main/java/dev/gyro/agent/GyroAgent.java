@@ -1,6 +1,8 @@
 package dev.gyro.agent;
 
 import dev.gyro.app.Classification;
+import dev.gyro.check.AccessLog;
+import dev.gyro.check.ReadFromChecker;
 import dev.gyro.cluster.Backend;
 import dev.gyro.cluster.LocalCluster;
 import net.bytebuddy.agent.builder.AgentBuilder;
@@ -28,7 +30,9 @@ import java.util.stream.Collectors;
  * <p>OPTIONS, comma-separated: {@code classification=FILE}, the classification file naming the application's methods;
  * {@code dir=DIR}, to run the calls over instances whose databases are in DIR ({@code instances=N}, 3 by default;
  * {@code backend=sqlite|postgres|mariadb}, SQLite by default, throwaway servers otherwise), taking the application's
- * connections over ({@link Takeover}); without {@code dir}, calls are only counted.
+ * connections over ({@link Takeover}); without {@code dir}, calls are only counted. {@code check=true} records every
+ * request's reads and writes and checks at exit that none read from a local request of another partition (Definition
+ * 1): for tests and diagnosis (every read runs twice).
  */
 public final class GyroAgent {
 
@@ -74,7 +78,8 @@ public final class GyroAgent {
                         builder.visit(Advice.to(CallAdvice.class).on(advised)))
                 .installOn(instrumentation);
         if (given.containsKey("dir"))
-            runOver(Path.of(given.get("dir")), instances(given), backend(given), methods, instrumentation);
+            runOver(Path.of(given.get("dir")), instances(given), backend(given), "true".equals(given.get("check")),
+                    methods, instrumentation);
         Runtime.getRuntime().addShutdownHook(new Thread(GyroAgent::report, "gyro-agent-report"));
         System.err.println(PREFIX + "attached to " + methods.size() + " transaction method(s)");
     }
@@ -104,8 +109,9 @@ public final class GyroAgent {
      * data reach every instance's database), and the instances start at the first call. At exit, once the ring is
      * quiet, whether every instance applied the same global requests is written to {@code dir/outcome.txt}.
      */
-    private static void runOver(Path dir, int n, Backend backend, List<AttachedMethod> methods,
+    private static void runOver(Path dir, int n, Backend backend, boolean check, List<AttachedMethod> methods,
                                 Instrumentation instrumentation) {
+        AccessLog accesses = check ? new AccessLog() : null;
         AttachedApplication app = new AttachedApplication("attached", methods);
         LocalCluster cluster;
         try {
@@ -134,6 +140,7 @@ public final class GyroAgent {
                     } catch (java.io.IOException e) {
                         throw new java.sql.SQLException("gyro: the instances did not start: " + e.getMessage(), e);
                     }
+                    if (accesses != null) for (int i = 0; i < n; i++) cluster.instance(i).observeRequests(accesses);
                     started[0] = new Attachment(java.util.stream.IntStream.range(0, n).mapToObj(cluster::instance)
                             .toList());
                     takeover.serving();
@@ -145,7 +152,7 @@ public final class GyroAgent {
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             String outcome;
             synchronized (started) {
-                outcome = started[0] == null ? "FAILED: no call of a classified method ran" : agree(cluster, n);
+                outcome = started[0] == null ? "FAILED: no call of a classified method ran" : agree(cluster, n, accesses);
                 if (started[0] != null) started[0].close();
             }
             try {
@@ -160,8 +167,11 @@ public final class GyroAgent {
     /** Where the agent says, at exit, whether the instances agree: {@code OK ...} or {@code FAILED: why}. */
     public static final String OUTCOME = "outcome.txt";
 
-    /** Once the ring is quiet: whether every instance applied the same global requests. */
-    private static String agree(LocalCluster cluster, int n) {
+    /**
+     * Once the ring is quiet: whether every instance applied the same global requests, and, with {@code accesses}, whether
+     * any request read what a local request of another partition wrote (Definition 1, the dynamic check).
+     */
+    private static String agree(LocalCluster cluster, int n, AccessLog accesses) {
         try {
             if (!cluster.awaitQuiet(60_000)) return "FAILED: the ring did not become quiet within 60 s of the exit";
         } catch (InterruptedException e) {
@@ -174,7 +184,13 @@ public final class GyroAgent {
             if (gsn != first)
                 return "FAILED: instance " + i + " applied global requests up to gsn " + gsn + ", instance 0 up to " + first;
         }
-        return "OK: every instance applied global requests 1 to " + first;
+        if (accesses == null) return "OK: every instance applied global requests 1 to " + first;
+        List<ReadFromChecker.Violation> violations = ReadFromChecker.check(accesses.all());
+        if (!violations.isEmpty())
+            return "FAILED: " + violations.size() + " read(s) from a local request of another partition (Definition 1),"
+                    + " the first: " + violations.get(0);
+        return "OK: every instance applied global requests 1 to " + first + "; the accesses of " + accesses.size()
+                + " requests checked: none read from a local request of another partition (Definition 1)";
     }
 
     /** The same database: the URLs agree up to their query (a password, options). */
@@ -197,12 +213,12 @@ public final class GyroAgent {
         for (String part : options.split(",")) {
             int eq = part.indexOf('=');
             String key = eq < 0 ? part : part.substring(0, eq);
-            if (!Set.of("classification", "dir", "instances", "backend").contains(key)) unknown.add(key);
+            if (!Set.of("classification", "dir", "instances", "backend", "check").contains(key)) unknown.add(key);
             m.put(key, eq < 0 ? "" : part.substring(eq + 1));
         }
         if (!unknown.isEmpty())
             throw new IllegalArgumentException("unknown agent option(s) " + unknown + "; known: classification=FILE,"
-                    + " dir=DIR, instances=N, backend=sqlite|postgres|mariadb");
+                    + " dir=DIR, instances=N, backend=sqlite|postgres|mariadb, check=true");
         return m;
     }
 }

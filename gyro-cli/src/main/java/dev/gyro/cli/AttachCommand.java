@@ -30,10 +30,10 @@ import java.util.jar.Manifest;
                 + " the instances FILE describes, e.g. gyro attach --config attach.yaml -- java -cp app.jar Main."
                 + " FILE (YAML): backend (sqlite, postgres or mariadb: throwaway databases), instances (a count),"
                 + " classification (the file naming the application's methods), dir (the instances' folder, default"
-                + " gyro-attach beside FILE).")
+                + " gyro-attach beside FILE), check (true: record every access and check Definition 1 at the end).")
 final class AttachCommand implements java.util.concurrent.Callable<Integer> {
 
-    private static final Set<String> KEYS = Set.of("backend", "instances", "classification", "dir");
+    private static final Set<String> KEYS = Set.of("backend", "instances", "classification", "dir", "check");
 
     @Option(names = "--config", paramLabel = "FILE", required = true, description = "what to attach: see above")
     Path config;
@@ -45,7 +45,7 @@ final class AttachCommand implements java.util.concurrent.Callable<Integer> {
     List<String> command = new ArrayList<>();
 
     /** What FILE says, checked. */
-    record Config(Backend backend, int instances, Path classification, Path dir) {}
+    record Config(Backend backend, int instances, Path classification, Path dir, boolean check) {}
 
     @Override
     public Integer call() throws Exception {
@@ -58,7 +58,8 @@ final class AttachCommand implements java.util.concurrent.Callable<Integer> {
         }
         Path instances = c.dir().resolve("instances");
         String javaagent = "-javaagent:" + agentJar(c.dir()) + "=classification=" + c.classification() + ",dir="
-                + instances + ",instances=" + c.instances() + ",backend=" + c.backend().label();
+                + instances + ",instances=" + c.instances() + ",backend=" + c.backend().label()
+                + (c.check() ? ",check=true" : "");
         if (agent) {
             System.out.println(javaagent);
             return 0;
@@ -85,7 +86,9 @@ final class AttachCommand implements java.util.concurrent.Callable<Integer> {
         Path outcome = instances.resolve(GyroAgent.OUTCOME);
         if (!Files.exists(outcome)) return "the agent left no outcome in " + outcome + " (did it attach?)";
         String said = Files.readString(outcome, StandardCharsets.UTF_8).strip();
-        return said.startsWith("OK") ? null : said.replaceFirst("^FAILED: ", "");
+        if (!said.startsWith("OK")) return said.replaceFirst("^FAILED: ", "");
+        System.out.println("gyro attach: " + said.replaceFirst("^OK: ", ""));
+        return null;
     }
 
     static Config read(Path file) throws IOException {
@@ -117,9 +120,11 @@ final class AttachCommand implements java.util.concurrent.Callable<Integer> {
         Path classification = folder.resolve(String.valueOf(cls));
         if (!Files.isReadable(classification))
             throw new IllegalArgumentException(file + ": classification " + classification + " cannot be read");
-        Object dir = map.get("dir");
+        Object dir = map.get("dir"), check = map.get("check");
+        if (check != null && !(check instanceof Boolean))
+            throw new IllegalArgumentException(file + ": check: true or false, not " + check);
         return new Config(backend, instances, classification,
-                folder.resolve(dir == null ? "gyro-attach" : String.valueOf(dir)));
+                folder.resolve(dir == null ? "gyro-attach" : String.valueOf(dir)), Boolean.TRUE.equals(check));
     }
 
     /**

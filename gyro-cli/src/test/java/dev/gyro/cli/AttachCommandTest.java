@@ -32,6 +32,9 @@ class AttachCommandTest {
               {"name": "from", "type": "long"}, {"name": "to", "type": "long"}, {"name": "amount", "type": "long"}]}},
              {"name": "visit", "class": "local", "partitionBy": ["account"], "method": {"class": "%1$s",
               "name": "visit", "parameters": [{"name": "c", "type": "java.sql.Connection"},
+              {"name": "account", "type": "long"}]}},
+             {"name": "balance", "class": "local", "readOnly": true, "partitionBy": ["account"], "method": {"class":
+              "%1$s", "name": "balance", "parameters": [{"name": "c", "type": "java.sql.Connection"},
               {"name": "account", "type": "long"}]}}]}
             """;
 
@@ -49,7 +52,8 @@ class AttachCommandTest {
     @Test
     void anUnmodifiedApplicationRunsAttachedAndTheInstancesAgree() throws Exception {
         Files.writeString(dir.resolve("classification.json"), CLASSIFICATION.formatted(Bank.class.getName()));
-        Files.writeString(dir.resolve("attach.yaml"), "backend: sqlite\ninstances: 3\nclassification: classification.json\n");
+        Files.writeString(dir.resolve("attach.yaml"), "backend: sqlite\ninstances: 3\nclassification: classification.json\n"
+                + "check: true\n");
         Path own = Files.createDirectories(dir.resolve("own"));
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
         String cp = System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
@@ -63,10 +67,28 @@ class AttachCommandTest {
         assertThat(r.status()).as(r.out()).isZero();
         assertThat(r.out()).contains("app done", "gyro agent: transfer: 40 call(s)", "gyro agent: visit: 40 call(s)");
         assertThat(r.out().strip().lines().reduce((a, b) -> b).orElse("")).isEqualTo("attach: OK");
+        assertThat(r.out()).contains("gyro attach: every instance applied global requests 1 to 40; the accesses of 120"
+                + " requests checked: none read from a local request of another partition (Definition 1)");
 
         Run again = attach("--", java, "-cp", cp, BankApp.class.getName(), "jdbc:sqlite:" + own.resolve("bank.db"), "1");
         assertThat(again.status()).isEqualTo(2);
         assertThat(again.out()).contains("holds the instances of an earlier run");
+    }
+
+    @Test
+    void aClassificationThatIsNotSoundIsCaughtByTheCheck() throws Exception {
+        // transfer classified local by its first account: it writes the second account at its own instance only, and
+        // a balance read of that account runs at the account's own instance, which never saw the write
+        Files.writeString(dir.resolve("classification.json"), CLASSIFICATION.formatted(Bank.class.getName())
+                .replace("\"name\": \"transfer\", \"class\": \"global\"", "\"name\": \"transfer\", \"class\": \"local\""));
+        Files.writeString(dir.resolve("attach.yaml"), "classification: classification.json\ncheck: true\n");
+        Path own = Files.createDirectories(dir.resolve("own"));
+        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+        String cp = System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
+        Run r = attach("--", java, "-cp", cp, BankApp.class.getName(), "jdbc:sqlite:" + own.resolve("bank.db"), "20");
+        assertThat(r.status()).as(r.out()).isEqualTo(1);
+        assertThat(r.out().strip().lines().reduce((a, b) -> b).orElse(""))
+                .startsWith("attach: FAILED: ").contains("read(s) from a local request of another partition (Definition 1)");
     }
 
     @Test

@@ -31,7 +31,9 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  * runs SmallBank and Voter through its own driver ({@code benchbase.jar -b BENCH --create --load --execute}) with
  * Gyro attached over three instances (docs/decisions/34-attaching.md): SmallBank on SQLite (one terminal, as
  * BenchBase needs there) and on PostgreSQL (two terminals, throwaway servers), Voter on PostgreSQL. Its report shows no
- * unexpected SQL error, {@code gyro attach} ends with {@code attach: OK}, and on SQLite every instance holds the same
+ * unexpected SQL error, {@code gyro attach} ends with {@code attach: OK} (every instance applied the same global
+ * requests, and for SmallBank the recorded accesses show no read from a local request of another partition: the
+ * dynamic check of Definition 1 agrees with the analyzer's classification), and on SQLite every instance holds the same
  * accounts, savings and checking. The classification is the one {@code gyro analyze} writes for the kit's procedures
  * (SmallBank: Balance local and read-only, the five writers global; Voter: Vote local by phone number), naming each
  * procedure's {@code run} method.
@@ -114,7 +116,7 @@ class BenchBaseAttachTest {
         assertThat(analyze(src, "voter", "VoterConstants")).contains("\"class\" : \"local\"", "phoneNumber");
 
         Path sqlite = build(src, jdk.get(), "sqlite");
-        String out = attach(sqlite, jdk.get(), "sqlite", "smallbank", "<url>jdbc:sqlite:smallbank.db</url>",
+        String out = attach(sqlite, jdk.get(), "sqlite", "smallbank", true, "<url>jdbc:sqlite:smallbank.db</url>",
                 "<url>jdbc:sqlite:" + dir.resolve("own.db") + "</url>", "<scalefactor>0.01</scalefactor>");
         assertThat(out).containsPattern("gyro agent: SendPayment.run: [1-9][0-9]* call");
         Path instances = dir.resolve("sqlite-smallbank/gyro-attach/instances");
@@ -127,10 +129,14 @@ class BenchBaseAttachTest {
         // On PostgreSQL: throwaway servers; the configuration's own server (localhost:5432) is never reached. The
         // agent checks that every instance applied the same global requests (attach: OK).
         Path postgres = build(src, jdk.get(), "postgres");
-        out = attach(postgres, jdk.get(), "postgres", "smallbank", "<terminals>1</terminals>", "<terminals>2</terminals>",
+        out = attach(postgres, jdk.get(), "postgres", "smallbank", true, "<terminals>1</terminals>",
+                "<terminals>2</terminals>",
                 "<scalefactor>1</scalefactor>");
         assertThat(out).containsPattern("gyro agent: SendPayment.run: [1-9][0-9]* call");
-        out = attach(postgres, jdk.get(), "postgres", "voter", "<terminals>1</terminals>", "<terminals>2</terminals>",
+        // Voter unchecked: its votes table has no primary key, and the recorder of the dynamic check records a local
+        // request's writes by row image, which needs one (it refuses the insert)
+        out = attach(postgres, jdk.get(), "postgres", "voter", false, "<terminals>1</terminals>",
+                "<terminals>2</terminals>",
                 "<scalefactor>1</scalefactor>");
         assertThat(out).containsPattern("gyro agent: run: [1-9][0-9]* call"); // Vote.run, every call local
     }
@@ -169,8 +175,8 @@ class BenchBaseAttachTest {
      * time to 5 s, {@code from} replaced by {@code to}) attached over three instances of that backend, with the
      * classification {@code gyro analyze} wrote; checks what BenchBase and gyro attach report; BenchBase's output.
      */
-    private String attach(Path benchbase, Path jdk, String profile, String benchmark, String from, String to,
-                          String scale) throws Exception {
+    private String attach(Path benchbase, Path jdk, String profile, String benchmark, boolean check, String from,
+                          String to, String scale) throws Exception {
         Path at = Files.createDirectories(dir.resolve(profile + "-" + benchmark));
         String config = Files.readString(benchbase.resolve("config/" + profile + "/sample_" + benchmark + "_config.xml"));
         assertThat(config).contains(from, scale, "<time>60</time>");
@@ -178,7 +184,7 @@ class BenchBaseAttachTest {
                 .replace(scale, "<scalefactor>0.001</scalefactor>").replace("<time>60</time>", "<time>5</time>"));
         Files.copy(dir.resolve(benchmark + ".json"), at.resolve("classification.json"));
         Files.writeString(at.resolve("attach.yaml"), "backend: " + profile + "\ninstances: 3\nclassification:"
-                + " classification.json\n");
+                + " classification.json\ncheck: " + check + "\n");
 
         List<String> attach = new ArrayList<>(GyroProcesses.command(List.of("attach", "--config",
                 at.resolve("attach.yaml").toString(), "--", jdk.resolve("bin/java").toString(), "-jar",
@@ -190,6 +196,7 @@ class BenchBaseAttachTest {
         assertThat(status).as(what + ":\n" + out).isZero();
         assertThat(out.strip().lines().reduce((a, b) -> b).orElse("")).as(what).isEqualTo("attach: OK");
         assertThat(out).as(what).contains("Completed Transactions:");
+        if (check) assertThat(out).as(what).contains("none read from a local request of another partition (Definition 1)");
         String errors = out.substring(out.indexOf("Unexpected SQL Errors:"));
         assertThat(errors.lines().skip(1).findFirst().orElse("")).as("BenchBase's unexpected SQL errors, " + what)
                 .contains("<EMPTY>");
