@@ -32,6 +32,11 @@ class KitsTest {
                         new dev.gyro.app.Classification.Parameter("name", "java.lang.String"))));
         assertThat(file.rule("AwardPoints.run").method().toString())
                 .isEqualTo("kit.procs.AwardPoints.run(java.sql.Connection conn, long memberId, int seq, int points)");
+        // types from on-demand imports (java.sql.*, java.util.*), type arguments erased
+        dev.gyro.app.Classification more = Fixtures.analyze(Fixtures.fixture("kits/procedures"),
+                Fixtures.fixture("kits/procedures-ondemand")).classificationFile();
+        assertThat(more.rule("Redeem.run").method().toString()).isEqualTo("kit.more.Redeem.run(java.sql.Connection conn,"
+                + " long memberId, java.util.List notes, java.util.Random gen)");
         // a DAO's methods too, in another package
         dev.gyro.app.Classification dao = Fixtures.analyze(Fixtures.fixture("kits/dao")).classificationFile();
         assertThat(dao.rules()).allSatisfy(r -> assertThat(r.method()).isNotNull());

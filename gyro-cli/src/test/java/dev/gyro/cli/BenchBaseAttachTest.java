@@ -111,9 +111,9 @@ class BenchBaseAttachTest {
                 else Files.copy(f, to);
             }
         }
-        assertThat(analyze(src, "smallbank", "SmallBankConstants")).contains("\"name\" : \"Balance.run\"",
-                PROCEDURES + "SendPayment", "\"type\" : \"java.sql.Connection\"");
-        assertThat(analyze(src, "voter", "VoterConstants")).contains("\"class\" : \"local\"", "phoneNumber");
+        assertThat(analyze(src, "smallbank")).contains("\"name\" : \"Balance.run\"", PROCEDURES + "SendPayment",
+                "\"type\" : \"java.sql.Connection\"");
+        assertThat(analyze(src, "voter")).contains("\"class\" : \"local\"", "phoneNumber");
 
         Path sqlite = build(src, jdk.get(), "sqlite");
         String out = attach(sqlite, jdk.get(), "sqlite", "smallbank", true, "<url>jdbc:sqlite:smallbank.db</url>",
@@ -139,14 +139,31 @@ class BenchBaseAttachTest {
                 "<terminals>2</terminals>",
                 "<scalefactor>1</scalefactor>");
         assertThat(out).containsPattern("gyro agent: run: [1-9][0-9]* call"); // Vote.run, every call local
+
+        // More of the kit's benchmarks, on PostgreSQL with the dynamic check, when asked (docs/attach.md):
+        // -Dgyro.benchbase.more=tatp,ycsb,tpcc (TPC-C at one warehouse, the others at scale factor 0.1)
+        for (String more : System.getProperty("gyro.benchbase.more", "").split(",")) {
+            if (more.isBlank()) continue;
+            analyze(src, more.strip());
+            String config = Files.readString(postgres.resolve("config/postgres/sample_" + more.strip() + "_config.xml"));
+            String terminals = config.replaceAll("(?s).*(<terminals>[^<]*</terminals>).*", "$1");
+            String scale = config.replaceAll("(?s).*(<scalefactor>[^<]*</scalefactor>).*", "$1");
+            attach(postgres, jdk.get(), "postgres", more.strip(), true, terminals, "<terminals>2</terminals>", scale,
+                    more.strip().equals("tpcc") ? "1" : "0.1");
+        }
     }
 
     /**
      * The classification {@code gyro analyze} writes for one of the kit's benchmarks (its procedures, with the kit's
      * statement and procedure classes, its constants and its DDL beside them), naming each procedure's run method.
      */
-    private String analyze(Path src, String benchmark, String constants) throws Exception {
+    private String analyze(Path src, String benchmark) throws Exception {
         Path kit = src.resolve("src/main/java/com/oltpbenchmark");
+        String constants;
+        try (Stream<Path> files = Files.list(kit.resolve("benchmarks/" + benchmark))) {
+            constants = files.map(f -> f.getFileName().toString()).filter(f -> f.endsWith("Constants.java"))
+                    .findFirst().orElseThrow().replace(".java", "");
+        }
         Path json = dir.resolve(benchmark + ".json");
         List<String> analyze = GyroProcesses.command(List.of("analyze",
                 kit.resolve("benchmarks/" + benchmark + "/procedures").toString(),
@@ -177,11 +194,16 @@ class BenchBaseAttachTest {
      */
     private String attach(Path benchbase, Path jdk, String profile, String benchmark, boolean check, String from,
                           String to, String scale) throws Exception {
+        return attach(benchbase, jdk, profile, benchmark, check, from, to, scale, "0.001");
+    }
+
+    private String attach(Path benchbase, Path jdk, String profile, String benchmark, boolean check, String from,
+                          String to, String scale, String factor) throws Exception {
         Path at = Files.createDirectories(dir.resolve(profile + "-" + benchmark));
         String config = Files.readString(benchbase.resolve("config/" + profile + "/sample_" + benchmark + "_config.xml"));
         assertThat(config).contains(from, scale, "<time>60</time>");
         Files.writeString(at.resolve("config.xml"), config.replace(from, to)
-                .replace(scale, "<scalefactor>0.001</scalefactor>").replace("<time>60</time>", "<time>5</time>"));
+                .replace(scale, "<scalefactor>" + factor + "</scalefactor>").replace("<time>60</time>", "<time>5</time>"));
         Files.copy(dir.resolve(benchmark + ".json"), at.resolve("classification.json"));
         Files.writeString(at.resolve("attach.yaml"), "backend: " + profile + "\ninstances: 3\nclassification:"
                 + " classification.json\ncheck: " + check + "\n");
