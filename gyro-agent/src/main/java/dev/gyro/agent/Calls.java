@@ -41,7 +41,7 @@ public final class Calls {
     /** One call in progress; {@code request} null where Gyro does not run calls (it only counts them). */
     record Call(Transaction transaction, List<Object> partitionValues, Attachment.Call request) {}
 
-    /** Where calls run as requests, once the first call starts it; null: calls are counted only. */
+    /** Where calls run as requests; null: calls are counted only. */
     interface Starter {
         Attachment attachment() throws java.sql.SQLException;
     }

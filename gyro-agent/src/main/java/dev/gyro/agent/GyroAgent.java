@@ -106,8 +106,8 @@ public final class GyroAgent {
     /**
      * Calls run as requests over {@code n} instances on databases of {@code backend} in {@code dir} (throwaway servers
      * for PostgreSQL and MariaDB, started now): the application's connections are taken over at once (its schema and
-     * data reach every instance's database), and the instances start at the first call. At exit, once the ring is
-     * quiet, whether every instance applied the same global requests is written to {@code dir/outcome.txt}.
+     * data reach every instance's database), and the instances start before the application's main. At exit, once the
+     * ring is quiet, whether every instance applied the same global requests is written to {@code dir/outcome.txt}.
      */
     private static void runOver(Path dir, int n, Backend backend, boolean check, List<AttachedMethod> methods,
                                 Instrumentation instrumentation) {
