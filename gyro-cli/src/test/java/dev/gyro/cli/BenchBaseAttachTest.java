@@ -27,7 +27,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
- * CMU BenchBase, built from its own unmodified source (a copy of {@code ../shared/third-party/benchbase}, read-only),
+ * CMU BenchBase, built from its own unmodified source (a copy of the source the build names, read-only; docs/testing.md),
  * runs SmallBank and Voter through its own driver ({@code benchbase.jar -b BENCH --create --load --execute}) with
  * Gyro attached over three instances (docs/decisions/34-attaching.md): SmallBank on SQLite (one terminal, as
  * BenchBase needs there) and on PostgreSQL (two terminals, throwaway servers), Voter on PostgreSQL. Its report shows no
@@ -41,7 +41,9 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 @Tag("slow")
 class BenchBaseAttachTest {
 
-    private static final Path SOURCE = Path.of("..", "..", "shared", "third-party", "benchbase").toAbsolutePath().normalize();
+    /** BenchBase's source: {@code -Dgyro.benchbase=DIR}, which the build sets (docs/testing.md, "CMU BenchBase"). */
+    private static final Path SOURCE = Path.of(System.getProperty("gyro.benchbase", "benchbase")).toAbsolutePath()
+            .normalize();
     private static final String PROCEDURES = "com.oltpbenchmark.benchmarks.smallbank.procedures.";
 
     /** Not JUnit's @TempDir (rwx------): the PostgreSQL servers run as the postgres user when the tests run as root. */
@@ -102,7 +104,7 @@ class BenchBaseAttachTest {
         Optional<Path> jdk = jdk23();
         assumeTrue(jdk.isPresent(), "BenchBase needs a JDK of version 23 or later under /usr/lib/jvm; there is none");
 
-        // Build it as shipped (docs: ../shared/third-party/README.md), in a copy: the source is read-only.
+        // Build it as shipped (docs/testing.md, "CMU BenchBase"), in a copy: the source is read-only.
         Path src = dir.resolve("benchbase");
         try (Stream<Path> files = Files.walk(SOURCE)) {
             for (Path f : (Iterable<Path>) files::iterator) {
