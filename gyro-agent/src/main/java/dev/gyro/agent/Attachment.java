@@ -42,7 +42,11 @@ public final class Attachment implements AutoCloseable {
      * @throws SQLException when Gyro refused or failed the request before the call could run (its message says why)
      */
     public Call begin(AttachedMethod method, Object[] args) throws SQLException {
-        List<Object> keys = method.partitionValues(args);
+        return begin(method, method.partitionValues(args));
+    }
+
+    /** {@link #begin(AttachedMethod, Object[])} with the call's partitioning values read already. */
+    Call begin(AttachedMethod method, List<Object> keys) throws SQLException {
         String id = UUID.randomUUID().toString();
         List<Value> parameters = new ArrayList<>();
         parameters.add(Value.of(id));

@@ -39,18 +39,14 @@ public final class Calls {
     }
 
     /** One call in progress; {@code request} null where Gyro does not run calls (it only counts them). */
-    record Call(Transaction transaction, List<Object> partitionValues, Attachment.Call request) {}
-
-    /** Where calls run as requests; null: calls are counted only. */
-    interface Starter {
-        Attachment attachment() throws java.sql.SQLException;
-    }
+    record Call(Transaction transaction, Attachment.Call request) {}
 
     private static volatile Map<String, Transaction> byKey = Map.of();
-    private static volatile Starter starter;
+    /** Where calls run as requests; null: calls are counted only. */
+    private static volatile Attachment attachment;
 
-    static void runThrough(Starter s) {
-        starter = s;
+    static void runThrough(Attachment a) {
+        attachment = a;
     }
 
     private Calls() {}
@@ -77,13 +73,13 @@ public final class Calls {
         Transaction t = byKey.get(key);
         if (t == null) return null; // a method of the same name the classification does not name
         if (Takeover.current() != null) return null; // called within a call: part of its request
-        List<Object> values = t.method.partitionValues(args);
-        Starter s = starter;
-        if (s == null) return new Call(t, values, null);
+        List<Object> values = t.method.partitionValues(args); // read once: a call without one fails here
+        Attachment a = attachment;
+        if (a == null) return new Call(t, null);
         try {
-            Attachment.Call request = s.attachment().begin(t.method, args);
+            Attachment.Call request = a.begin(t.method, values);
             Takeover.begun(request);
-            return new Call(t, values, request);
+            return new Call(t, request);
         } catch (java.sql.SQLException e) {
             throw Calls.<RuntimeException>sneaky(e); // the application's JDBC code expects an SQLException
         }

@@ -142,19 +142,10 @@ public final class GyroAgent {
         if (accesses != null) for (int i = 0; i < n; i++) cluster.instance(i).observeRequests(accesses);
         Attachment attachment = new Attachment(java.util.stream.IntStream.range(0, n).mapToObj(cluster::instance).toList());
         System.err.println(PREFIX + n + " instances serve from " + dir);
-        boolean[] called = {false};
-        Calls.runThrough(() -> {
-            synchronized (called) {
-                if (!called[0]) takeover.serving(); // from the first call on, writes outside calls are refused
-                called[0] = true;
-                return attachment;
-            }
-        });
+        Calls.runThrough(attachment);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-            String outcome;
-            synchronized (called) {
-                outcome = !called[0] ? "FAILED: no call of a classified method ran" : agree(cluster, n, accesses);
-            }
+            String outcome = !takeover.serving() ? "FAILED: no call of a classified method ran"
+                    : agree(cluster, n, accesses);
             attachment.close();
             try {
                 Files.writeString(dir.resolve(OUTCOME), outcome + System.lineSeparator());

@@ -45,9 +45,9 @@ public final class Takeover {
         active = t;
     }
 
-    /** From the first call on, Gyro serves: writes outside calls are refused. */
-    void serving() {
-        serving = true;
+    /** Whether a call has begun: from the first on, writes outside calls are refused. */
+    boolean serving() {
+        return serving;
     }
 
     /** The call the current thread is in, or null. */
@@ -57,6 +57,8 @@ public final class Takeover {
 
     static void begun(Attachment.Call call) {
         CURRENT.set(call);
+        Takeover t = active;
+        if (t != null && !t.serving) t.serving = true; // read first: every call passes here
     }
 
     static void ended() {
@@ -76,7 +78,7 @@ public final class Takeover {
 
     /** One connection the application holds. */
     private final class AppConnection implements InvocationHandler {
-        private List<Connection> everywhere; // outside calls, opened when first needed
+        private Connection everywhere; // every instance's database, outside calls; opened when first needed
         private boolean autoCommit = true;
 
         @Override
@@ -141,14 +143,15 @@ public final class Takeover {
 
         private Connection everywhere() throws SQLException {
             if (everywhere == null) {
-                everywhere = new ArrayList<>();
+                List<Connection> each = new ArrayList<>();
                 for (int i = 0; i < instances; i++) {
                     Connection c = java.sql.DriverManager.getConnection(instanceUrl.apply(i));
                     c.setAutoCommit(autoCommit);
-                    everywhere.add(c);
+                    each.add(c);
                 }
+                everywhere = FanOut.of(Connection.class, each);
             }
-            return FanOut.of(Connection.class, everywhere);
+            return everywhere;
         }
     }
 

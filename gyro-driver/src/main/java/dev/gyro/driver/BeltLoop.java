@@ -76,6 +76,9 @@ public final class BeltLoop implements AutoCloseable {
         /** {@code event} is about to be fed to the belt. */
         default void handling(BeltEvent event) {}
 
+        /** {@code action}, which the belt asked for, is about to be performed. */
+        default void performing(Action action) {}
+
         /** {@code event} was handled: the belt asked for {@code actions}, all performed. */
         void stepped(BeltEvent event, List<Action> actions);
     }
@@ -184,6 +187,7 @@ public final class BeltLoop implements AutoCloseable {
             if (a == null) break;
             if (stopped) return;
             if (performed != null) performed.add(a);
+            recorder.performing(a);
             CompletableFuture<Void> done = actions.perform(a).toCompletableFuture();
             if (!done.isDone()) {
                 awaiting = true;

@@ -493,7 +493,7 @@ final class SimNode {
         }
 
         void start() {
-            loop.start(traced());
+            loop.start(actions);
         }
 
         private boolean current() {
@@ -519,33 +519,6 @@ final class SimNode {
             throw new IllegalStateException("instance " + id + " stopped itself: " + why, why);
         }
 
-        /** The runtime's actions, each traced as performed. */
-        private BeltLoop.Actions traced() {
-            return new BeltLoop.Actions() {
-                @Override
-                public CompletionStage<Void> perform(Action action) throws Exception {
-                    did++;
-                    sim.trace(() -> who() + Simulator.describe(action));
-                    return actions.perform(action);
-                }
-
-                @Override
-                public void queued(long requestId, boolean holdsToken, boolean wasParked) {
-                    actions.queued(requestId, holdsToken, wasParked);
-                }
-
-                @Override
-                public void refused(long requestId, int queued) {
-                    actions.refused(requestId, queued);
-                }
-
-                @Override
-                public void received(Message message) {
-                    actions.received(message);
-                }
-            };
-        }
-
         // -------------------------------------------------------- BeltLoop.Recorder: where a step leaves the instance
 
         @Override
@@ -568,6 +541,12 @@ final class SimNode {
                         ? Step.ACKNOWLEDGED
                         : message instanceof Message.UpdateAhead ? Step.UPDATE_AHEAD : Step.WANT;
             }
+        }
+
+        @Override
+        public void performing(Action action) {
+            did++;
+            sim.trace(() -> who() + Simulator.describe(action));
         }
 
         @Override
