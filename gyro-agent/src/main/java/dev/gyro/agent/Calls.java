@@ -49,6 +49,11 @@ public final class Calls {
         attachment = a;
     }
 
+    /** Where calls run as requests; null when they are counted only. */
+    static Attachment attachment() {
+        return attachment;
+    }
+
     private Calls() {}
 
     /** The classified methods whose calls are requests from now on. */
