@@ -122,8 +122,10 @@ class GyroAgentTest {
         Path audits = dir.resolve("audits.json");
         Files.writeString(audits, "[{\"name\": \"money\", \"sql\": \"SELECT SUM(balance) FROM accounts\", \"expect\": \""
                 + 100 * BankApp.ACCOUNTS + "\"}, {\"name\": \"visits\", \"sql\": \"SELECT SUM(n) FROM visits\", \"expect\": \""
-                + 2 * calls + "\"}, {\"name\": \"a wrong expectation\", \"sql\": \"SELECT COUNT(*) FROM accounts\","
-                + " \"expect\": \"1\"}]");
+                + 2 * calls + "\"}, {\"name\": \"visits logged\", \"sql\": \"SELECT SUM(n) * 1000 + COUNT(*) FROM visit_log\","
+                + " \"expect\": \"" + (2 * calls * 1000 + BankApp.ACCOUNTS) + "\"}, {\"name\": \"ledger\", \"sql\":"
+                + " \"SELECT SUM(amount) + 1000 * COUNT(*) FROM ledger\", \"expect\": \"" + 1000 * 4 * calls + "\"},"
+                + " {\"name\": \"a wrong expectation\", \"sql\": \"SELECT COUNT(*) FROM accounts\", \"expect\": \"1\"}]");
         Run r = run(c, ",dir=" + instances + ",audits=" + audits, BankApp.class.getName(),
                 "jdbc:sqlite:" + own.resolve("bank.db"), "" + calls);
         assertThat(r.status()).as(r.err()).isZero();
@@ -148,6 +150,13 @@ class GyroAgentTest {
         assertThat(balances).hasSize(BankApp.ACCOUNTS);
         assertThat(balances.values().stream().mapToLong(Long::longValue).sum()).isEqualTo(100L * BankApp.ACCOUNTS);
         assertThat(balances).as("the transfers moved money").containsValue(93L);
+        for (int i = 0; i < 3; i++) {
+            Path db = dev.gyro.cluster.LocalCluster.databaseFile(instances, i);
+            assertThat(table(db, "SELECT 0, total FROM moved")).as("instance %d: one row, every transfer's amount", i)
+                    .containsExactly(java.util.Map.entry(0L, 7L * 2 * calls));
+            assertThat(table(db, "SELECT 0, COUNT(*) FROM ledger")).as("instance %d: two rows per transfer", i)
+                    .containsExactly(java.util.Map.entry(0L, 4L * calls));
+        }
         assertThat(visits.values().stream().mapToLong(Long::longValue).sum()).as("each visit once").isEqualTo(2L * calls);
         assertThat(visitedAt).as("visits ran at their accounts' instances").hasSizeGreaterThan(1);
         assertThat(own.resolve("bank.db")).as("the application's own database is never opened").doesNotExist();
@@ -156,6 +165,9 @@ class GyroAgentTest {
                 "audit money: " + 100 * BankApp.ACCOUNTS + " before the first call, " + 100 * BankApp.ACCOUNTS
                         + " at exit (expected " + 100 * BankApp.ACCOUNTS + ")",
                 "audit visits: 0 before the first call, " + 2 * calls + " at exit (expected " + 2 * calls + ")",
+                "audit visits logged: " + BankApp.ACCOUNTS + " before the first call, " + (2 * calls * 1000
+                        + BankApp.ACCOUNTS) + " at exit (expected " + (2 * calls * 1000 + BankApp.ACCOUNTS) + ")",
+                "audit ledger: NULL before the first call, " + 1000 * 4 * calls + " at exit (expected " + 1000 * 4 * calls + ")",
                 "audit a wrong expectation: " + BankApp.ACCOUNTS + " before the first call, " + BankApp.ACCOUNTS
                         + " at exit (expected 1)");
         assertThat(r.err()).contains("gyro agent: visit: " + 2 * calls + " call(s): " + 2 * calls
