@@ -63,6 +63,27 @@ class RequestIdsTest {
         return Request.of("addItem", cart, item, 1).withId(UUID.randomUUID().toString());
     }
 
+    /** A transaction gate that holds the next local request once armed, until released. */
+    static final class Holding implements TransactionGate {
+        final AtomicBoolean hold = new AtomicBoolean();
+        final CountDownLatch held = new CountDownLatch(1);
+        final CountDownLatch release = new CountDownLatch(1);
+        final CountDownLatch over = new CountDownLatch(1); // the held request's transaction is over
+
+        @Override
+        public Slot enter() throws InterruptedException {
+            if (!hold.compareAndSet(true, false)) return Slot.NOTHING;
+            held.countDown();
+            release.await();
+            return over::countDown;
+        }
+
+        @Override
+        public Slot enterAhead() {
+            return Slot.NOTHING;
+        }
+    }
+
     @Test
     void aWriteSentAgainWithItsIdIsAnsweredFromItsRecordNotRunTwice(@TempDir Path dir) throws Exception {
         try (LocalCluster cluster = LocalCluster.create(dir, new OnlineStore(), 2, 1, 42, n -> {}).startAll();
@@ -98,24 +119,7 @@ class RequestIdsTest {
      */
     @Test
     void aWriteWhoseClientGaveUpIsNotCommittedBehindItsBack(@TempDir Path dir) throws Exception {
-        AtomicBoolean hold = new AtomicBoolean();
-        CountDownLatch held = new CountDownLatch(1);
-        CountDownLatch release = new CountDownLatch(1);
-        CountDownLatch over = new CountDownLatch(1); // the held request's transaction is over
-        TransactionGate gate = new TransactionGate() {
-            @Override
-            public Slot enter() throws InterruptedException {
-                if (!hold.compareAndSet(true, false)) return Slot.NOTHING;
-                held.countDown();
-                release.await();
-                return over::countDown;
-            }
-
-            @Override
-            public Slot enterAhead() {
-                return Slot.NOTHING;
-            }
-        };
+        Holding gate = new Holding();
         try (LocalCluster cluster = LocalCluster.create(dir, new OnlineStore(), 2, 1, 42, n -> {})
                 .withInstanceConfig(c -> c.withGate(gate)).startAll();
              GyroClient patient = GyroClient.connect(cluster.addresses());
@@ -125,9 +129,9 @@ class RequestIdsTest {
             assertThat(patient.call("createCart", cart).ok()).isTrue();
 
             Request add = addItem(cart, 5);
-            hold.set(true);
+            gate.hold.set(true);
             Reply gaveUp = hasty.call(add);
-            assertThat(held.getCount()).isZero();
+            assertThat(gate.held.getCount()).isZero();
             System.out.println("the client that gave up was told: " + gaveUp.message());
             assertThat(gaveUp.status()).isEqualTo(Reply.Status.UNAVAILABLE);
             assertThat(gaveUp.message()).startsWith("outcome unknown: instance " + owner + " ("
@@ -135,8 +139,8 @@ class RequestIdsTest {
                     .contains("send it again with the same id (" + add.id() + ")")
                     .doesNotContain("unreachable");
 
-            release.countDown();
-            assertThat(over.await(1, TimeUnit.MINUTES)).isTrue();
+            gate.release.countDown();
+            assertThat(gate.over.await(1, TimeUnit.MINUTES)).isTrue();
             assertThat(quantity(cluster, owner, cart, 5)).as("committed after its client gave up").isZero();
 
             Reply retried = patient.call(add);
@@ -147,26 +151,42 @@ class RequestIdsTest {
     }
 
     /**
-     * The database stopped under a running instance (its PostgreSQL server killed, {@code pg_ctl stop -m immediate}):
-     * writes sent meanwhile time out with an answer that names the database; none is committed once the database is
-     * back; sent again with the same ids, each is applied exactly once, and a second time answered from its record.
+     * The database stopped under a running instance (its PostgreSQL server killed, {@code pg_ctl stop -m immediate}),
+     * one write already inside the instance (held by its transaction gate until the server is down) and more sent
+     * meanwhile: each times out with an answer that names the database; none is committed once the database is back;
+     * sent again with the same ids, each is applied exactly once, and a second time answered from its record.
      */
     @Test
     @Tag("servers")
     void writesDuringADatabaseOutageAreAppliedOnceWhenSentAgainWithTheirIds(@TempDir Path dir) throws Exception {
         TestServers.require(Backend.POSTGRES);
+        Holding gate = new Holding();
         try (LocalCluster cluster = LocalCluster.create(Backend.POSTGRES, TestServers.base().resolve(
-                "request-ids-" + System.nanoTime()), new OnlineStore(), 1, 1, 42, n -> {}).startAll();
+                "request-ids-" + System.nanoTime()), new OnlineStore(), 1, 1, 42, n -> {})
+                .withInstanceConfig(c -> c.withGate(gate)).startAll();
              GyroClient patient = GyroClient.connect(cluster.addresses());
              GyroClient hasty = GyroClient.connect(cluster.addresses(), 3_000, -1)) {
             long cart = 21;
             assertThat(patient.call("createCart", cart).ok()).isTrue();
             assertThat(patient.call(addItem(cart, 1)).ok()).isTrue();
 
+            List<Request> writes = new ArrayList<>();
+            Request inside = addItem(cart, 2);
+            writes.add(inside);
+            gate.hold.set(true);
+            java.util.concurrent.CompletableFuture<Reply> waiting =
+                    java.util.concurrent.CompletableFuture.supplyAsync(() -> hasty.call(inside));
+            assertThat(gate.held.await(1, TimeUnit.MINUTES)).isTrue();
+
             cluster.server(0).crash();
 
-            List<Request> writes = new ArrayList<>();
-            for (long item = 2; item <= 4; item++) {
+            gate.release.countDown();
+            Reply notRun = waiting.get(1, TimeUnit.MINUTES);
+            System.out.println("inside the instance when its database stopped: " + notRun.message());
+            assertThat(notRun.status()).as(notRun.toString()).isEqualTo(Reply.Status.UNAVAILABLE);
+            assertThat(notRun.message()).startsWith("not run: instance 0 (" + cluster.addresses().get(0)
+                    + ") is up but its database is unavailable: ").doesNotContain("is unreachable");
+            for (long item = 3; item <= 5; item++) {
                 Request add = addItem(cart, item);
                 writes.add(add);
                 Reply r = hasty.call(add);
