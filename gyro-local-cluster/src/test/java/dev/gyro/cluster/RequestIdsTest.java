@@ -66,16 +66,25 @@ class RequestIdsTest {
     /** A transaction gate that holds the next local request once armed, until released. */
     static final class Holding implements TransactionGate {
         final AtomicBoolean hold = new AtomicBoolean();
-        final CountDownLatch held = new CountDownLatch(1);
-        final CountDownLatch release = new CountDownLatch(1);
-        final CountDownLatch over = new CountDownLatch(1); // the held request's transaction is over
+        volatile CountDownLatch held = new CountDownLatch(1);
+        volatile CountDownLatch release = new CountDownLatch(1);
+        volatile CountDownLatch over = new CountDownLatch(1); // the held request's transaction is over
+
+        /** Holds the next local request, with fresh latches. */
+        void armAgain() {
+            held = new CountDownLatch(1);
+            release = new CountDownLatch(1);
+            over = new CountDownLatch(1);
+            hold.set(true);
+        }
 
         @Override
         public Slot enter() throws InterruptedException {
             if (!hold.compareAndSet(true, false)) return Slot.NOTHING;
+            CountDownLatch done = over;
             held.countDown();
             release.await();
-            return over::countDown;
+            return done::countDown;
         }
 
         @Override
@@ -115,7 +124,8 @@ class RequestIdsTest {
     /**
      * A write held up at its instance past its client's deadline (here by the instance's transaction gate): the client
      * is told the outcome is unknown and how to learn it, never that the live instance is "unreachable"; the write is
-     * not committed once it goes on; the client sends it again with the same id and it is applied once.
+     * not committed once it goes on; the client sends it again with the same id and it is applied once. Sent again
+     * while the first is still held, it waits for the first, which changes nothing, and then runs.
      */
     @Test
     void aWriteWhoseClientGaveUpIsNotCommittedBehindItsBack(@TempDir Path dir) throws Exception {
@@ -147,6 +157,16 @@ class RequestIdsTest {
             assertThat(retried.status()).as(retried.toString()).isEqualTo(Reply.Status.OK);
             assertThat(patient.call(add)).isEqualTo(retried);
             assertThat(quantity(cluster, owner, cart, 5)).isEqualTo(1);
+
+            Request second = addItem(cart, 6);
+            gate.armAgain();
+            assertThat(hasty.call(second).message()).startsWith("outcome unknown: ");
+            java.util.concurrent.CompletableFuture<Reply> meanwhile =
+                    java.util.concurrent.CompletableFuture.supplyAsync(() -> patient.call(second));
+            gate.release.countDown();
+            Reply afterIt = meanwhile.get(1, TimeUnit.MINUTES);
+            assertThat(afterIt.status()).as(afterIt.toString()).isEqualTo(Reply.Status.OK);
+            assertThat(quantity(cluster, owner, cart, 6)).isEqualTo(1);
         }
     }
 

@@ -62,10 +62,18 @@ final class Replies {
         }
         stats.failed.increment();
         if (cause instanceof UnavailableException u) // its replicated group (decision 24)
-            return error(Reply.Status.UNAVAILABLE, (u.outcomeUnknown() ? "outcome unknown: " : "not run: ")
+            return error(Reply.Status.UNAVAILABLE, (u.outcomeUnknown() ? "outcome unknown: " : NOT_RUN)
                     + request.transaction() + ": " + u.getMessage());
         log.debug("request {} failed", request, e);
         return error(Reply.Status.FAILED, request.transaction() + " failed and was rolled back: " + cause);
+    }
+
+    /** How the message of a reply begins when the request surely changed nothing and may be sent again as it is. */
+    static final String NOT_RUN = "not run: ";
+
+    /** True for a reply whose request surely changed nothing (docs/decisions/37-request-ids.md). */
+    static boolean notRun(Reply r) {
+        return r.status() == Reply.Status.UNAVAILABLE && r.message().startsWith(NOT_RUN);
     }
 
     /** The replicated group's refusal in {@code e}'s causes (docs/decisions/24-ring-on-groups.md), or null. */
@@ -86,7 +94,7 @@ final class Replies {
         stats.failed.increment();
         String up = named + " is up but its database is unavailable: "
                 + (health.down() ? health.status().get("database") : DatabaseHealth.text(e));
-        if (!mayHaveCommitted) return error(Reply.Status.UNAVAILABLE, "not run: " + up + "; nothing of " + request
+        if (!mayHaveCommitted) return error(Reply.Status.UNAVAILABLE, NOT_RUN + up + "; nothing of " + request
                 + " was committed");
         return error(Reply.Status.UNAVAILABLE, "outcome unknown: " + up + "; the commit of " + request
                 + " got no answer" + (request.id() == null ? ", and it may have committed"
@@ -97,7 +105,7 @@ final class Replies {
     Reply deadlinePassed(Request request, DeadlinePassedException e, DatabaseHealth health) {
         if (health.down()) return databaseUnavailable(request, e, false, health);
         stats.failed.increment();
-        return error(Reply.Status.UNAVAILABLE, "not run: " + named + " could not run " + request + " before its"
+        return error(Reply.Status.UNAVAILABLE, NOT_RUN + named + " could not run " + request + " before its"
                 + " client's deadline (" + e.getMessage() + "); nothing of it was committed");
     }
 
@@ -112,7 +120,7 @@ final class Replies {
         String why = !unavailable ? " cannot read its database: " + DatabaseHealth.text(e)
                 : " is up but its database is unavailable: "
                 + (health.down() ? health.status().get("database") : DatabaseHealth.text(e));
-        return error(Reply.Status.UNAVAILABLE, "not run: " + named + why + "; it cannot tell whether " + request
+        return error(Reply.Status.UNAVAILABLE, NOT_RUN + named + why + "; it cannot tell whether " + request
                 + " with id " + request.id() + " ran before, so it did not run it: send it again with the same id");
     }
 

@@ -37,8 +37,11 @@ final class RequestRouter {
     /** The reply recorded for a request id, or null (docs/decisions/24-ring-on-groups.md). */
     private final RecordedReplies recorded;
     /** Requests with an id running here now, with everyone waiting for their reply (a client's retry included). */
-    private final java.util.concurrent.ConcurrentHashMap<String, List<Consumer<Reply>>> running =
+    private final java.util.concurrent.ConcurrentHashMap<String, List<Waiting>> running =
             new java.util.concurrent.ConcurrentHashMap<>();
+
+    /** One who waits for the reply of a request with an id, until its own deadline. */
+    private record Waiting(Consumer<Reply> reply, long deadline) {}
 
     /** Where the replies of requests with ids are found. */
     interface RecordedReplies {
@@ -122,8 +125,10 @@ final class RequestRouter {
 
     /**
      * A request with a client's id (docs/decisions/24-ring-on-groups.md and docs/decisions/37-request-ids.md): if it ran
-     * here before (its reply is recorded), that reply; if it is running here now, the same reply when it comes;
-     * otherwise it runs, once. The lookup reads the database, so it runs on a request thread.
+     * here before (its reply is recorded), that reply; if it is running here now, the same reply when it comes, unless
+     * that run surely changed nothing ({@link Replies#notRun}: its own deadline passed, its database was unavailable),
+     * and then it runs again for those who waited; otherwise it runs, once. The lookup reads the database, so it runs
+     * on a request thread.
      */
     private void once(Request request, Object[] converted, boolean global, long arrived, long deadline,
                       Consumer<Reply> reply) {
@@ -133,13 +138,19 @@ final class RequestRouter {
                 first[0] = true;
                 waiting = new ArrayList<>();
             }
-            waiting.add(reply);
+            waiting.add(new Waiting(reply, deadline));
             return waiting;
         });
         if (!first[0]) return; // answered with the running one
         Consumer<Reply> all = r -> {
-            List<Consumer<Reply>> waiting = running.remove(request.id());
-            if (waiting != null) for (Consumer<Reply> w : waiting) w.accept(r);
+            List<Waiting> waiting = running.remove(request.id());
+            if (waiting == null) return;
+            waiting.get(0).reply().accept(r);
+            boolean again = Replies.notRun(r);
+            for (Waiting w : waiting.subList(1, waiting.size())) {
+                if (again) once(request, converted, global, arrived, w.deadline(), w.reply());
+                else w.reply().accept(r);
+            }
         };
         try {
             requestThreads.execute(() -> {
