@@ -148,7 +148,8 @@ final class RequestRouter {
             waiting.get(0).reply().accept(r);
             boolean again = Replies.notRun(r);
             for (Waiting w : waiting.subList(1, waiting.size())) {
-                if (again) once(request, converted, global, arrived, w.deadline(), w.reply());
+                // converted afresh: the run before may have changed the arguments (Arguments)
+                if (again) once(request, Arguments.NONE, global, arrived, w.deadline(), w.reply());
                 else w.reply().accept(r);
             }
         };
