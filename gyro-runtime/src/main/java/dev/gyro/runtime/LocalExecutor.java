@@ -23,6 +23,9 @@ import java.util.function.Function;
  */
 final class LocalExecutor {
 
+    /** The reply recorded for a request's id by its earlier run (docs/decisions/37-request-ids.md). */
+    private record Recorded(byte[] reply) {}
+
     /** What the local path needs of a transaction, found with one lookup. */
     record LocalTransaction(TransactionCatalog.Entry entry, boolean readOnly) {}
 
@@ -78,6 +81,7 @@ final class LocalExecutor {
      * As {@link #execute(Request, Object[])}, for a client that waits for the answer until {@code deadline} (a
      * {@link System#nanoTime()} value, or {@link DeadlinePassedException#NONE}; docs/decisions/37-request-ids.md): the
      * request is not committed once it has passed, and a database that cannot take it in time is named in the answer.
+     * A write with an id that ran before is answered from its record, looked up in the same transaction.
      */
     Reply execute(Request request, Object[] converted, long deadline) {
         LocalTransaction local = transactions.get(request.transaction());
@@ -92,6 +96,10 @@ final class LocalExecutor {
         try (TransactionGate.Slot slot = gate.enter()) {
             Object result = db.inTransaction(local.readOnly(), deadline, c -> {
                 ran[0] = false;
+                if (request.id() != null && !local.readOnly()) {
+                    byte[] before = MetadataStore.recordedReply(c, request.id());
+                    if (before != null) return new Recorded(before); // commits nothing
+                }
                 RequestObserver.Attempt attempt = watcher.begin(observed(request, watcher), c, null);
                 last[0] = attempt;
                 Object r = arguments.invoke(local.entry(), new RequestContext(attempt.connection(), now,
@@ -103,6 +111,10 @@ final class LocalExecutor {
                 ran[0] = true;
                 return r;
             });
+            if (result instanceof Recorded r) {
+                stats.repeatedRequests.increment();
+                return Reply.decode(r.reply());
+            }
             GlobalAttempts.observed(last[0], id);
             stats.local.increment();
             return replies.local(result);

@@ -94,8 +94,7 @@ final class Replies {
         stats.failed.increment();
         String up = named + " is up but its database is unavailable: "
                 + (health.down() ? health.status().get("database") : DatabaseHealth.text(e));
-        if (!mayHaveCommitted) return error(Reply.Status.UNAVAILABLE, NOT_RUN + up + "; nothing of " + request
-                + " was committed");
+        if (!mayHaveCommitted) return error(Reply.Status.UNAVAILABLE, NOT_RUN + up + notNow(request));
         return error(Reply.Status.UNAVAILABLE, "outcome unknown: " + up + "; the commit of " + request
                 + " got no answer" + (request.id() == null ? ", and it may have committed"
                 : ": send it again with the same id (" + request.id() + ") to learn its outcome; it runs at most once"));
@@ -106,7 +105,16 @@ final class Replies {
         if (health.down()) return databaseUnavailable(request, e, false, health);
         stats.failed.increment();
         return error(Reply.Status.UNAVAILABLE, NOT_RUN + named + " could not run " + request + " before its"
-                + " client's deadline (" + e.getMessage() + "); nothing of it was committed");
+                + " client's deadline (" + e.getMessage() + ")" + notNow(request));
+    }
+
+    /**
+     * What a request that did not run now changed: nothing; with an id, an earlier send of it may have run, which
+     * sending it again with the same id tells.
+     */
+    private static String notNow(Request request) {
+        return request.id() == null ? "; nothing of " + request + " was committed"
+                : "; it did not run " + request + " now: send it again with the same id (" + request.id() + ")";
     }
 
     /**

@@ -127,8 +127,9 @@ final class RequestRouter {
      * A request with a client's id (docs/decisions/24-ring-on-groups.md and docs/decisions/37-request-ids.md): if it ran
      * here before (its reply is recorded), that reply; if it is running here now, the same reply when it comes, unless
      * that run surely changed nothing ({@link Replies#notRun}: its own deadline passed, its database was unavailable),
-     * and then it runs again for those who waited; otherwise it runs, once. The lookup reads the database, so it runs
-     * on a request thread.
+     * and then it runs again for those who waited; otherwise it runs, once. A local request looks its record up in its
+     * own transaction (LocalExecutor); a global one here, before it queues for the token: the lookup reads the
+     * database, so it runs on a request thread.
      */
     private void once(Request request, Object[] converted, boolean global, long arrived, long deadline,
                       Consumer<Reply> reply) {
@@ -153,6 +154,10 @@ final class RequestRouter {
                 else w.reply().accept(r);
             }
         };
+        if (!global) {
+            dispatch(request, converted, false, arrived, deadline, all);
+            return;
+        }
         try {
             requestThreads.execute(() -> {
                 Reply before;
@@ -166,7 +171,7 @@ final class RequestRouter {
                     stats.repeatedRequests.increment();
                     all.accept(before);
                 } else {
-                    dispatch(request, converted, global, arrived, deadline, all);
+                    dispatch(request, converted, true, arrived, deadline, all);
                 }
             });
         } catch (RejectedExecutionException e) {
