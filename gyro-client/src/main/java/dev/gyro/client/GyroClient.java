@@ -129,6 +129,11 @@ public final class GyroClient implements AutoCloseable {
         return call(Request.of(transaction, parameters));
     }
 
+    /**
+     * Runs {@code request} and waits for the reply. The request keeps its id if it has one ({@link Request#withId});
+     * otherwise the client gives it one (docs/decisions/37-request-ids.md). To learn the outcome of a request answered
+     * "outcome unknown", send it again with the id the answer names, or with the id it was given.
+     */
     public Reply call(Request request) {
         int entry = preferred >= 0 ? preferred : Math.floorMod(roundRobin.getAndIncrement(), channels.size());
         RoutingTable.Decision d = routing.decide(request.transaction(), request.parameters(), entry);
@@ -236,10 +241,11 @@ public final class GyroClient implements AutoCloseable {
                 Reply unknown = outcomeUnknown(instance, d, request);
                 if (unknown != null) return unknown;
             }
+            boolean mayHaveArrived = e.getStatus().getCode() == io.grpc.Status.Code.DEADLINE_EXCEEDED;
             return Reply.error(Reply.Status.UNAVAILABLE, "instance " + instance + " at "
                     + routing.addresses().get(instance) + " is unreachable: " + describe(e)
                     + (replicated[instance] ? " (a replicated group: none of its replicas led it and answered in time)"
-                    : ""), instance);
+                    : "") + (mayHaveArrived ? sendAgain(request) : ""), instance);
         }
     }
 
