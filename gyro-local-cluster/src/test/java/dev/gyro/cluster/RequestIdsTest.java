@@ -185,7 +185,8 @@ class RequestIdsTest {
                 "request-ids-" + System.nanoTime()), new OnlineStore(), 1, 1, 42, n -> {})
                 .withInstanceConfig(c -> c.withGate(gate)).startAll();
              GyroClient patient = GyroClient.connect(cluster.addresses());
-             GyroClient hasty = GyroClient.connect(cluster.addresses(), 3_000, -1)) {
+             GyroClient hasty = GyroClient.connect(cluster.addresses(), 3_000, -1);
+             GyroClient steady = GyroClient.connect(cluster.addresses(), 10_000, -1)) {
             long cart = 21;
             assertThat(patient.call("createCart", cart).ok()).isTrue();
             assertThat(patient.call(addItem(cart, 1)).ok()).isTrue();
@@ -195,7 +196,7 @@ class RequestIdsTest {
             writes.add(inside);
             gate.hold.set(true);
             java.util.concurrent.CompletableFuture<Reply> waiting =
-                    java.util.concurrent.CompletableFuture.supplyAsync(() -> hasty.call(inside));
+                    java.util.concurrent.CompletableFuture.supplyAsync(() -> steady.call(inside)); // answered in time
             assertThat(gate.held.await(1, TimeUnit.MINUTES)).isTrue();
 
             cluster.server(0).crash();
