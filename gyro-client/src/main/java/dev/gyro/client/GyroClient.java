@@ -231,8 +231,14 @@ public final class GyroClient implements AutoCloseable {
             // A replicated group: while it elects a leader none of its replicas listens, so the call waits for one to,
             // within its deadline, instead of failing; it is sent only once connected.
             if (replicated[instance]) options = options.withWaitForReady();
-            byte[] body = ClientCalls.blockingUnaryCall(channels.get(instance), Wire.EXECUTE, options, request.encode());
-            return Reply.decode(body);
+            if (!replicated[instance])
+                return Reply.decode(ClientCalls.blockingUnaryCall(channels.get(instance), Wire.EXECUTE, options,
+                        request.encode()));
+            byte[] body = watched(channels.get(instance), options, request.encode());
+            if (body != null) return Reply.decode(body);
+            return Reply.error(Reply.Status.UNAVAILABLE, "the replica that led instance " + instance + " at "
+                    + routing.addresses().get(instance) + " stopped answering (its Status too, for " + LIVENESS_MILLIS
+                    + " ms): " + request + " is sent again with its id to the group's leader", instance);
         } catch (StatusRuntimeException e) {
             log.debug("request {} to instance {} failed: {}", request, instance, e.getStatus());
             channels.get(instance).resetConnectBackoff(); // a restarted instance is reached again at once
@@ -246,6 +252,52 @@ public final class GyroClient implements AutoCloseable {
                     + routing.addresses().get(instance) + " is unreachable: " + describe(e)
                     + (replicated[instance] ? " (a replicated group: none of its replicas led it and answered in time)"
                     : "") + (mayHaveArrived ? sendAgain(request) : ""), instance);
+        }
+    }
+
+    /** How long a call to a replicated group goes unanswered before the client asks whether its leader answers. */
+    static final long LIVENESS_MILLIS = 1_000;
+
+    /**
+     * A call to a replicated group (docs/decisions/39-frozen-replica.md): while it goes unanswered, the client asks the
+     * group's Status over the same channel every {@link #LIVENESS_MILLIS}; a replica that leaves that unanswered too
+     * for as long has stopped (frozen with its connections open, or cut off): the call is given up and the channel
+     * drops its connection, so that the next call finds the group's leader. A leader that answers its Status is
+     * waited for (a global request waits for the token). Null when the call was given up.
+     */
+    static byte[] watched(ManagedChannel channel, CallOptions options, byte[] body) {
+        com.google.common.util.concurrent.ListenableFuture<byte[]> call =
+                ClientCalls.futureUnaryCall(channel.newCall(Wire.EXECUTE, options), body);
+        try {
+            while (true) {
+                try {
+                    return call.get(LIVENESS_MILLIS, TimeUnit.MILLISECONDS);
+                } catch (java.util.concurrent.TimeoutException unanswered) {
+                    if (answers(channel)) continue;
+                    call.cancel(true);
+                    channel.enterIdle();
+                    return null;
+                }
+            }
+        } catch (java.util.concurrent.ExecutionException e) {
+            if (e.getCause() instanceof StatusRuntimeException s) throw s;
+            throw io.grpc.Status.fromThrowable(e.getCause()).asRuntimeException();
+        } catch (InterruptedException e) {
+            call.cancel(true);
+            Thread.currentThread().interrupt();
+            throw io.grpc.Status.CANCELLED.withDescription("interrupted").asRuntimeException();
+        }
+    }
+
+    /** False when the replica the channel talks to leaves its Status unanswered for {@link #LIVENESS_MILLIS}. */
+    private static boolean answers(ManagedChannel channel) {
+        try {
+            ClientCalls.blockingUnaryCall(channel, Wire.STATUS,
+                    CallOptions.DEFAULT.withDeadlineAfter(LIVENESS_MILLIS, TimeUnit.MILLISECONDS), new byte[0]);
+            return true;
+        } catch (StatusRuntimeException e) {
+            // refused or closed: the call in flight fails by itself, and is sent again
+            return e.getStatus().getCode() != io.grpc.Status.Code.DEADLINE_EXCEEDED;
         }
     }
 
