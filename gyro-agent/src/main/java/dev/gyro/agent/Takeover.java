@@ -8,7 +8,6 @@ import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Locale;
 import java.util.function.IntFunction;
 import java.util.function.Predicate;
 
@@ -17,7 +16,9 @@ import java.util.function.Predicate;
  * holds, a connection it opens is Gyro's. Inside a call of a classified method it is the call's request's connection,
  * on the owning instance's database, until the application commits or rolls back; outside any call, before Gyro
  * serves its first call, every statement runs on every instance's database (the application creating and loading its
- * schema); after that, a statement outside any call that is not a query is refused, naming the calling method.
+ * schema); after that, a statement outside any call that may write is refused, naming the calling method. The
+ * application's statements are made again wherever they run ({@link VirtualStatement}): one prepared once and kept in
+ * a field runs in each call's own request.
  * Public: the advice on the database driver's {@code connect}, inlined into the driver, calls {@link #instead}.
  */
 public final class Takeover {
@@ -93,15 +94,37 @@ public final class Takeover {
                 if (CURRENT.get() == null) return on(everywhere(), method, args);
                 return null;
             }
+            if (name.equals("createStatement") || name.equals("prepareStatement") || name.equals("prepareCall"))
+                return VirtualStatement.of((Connection) proxy, method, args, this::place);
             Attachment.Call call = CURRENT.get();
             if (call != null) return inCall(call, method, args);
             if (name.equals("close") || name.equals("isClosed")) return everywhere == null ? (name.equals("close")
                     ? null : Boolean.FALSE) : on(everywhere(), method, args);
-            if (serving && (name.startsWith("prepare") || name.equals("nativeSQL")) && args != null
-                    && args[0] instanceof String sql && !sql.strip().toLowerCase(Locale.ROOT).startsWith("select"))
-                throw new SQLException("gyro: " + caller() + " writes outside any transaction method of the"
-                        + " classification while Gyro serves (" + sql.strip() + "): it would reach one instance only");
             return on(everywhere(), method, args);
+        }
+
+        /** Where the application's statements run now: in the current call's request, or everywhere. */
+        private VirtualStatement.Place place() {
+            Attachment.Call call = CURRENT.get();
+            AppConnection self = this;
+            return new VirtualStatement.Place() {
+                @Override
+                public Object key() {
+                    return call != null ? call : self;
+                }
+
+                @Override
+                public Connection connection() throws SQLException {
+                    if (call == null) return everywhere();
+                    if (autoCommit) call.endsWithMethod = true; // each statement would commit: the call ends with it
+                    return call.connection();
+                }
+
+                @Override
+                public boolean refusesWrites() {
+                    return call == null && serving;
+                }
+            };
         }
 
         private Object inCall(Attachment.Call call, Method method, Object[] args) throws Throwable {
@@ -157,10 +180,13 @@ public final class Takeover {
 
     /** The application's method that called into JDBC: the first frame outside the JDK, JDBC drivers and Gyro. */
     static String caller() {
-        return StackWalker.getInstance().walk(frames -> frames
+        ClassLoader gyro = Takeover.class.getClassLoader();
+        return StackWalker.getInstance(StackWalker.Option.RETAIN_CLASS_REFERENCE).walk(frames -> frames
+                .filter(f -> f.getDeclaringClass().getClassLoader() != gyro)
                 .map(f -> f.getClassName() + "." + f.getMethodName())
                 .filter(n -> !n.startsWith("java.") && !n.startsWith("jdk.") && !n.startsWith("sun.")
-                        && !n.startsWith("com.sun.proxy") && !n.startsWith("dev.gyro.agent.") && !n.startsWith("$Proxy"))
+                        && !n.startsWith("com.sun.proxy") && !n.startsWith("dev.gyro.agent.bridge.")
+                        && !n.contains("$Proxy"))
                 .findFirst().orElse("the application"));
     }
 }

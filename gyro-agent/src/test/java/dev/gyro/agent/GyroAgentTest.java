@@ -174,6 +174,41 @@ class GyroAgentTest {
                 + " committed as local requests, 0 as global requests, 0 not committed");
     }
 
+    /**
+     * An application whose data-access object prepares its statements once, before Gyro serves, and keeps them in
+     * fields: each call runs them in its own request, on its counter's instance; a write outside any call is refused.
+     */
+    @Test
+    void statementsKeptInFieldsRunInEachCallsRequestAndAWriteOutsideCallsIsRefused() throws Exception {
+        Classification c = new Classification(List.of(rule("bump", Kind.LOCAL, List.of("id"),
+                new Classification.Method(dev.gyro.agent.fixtures.Counters.class.getName(), "bump",
+                        List.of(new Classification.Parameter("id", "long"))))));
+        Path instances = dir.resolve("instances");
+        Path audits = dir.resolve("audits.json");
+        int rounds = 5;
+        Files.writeString(audits, "[{\"name\": \"bumps\", \"sql\": \"SELECT SUM(n) FROM counters\", \"expect\": \""
+                + 12 * rounds + "\"}]");
+        Run r = run(c, ",dir=" + instances + ",audits=" + audits, dev.gyro.agent.fixtures.Counters.class.getName(),
+                "jdbc:sqlite:" + dir.resolve("own.db"), "" + rounds);
+        assertThat(r.status()).as(r.err()).isZero();
+        assertThat(r.out()).contains("last count read: " + rounds).contains("app done")
+                .contains("outside write refused: gyro: " + dev.gyro.agent.fixtures.Counters.class.getName() + ".main may"
+                        + " write outside any transaction method");
+        assertThat(r.err()).contains("gyro agent: bump: " + 12 * rounds + " call(s): " + 12 * rounds
+                + " committed as local requests");
+        assertThat(Files.readAllLines(instances.resolve(GyroAgent.OUTCOME)).get(0)).startsWith("OK");
+        java.util.Set<Integer> bumpedAt = new java.util.HashSet<>();
+        for (int i = 0; i < 3; i++) {
+            int at = i;
+            table(dev.gyro.cluster.LocalCluster.databaseFile(instances, i), "SELECT id, n FROM counters")
+                    .forEach((id, n) -> {
+                        assertThat(n).as("counter %d at instance %d: all its bumps or none", id, at).isIn(0L, (long) rounds);
+                        if (n > 0) bumpedAt.add(at);
+                    });
+        }
+        assertThat(bumpedAt).as("each counter bumped at its own instance").hasSizeGreaterThan(1);
+    }
+
     @Test
     void aClassificationThatDoesNotMatchStopsTheApplicationBeforeItsMain() throws Exception {
         Classification c = new Classification(List.of(rule("Amalgamate", Kind.LOCAL, List.of("custId"),

@@ -26,11 +26,18 @@ public final class Premain {
 
     public static void premain(String options, Instrumentation instrumentation) throws Exception {
         ClassLoader gyro = new Apart(gyroClassPath(), Premain.class.getClassLoader());
+        // Gyro starts as its own loader's code: what it looks up by the thread's loader (its logging's settings, say)
+        // is its own, and so is that of the threads it starts now
+        Thread self = Thread.currentThread();
+        ClassLoader before = self.getContextClassLoader();
+        self.setContextClassLoader(gyro);
         try {
             gyro.loadClass("dev.gyro.agent.GyroAgent").getMethod("premain", String.class, Instrumentation.class)
                     .invoke(null, options, instrumentation);
         } catch (InvocationTargetException e) {
             throw e.getCause() instanceof Exception x ? x : new IllegalStateException(e.getCause());
+        } finally {
+            self.setContextClassLoader(before);
         }
     }
 
