@@ -2,6 +2,7 @@ package dev.gyro.agent;
 
 import dev.gyro.protocol.Value;
 import dev.gyro.runtime.GyroInstance;
+import dev.gyro.runtime.db.Database;
 import dev.gyro.wire.Reply;
 import dev.gyro.wire.Request;
 import dev.gyro.wire.RoutingTable;
@@ -36,9 +37,22 @@ public final class Attachment implements AutoCloseable {
     private final ConcurrentHashMap<String, Figures> figures = new ConcurrentHashMap<>();
     private volatile Runnable beforeFirstCall;
 
+    private final boolean localOnItsThread;
+
     /** @param instances the running instances of the ring, by id */
     public Attachment(List<GyroInstance> instances) {
+        this(instances, true);
+    }
+
+    /**
+     * @param instances        the running instances of the ring, by id
+     * @param localOnItsThread whether a local call runs on a connection of its instance's database taken on the
+     *                         application's own thread (no other thread involved); false runs it through the instance's
+     *                         request path, where what observes requests (the recorder of the dynamic check) sees it
+     */
+    public Attachment(List<GyroInstance> instances, boolean localOnItsThread) {
         this.instances = List.copyOf(instances);
+        this.localOnItsThread = localOnItsThread;
     }
 
     /** Runs {@code r} once, before the first call begins; every call waits for it. */
@@ -103,13 +117,19 @@ public final class Attachment implements AutoCloseable {
         RoutingTable routing = instances.get(0).routing();
         RoutingTable.Decision decision = routing.decide(request.transaction(), request.parameters(), 0);
         int owner = decision.owner();
+        Figures f = figures(method.rule().name());
+        if (!decision.global() && localOnItsThread) {
+            // A local request runs at once, with no coordination (paper Section III): its transaction is the call's
+            Database db = instances.get(owner).database();
+            Connection c = method.rule().readOnly() ? db.readConnection() : db.writeConnection();
+            return new Call(method, c, db, owner, f.local, f.notCommitted);
+        }
         Handoff h = Handoff.open(id);
         CompletableFuture<Reply> reply = CompletableFuture.supplyAsync(() -> instances.get(owner).call(request), requests);
         reply.whenComplete((r, t) -> h.go.completeExceptionally(new IllegalStateException(
                 r != null ? r.status() + ": " + r.message() : String.valueOf(t)))); // it ended without running
         try {
-            return new Call(method, h, h.go.get(), reply, decision.global() ? figures(method.rule().name()).global
-                    : figures(method.rule().name()).local, figures(method.rule().name()).notCommitted);
+            return new Call(method, h, h.go.get(), reply, decision.global() ? f.global : f.local, f.notCommitted);
         } catch (ExecutionException e) {
             h.close();
             throw new SQLException("gyro: " + method.rule().name() + " did not run: " + e.getCause().getMessage());
@@ -131,6 +151,9 @@ public final class Attachment implements AutoCloseable {
         volatile boolean endsWithMethod;
 
         private final LongAdder committed, notCommitted;
+        /** For a local call on the application's thread: its instance's database and the instance; else null. */
+        private final Database database;
+        private final int instance;
 
         private Call(AttachedMethod method, Handoff handoff, Connection connection, CompletableFuture<Reply> reply,
                      LongAdder committed, LongAdder notCommitted) {
@@ -140,6 +163,37 @@ public final class Attachment implements AutoCloseable {
             this.reply = reply;
             this.committed = committed;
             this.notCommitted = notCommitted;
+            this.database = null;
+            this.instance = -1;
+        }
+
+        private Call(AttachedMethod method, Connection connection, Database database, int instance, LongAdder committed,
+                     LongAdder notCommitted) {
+            this.method = method;
+            this.handoff = null;
+            this.connection = connection;
+            this.reply = null;
+            this.committed = committed;
+            this.notCommitted = notCommitted;
+            this.database = database;
+            this.instance = instance;
+        }
+
+        /** A local call on the application's thread commits its own transaction. */
+        private Reply commitHere() throws SQLException {
+            try {
+                database.commit(connection);
+                committed.increment();
+                return new Reply(Reply.Status.OK, "", List.of(), instance, "local", 0);
+            } catch (SQLException e) {
+                notCommitted.increment();
+                if (database.failures().lostRace(e) && !"40001".equals(e.getSQLState()))
+                    throw new SQLTransactionRollbackException("gyro: " + method.rule().name() + " did not commit: "
+                            + e.getMessage() + " (SQLSTATE 40001)", "40001", e);
+                throw e;
+            } finally {
+                connection.close();
+            }
         }
 
         /** The connection the call's work runs on: its instance's database, in its request's transaction. */
@@ -156,6 +210,7 @@ public final class Attachment implements AutoCloseable {
          *                      40001), which the application's own retry loop expects
          */
         public Reply commit() throws SQLException {
+            if (database != null) return commitHere();
             handoff.done.complete(true);
             Reply r = end();
             (r.ok() ? committed : notCommitted).increment();
@@ -170,8 +225,13 @@ public final class Attachment implements AutoCloseable {
 
         /** The application rolls back: nothing is written, nothing shipped. */
         public void rollback() throws SQLException {
-            handoff.done.complete(false);
             notCommitted.increment();
+            if (database != null) {
+                database.rollback(connection);
+                connection.close();
+                return;
+            }
+            handoff.done.complete(false);
             end();
         }
 

@@ -30,6 +30,7 @@ public final class Premain {
         // is its own, and so is that of the threads it starts now
         Thread self = Thread.currentThread();
         ClassLoader before = self.getContextClassLoader();
+        java.sql.DriverManager.getDrivers(); // DriverManager finds the application's drivers once, by this thread's loader
         self.setContextClassLoader(gyro);
         try {
             gyro.loadClass("dev.gyro.agent.GyroAgent").getMethod("premain", String.class, Instrumentation.class)
