@@ -55,11 +55,19 @@ public final class Attachment implements AutoCloseable {
         RoutingTable routing = instances.get(0).routing();
         int owner = routing.decide(request.transaction(), request.parameters(), 0).owner();
         Handoff h = Handoff.open(id);
-        CompletableFuture<Reply> reply = CompletableFuture.supplyAsync(() -> instances.get(owner).call(request), requests);
+        h.begun = System.nanoTime();
+        CompletableFuture<Reply> reply = CompletableFuture.supplyAsync(() -> {
+            h.started = System.nanoTime();
+            Reply r = instances.get(owner).call(request);
+            h.replied = System.nanoTime();
+            return r;
+        }, requests);
         reply.whenComplete((r, t) -> h.go.completeExceptionally(new IllegalStateException(
                 r != null ? r.status() + ": " + r.message() : String.valueOf(t)))); // it ended without running
         try {
-            return new Call(method, h, h.go.get(), reply);
+            Connection connection = h.go.get();
+            h.resumed = System.nanoTime();
+            return new Call(method, h, connection, reply);
         } catch (ExecutionException e) {
             h.close();
             throw new SQLException("gyro: " + method.rule().name() + " did not run: " + e.getCause().getMessage());
@@ -101,8 +109,12 @@ public final class Attachment implements AutoCloseable {
          *                      40001), which the application's own retry loop expects
          */
         public Reply commit() throws SQLException {
+            handoff.committing = System.nanoTime();
             handoff.done.complete(true);
             Reply r = end();
+            if (r.ok() && method.rule().kind() == dev.gyro.app.Kind.LOCAL)
+                CallTiming.record(handoff.begun, handoff.started, handoff.lent, handoff.resumed, handoff.committing,
+                        handoff.decided, handoff.replied, System.nanoTime());
             if (!r.ok()) {
                 String message = "gyro: " + method.rule().name() + " did not commit: " + r.status() + ": " + r.message();
                 if (r.message().contains("40001") || r.message().contains("could not serialize"))

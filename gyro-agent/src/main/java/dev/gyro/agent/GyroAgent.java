@@ -5,6 +5,7 @@ import dev.gyro.check.AccessLog;
 import dev.gyro.check.ReadFromChecker;
 import dev.gyro.cluster.Backend;
 import dev.gyro.cluster.LocalCluster;
+import dev.gyro.emulation.Capacity;
 import net.bytebuddy.agent.builder.AgentBuilder;
 import net.bytebuddy.asm.Advice;
 import net.bytebuddy.description.method.MethodDescription;
@@ -32,7 +33,11 @@ import java.util.stream.Collectors;
  * {@code backend=sqlite|postgres|mariadb}, SQLite by default, throwaway servers otherwise), taking the application's
  * connections over ({@link Takeover}); without {@code dir}, calls are only counted. {@code check=true} records every
  * request's reads and writes and checks at exit that none read from a local request of another partition (Definition
- * 1): for tests and diagnosis (every read runs twice).
+ * 1): for tests and diagnosis (every read runs twice). {@code capacity=CxMms} (e.g. {@code 2x20ms}) gives each database
+ * the capacity emulation of {@code gyro bench} (docs/benchmark-method.md): every request takes one of C slots of its
+ * instance's emulated server and spends M ms in it first; without {@code dir}, each call takes a slot of one emulated
+ * server in front of the application's own database from the method's entry to its exit (the baseline of {@code gyro
+ * bench attach}, docs/decisions/36-attached-benchmark.md).
  */
 public final class GyroAgent {
 
@@ -64,6 +69,7 @@ public final class GyroAgent {
             throw new IllegalArgumentException(e.getMessage());
         }
         List<AttachedMethod> methods = AttachedMethods.resolve(classification, ClassLoader.getSystemClassLoader());
+        Capacity capacity = capacity(given);
         Calls.attach(methods);
         Set<String> owners = methods.stream().map(m -> m.method().getDeclaringClass().getName())
                 .collect(Collectors.toSet());
@@ -79,9 +85,22 @@ public final class GyroAgent {
                 .installOn(instrumentation);
         if (given.containsKey("dir"))
             runOver(Path.of(given.get("dir")), instances(given), backend(given), "true".equals(given.get("check")),
-                    methods, instrumentation);
+                    capacity, methods, instrumentation);
+        else if (capacity.emulated()) Calls.passThrough(capacity);
         Runtime.getRuntime().addShutdownHook(new Thread(GyroAgent::report, "gyro-agent-report"));
-        System.err.println(PREFIX + "attached to " + methods.size() + " transaction method(s)");
+        System.err.println(PREFIX + "attached to " + methods.size() + " transaction method(s)"
+                + (capacity.emulated() ? "; " + capacity.describe() : ""));
+    }
+
+    /** {@code capacity=CxMms}: C transactions at a time, M ms each; {@link Capacity#PLAIN} when not given. */
+    static Capacity capacity(Map<String, String> given) {
+        String c = given.get("capacity");
+        if (c == null) return Capacity.PLAIN;
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("([0-9]{1,4})x([0-9]{1,6})ms").matcher(c.strip());
+        if (m.matches() && Integer.parseInt(m.group(1)) >= 1)
+            return Capacity.of(Integer.parseInt(m.group(1)), Long.parseLong(m.group(2)));
+        throw new IllegalArgumentException("capacity=" + c + ": CxMms, C transactions at a time (at least 1) for M ms"
+                + " each, e.g. capacity=2x20ms");
     }
 
     private static Backend backend(Map<String, String> given) {
@@ -109,14 +128,15 @@ public final class GyroAgent {
      * data reach every instance's database), and the instances start before the application's main. At exit, once the
      * ring is quiet, whether every instance applied the same global requests is written to {@code dir/outcome.txt}.
      */
-    private static void runOver(Path dir, int n, Backend backend, boolean check, List<AttachedMethod> methods,
-                                Instrumentation instrumentation) {
+    private static void runOver(Path dir, int n, Backend backend, boolean check, Capacity capacity,
+                                List<AttachedMethod> methods, Instrumentation instrumentation) {
         AccessLog accesses = check ? new AccessLog() : null;
         AttachedApplication app = new AttachedApplication("attached", methods);
         LocalCluster cluster;
         try {
             Files.createDirectories(dir);
-            cluster = LocalCluster.create(backend, dir.toAbsolutePath(), app, n, 1, 0, loaded -> {});
+            cluster = LocalCluster.create(backend, dir.toAbsolutePath(), app, n, 1, 0, loaded -> {})
+                    .withCapacity(capacity);
         } catch (java.io.IOException | java.sql.SQLException | RuntimeException e) {
             throw new IllegalArgumentException("the instances' databases in " + dir + " could not be made: " + e.getMessage());
         }
@@ -195,6 +215,9 @@ public final class GyroAgent {
         for (Calls.Transaction t : Calls.transactions())
             System.err.println(PREFIX + t.name() + ": " + t.calls() + " call(s)"
                     + (t.failed() > 0 ? ", " + t.failed() + " ended with an exception" : ""));
+        if (CallTiming.calls() > 0)
+            System.err.println(PREFIX + "a local call's time, mean of " + CallTiming.calls() + ": "
+                    + CallTiming.describe());
     }
 
     /** {@code key=value,key=value}. */
@@ -205,12 +228,12 @@ public final class GyroAgent {
         for (String part : options.split(",")) {
             int eq = part.indexOf('=');
             String key = eq < 0 ? part : part.substring(0, eq);
-            if (!Set.of("classification", "dir", "instances", "backend", "check").contains(key)) unknown.add(key);
+            if (!Set.of("classification", "dir", "instances", "backend", "check", "capacity").contains(key)) unknown.add(key);
             m.put(key, eq < 0 ? "" : part.substring(eq + 1));
         }
         if (!unknown.isEmpty())
             throw new IllegalArgumentException("unknown agent option(s) " + unknown + "; known: classification=FILE,"
-                    + " dir=DIR, instances=N, backend=sqlite|postgres|mariadb, check=true");
+                    + " dir=DIR, instances=N, backend=sqlite|postgres|mariadb, check=true, capacity=CxMms");
         return m;
     }
 }

@@ -30,10 +30,12 @@ import java.util.jar.Manifest;
                 + " the instances FILE describes, e.g. gyro attach --config attach.yaml -- java -cp app.jar Main."
                 + " FILE (YAML): backend (sqlite, postgres or mariadb: throwaway databases), instances (a count),"
                 + " classification (the file naming the application's methods), dir (the instances' folder, default"
-                + " gyro-attach beside FILE), check (true: record every access and check Definition 1 at the end).")
+                + " gyro-attach beside FILE), check (true: record every access and check Definition 1 at the end),"
+                + " capacity (CxMms, e.g. 2x20ms: each database serves C transactions at a time, M ms each, the"
+                + " capacity emulation of gyro bench).")
 final class AttachCommand implements java.util.concurrent.Callable<Integer> {
 
-    private static final Set<String> KEYS = Set.of("backend", "instances", "classification", "dir", "check");
+    private static final Set<String> KEYS = Set.of("backend", "instances", "classification", "dir", "check", "capacity");
 
     @Option(names = "--config", paramLabel = "FILE", required = true, description = "what to attach: see above")
     Path config;
@@ -45,7 +47,7 @@ final class AttachCommand implements java.util.concurrent.Callable<Integer> {
     List<String> command = new ArrayList<>();
 
     /** What FILE says, checked. */
-    record Config(Backend backend, int instances, Path classification, Path dir, boolean check) {}
+    record Config(Backend backend, int instances, Path classification, Path dir, boolean check, String capacity) {}
 
     @Override
     public Integer call() throws Exception {
@@ -59,7 +61,7 @@ final class AttachCommand implements java.util.concurrent.Callable<Integer> {
         Path instances = c.dir().resolve("instances");
         String javaagent = "-javaagent:" + agentJar(c.dir()) + "=classification=" + c.classification() + ",dir="
                 + instances + ",instances=" + c.instances() + ",backend=" + c.backend().label()
-                + (c.check() ? ",check=true" : "");
+                + (c.check() ? ",check=true" : "") + (c.capacity() != null ? ",capacity=" + c.capacity() : "");
         if (agent) {
             System.out.println(javaagent);
             return 0;
@@ -123,8 +125,13 @@ final class AttachCommand implements java.util.concurrent.Callable<Integer> {
         Object dir = map.get("dir"), check = map.get("check");
         if (check != null && !(check instanceof Boolean))
             throw new IllegalArgumentException(file + ": check: true or false, not " + check);
+        Object capacity = map.get("capacity");
+        if (capacity != null && !String.valueOf(capacity).matches("[0-9]{1,4}x[0-9]{1,6}ms"))
+            throw new IllegalArgumentException(file + ": capacity: CxMms (C transactions at a time, M ms each, e.g."
+                    + " 2x20ms), not " + capacity);
         return new Config(backend, instances, classification,
-                folder.resolve(dir == null ? "gyro-attach" : String.valueOf(dir)), Boolean.TRUE.equals(check));
+                folder.resolve(dir == null ? "gyro-attach" : String.valueOf(dir)), Boolean.TRUE.equals(check),
+                capacity == null ? null : String.valueOf(capacity));
     }
 
     /**
