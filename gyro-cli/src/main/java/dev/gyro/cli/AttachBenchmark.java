@@ -64,14 +64,22 @@ final class AttachBenchmark {
                     2, 8, List.of(new Benchmark("voter", "1")), 100, 10);
         }
 
-        /** Only the benchmarks named (of tatp, voter, tpcc), in both parts. */
-        Settings only(List<String> names) {
-            for (String n : names)
-                if (Stream.of("tatp", "voter", "tpcc").noneMatch(n::equals))
-                    throw new IllegalArgumentException("--benchmarks: tatp, voter or tpcc, not " + n);
-            return new Settings(benchmarks.stream().filter(b -> names.contains(b.name())).toList(), instances,
-                    terminals, warmup, time, overhead.stream().filter(b -> names.contains(b.name())).toList(),
-                    overheadRate, overheadTime);
+        /**
+         * Only the benchmarks named (of tatp, voter, tpcc; null: all), in both parts, and only Gyro's points at the
+         * instance counts given (null: all; one database is always measured beside them).
+         */
+        Settings only(List<String> names, List<Integer> counts) {
+            if (names != null)
+                for (String n : names)
+                    if (Stream.of("tatp", "voter", "tpcc").noneMatch(n::equals))
+                        throw new IllegalArgumentException("--benchmarks: tatp, voter or tpcc, not " + n);
+            if (counts != null)
+                for (int n : counts)
+                    if (n < 1 || n > 64) throw new IllegalArgumentException("--instances: 1 to 64, not " + n);
+            return new Settings(benchmarks.stream().filter(b -> names == null || names.contains(b.name())).toList(),
+                    counts == null ? instances : counts.stream().sorted().distinct().toList(), terminals, warmup, time,
+                    overhead.stream().filter(b -> names == null || names.contains(b.name())).toList(), overheadRate,
+                    overheadTime);
         }
 
         int points() {
@@ -104,11 +112,14 @@ final class AttachBenchmark {
     private final PrintStream say;
     private final String command;
 
-    /** @param only the benchmarks to run (null: every one of the form) */
-    AttachBenchmark(boolean quick, List<String> only, Path source, Path out, PrintStream say, String command) {
+    /**
+     * @param only      the benchmarks to run (null: every one of the form)
+     * @param instances the instance counts of Gyro's points (null: those of the form)
+     */
+    AttachBenchmark(boolean quick, List<String> only, List<Integer> instances, Path source, Path out, PrintStream say,
+                    String command) {
         this.quick = quick;
-        Settings form = quick ? Settings.quick() : Settings.full();
-        this.settings = only == null ? form : form.only(only);
+        this.settings = (quick ? Settings.quick() : Settings.full()).only(only, instances);
         this.source = source.toAbsolutePath().normalize();
         this.out = out;
         this.say = say;

@@ -125,15 +125,15 @@ final class BenchCommand implements Callable<Integer> {
             return 2;
         }
         if (scenario.equals(AttachBenchmark.NAME)) {
-            if (instances != null || systems != null || clients != null || backend != null || plain || thinkMs != null
+            if (systems != null || clients != null || backend != null || plain || thinkMs != null
                     || rates != null || app != null || seed != null || applyMs != null || hopMs != null || replicas != 1) {
                 System.out.println("bench: FAILED: attach runs BenchBase's own driver with its own settings: it takes"
-                        + " --quick, --benchmarks, --benchbase and --out");
+                        + " --quick, --benchmarks, --instances, --benchbase and --out");
                 return 2;
             }
             AttachBenchmark.Settings form = quick ? AttachBenchmark.Settings.quick() : AttachBenchmark.Settings.full();
             try {
-                if (benchmarks != null) form.only(benchmarks);
+                form.only(benchmarks, instances);
             } catch (IllegalArgumentException e) {
                 System.out.println("bench: FAILED: " + e.getMessage());
                 return 2;
@@ -142,8 +142,10 @@ final class BenchCommand implements Callable<Integer> {
             if (dir == null) return 2;
             String command = "./gyro bench attach" + (quick ? " --quick" : "")
                     + (benchmarks != null ? " --benchmarks " + String.join(",", benchmarks) : "")
+                    + (instances != null ? " --instances " + String.join(",", instances.stream().map(String::valueOf)
+                    .toList()) : "")
                     + (benchbase != null ? " --benchbase " + benchbase : "") + (out != null ? " --out " + out : "");
-            return new AttachBenchmark(quick, benchmarks, benchbase != null ? benchbase : Path.of("../shared/third-party/benchbase"),
+            return new AttachBenchmark(quick, benchmarks, instances, benchbase != null ? benchbase : Path.of("../shared/third-party/benchbase"),
                     OwnedFolder.fresh(dir, "--out"), System.out, command).run();
         }
         if (scenario.equals(ScaleSimScenario.NAME)) return scaleSim();
