@@ -1,5 +1,6 @@
 package dev.gyro.agent;
 
+import dev.gyro.app.Kind;
 import dev.gyro.emulation.Capacity;
 import dev.gyro.runtime.hook.TransactionGate;
 
@@ -45,7 +46,7 @@ public final class Calls {
      * One call in progress; {@code request} null where Gyro does not run calls (it only counts them); {@code slot} the
      * emulated server's slot a call holds where Gyro passes calls through to the application's own database.
      */
-    record Call(Transaction transaction, Attachment.Call request, TransactionGate.Slot slot) {}
+    record Call(Transaction transaction, Attachment.Call request, TransactionGate.Slot slot, long began) {}
 
     private static volatile Map<String, Transaction> byKey = Map.of();
     /** Where calls run as requests; null: calls are counted only. */
@@ -97,10 +98,10 @@ public final class Calls {
         Attachment a = attachment;
         if (a == null) {
             Capacity server = passThrough;
-            if (server == null) return new Call(t, null, null);
+            if (server == null) return new Call(t, null, null, System.nanoTime());
             if (IN_SLOT.get() != null) return null; // called within a call: it holds the slot already
             try {
-                Call c = new Call(t, null, server.enter());
+                Call c = new Call(t, null, server.enter(), System.nanoTime());
                 IN_SLOT.set(c);
                 return c;
             } catch (InterruptedException e) {
@@ -112,7 +113,7 @@ public final class Calls {
         try {
             Attachment.Call request = a.begin(t.method, values);
             Takeover.begun(request);
-            return new Call(t, request, null);
+            return new Call(t, request, null, 0);
         } catch (java.sql.SQLException e) {
             throw Calls.<RuntimeException>sneaky(e); // the application's JDBC code expects an SQLException
         }
@@ -123,6 +124,8 @@ public final class Calls {
         if (!(call instanceof Call c)) return;
         c.transaction().calls.increment();
         if (thrown != null) c.transaction().failed.increment();
+        else if (c.request() == null && c.slot() == null && c.transaction().method.rule().kind() == Kind.LOCAL)
+            CallTiming.passedThrough(System.nanoTime() - c.began());
         if (c.slot() != null) {
             IN_SLOT.remove();
             c.slot().close();

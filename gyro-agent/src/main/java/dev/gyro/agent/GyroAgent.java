@@ -215,6 +215,9 @@ public final class GyroAgent {
         for (Calls.Transaction t : Calls.transactions())
             System.err.println(PREFIX + t.name() + ": " + t.calls() + " call(s)"
                     + (t.failed() > 0 ? ", " + t.failed() + " ended with an exception" : ""));
+        if (CallTiming.passed() > 0)
+            System.err.printf(java.util.Locale.ROOT, "%sa local call's method passed through, entry to exit, mean of %d:"
+                    + " %.1f us%n", PREFIX, CallTiming.passed(), CallTiming.passedMicros());
         if (CallTiming.calls() > 0)
             System.err.println(PREFIX + "a local call's time, mean of " + CallTiming.calls() + ": "
                     + CallTiming.describe());

@@ -91,7 +91,8 @@ class GyroAgentTest {
                 .contains("has no partitioning value req.customer.id").contains("app done");
         assertThat(r.err()).contains("gyro agent: attached to 2 transaction method(s)")
                 .contains("gyro agent: Amalgamate: 3 call(s)") // run(conn, String) is another method
-                .contains("gyro agent: placeOrder: 1 call(s)"); // the refused one never began
+                .contains("gyro agent: placeOrder: 1 call(s)") // the refused one never began
+                .contains("gyro agent: a local call's method passed through, entry to exit, mean of 1: "); // placeOrder
     }
 
     /**

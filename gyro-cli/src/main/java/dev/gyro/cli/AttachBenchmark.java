@@ -42,8 +42,12 @@ final class AttachBenchmark {
     /** Each database's emulated server, as in every scenario of gyro bench (docs/benchmark-method.md). */
     static final String CAPACITY = "2x20ms";
     private static final String ONE_DATABASE = "one database";
+    /** The agent attached with no instance and no emulation: its advice on the methods alone, calls only counted. */
+    private static final String PASS_THROUGH = "agent passing through";
     /** The agent's line at exit on where a local call's time went. */
     private static final String TIMING = "gyro agent: a local call's time, ";
+    /** The agent's line at exit on how long a local call's method took where it passed calls through. */
+    private static final String PASSED = "gyro agent: a local call's method passed through, ";
 
     /** One of BenchBase's benchmarks, at a scale factor. */
     record Benchmark(String name, String scale) {}
@@ -83,14 +87,14 @@ final class AttachBenchmark {
         }
 
         int points() {
-            return benchmarks.size() * (instances.size() + 1) + 2 * overhead.size();
+            return benchmarks.size() * (instances.size() + 1) + 3 * overhead.size();
         }
     }
 
     /**
      * One run of BenchBase: its own figures (from its summary file), and what Gyro said at its exit.
      *
-     * @param system     "one database", "gyro" or, for the overhead, "no agent" / "agent"
+     * @param system     "one database", "gyro" or, for the overhead, "no agent", "agent passing through" / "agent"
      * @param unexpected BenchBase's "Unexpected SQL Errors" (0 when it listed none)
      * @param outcome    the agent's outcome at exit ({@code OK ...} or {@code FAILED: ...}); null without Gyro
      * @param notRun     why the run gave no figures; null when it did
@@ -164,6 +168,8 @@ final class AttachBenchmark {
             String rate = String.valueOf(settings.overheadRate());
             points.add(progress(++i, started, point(benchbase, jdk.get(), null, classification, work, b, "no agent", 1,
                     1, rate, settings.overheadTime(), null)));
+            points.add(progress(++i, started, point(benchbase, jdk.get(), agentJar, classification, work, b,
+                    PASS_THROUGH, 1, 1, rate, settings.overheadTime(), null)));
             points.add(progress(++i, started, point(benchbase, jdk.get(), agentJar, classification, work, b, "agent", 1,
                     1, rate, settings.overheadTime(), null)));
         }
@@ -369,7 +375,8 @@ final class AttachBenchmark {
                     latency.path("Average Latency (microseconds)").asDouble() / 1000,
                     s.path("Measured Requests").asLong(), section(output, "Unexpected SQL Errors:"),
                     section(output, "Rejected Transactions (Server Retry):"), outcome, null, machine, seconds,
-                    output.lines().filter(l -> l.startsWith(TIMING)).map(l -> l.substring(TIMING.length()))
+                    output.lines().filter(l -> l.startsWith(TIMING) || l.startsWith(PASSED))
+                            .map(l -> l.substring(l.startsWith(TIMING) ? TIMING.length() : PASSED.length()))
                             .findFirst().orElse(null));
         } finally {
             if (server != null) server.stop();
@@ -508,19 +515,21 @@ final class AttachBenchmark {
 
     private String overheadTable(List<Point> points) {
         StringBuilder t = new StringBuilder(String.format(Locale.ROOT, "%n| benchmark, %d requests/s, 1 terminal | no"
-                + " agent p50 | agent, 1 instance p50 | p50 ratio | no agent p99 | agent p99 |%n|---|---|---|---|---|---|%n",
-                settings.overheadRate()));
+                + " agent p50 | agent passing calls through p50 | agent, 1 instance p50 | p50 ratio | no agent p99 |"
+                + " agent p99 |%n|---|---|---|---|---|---|---|%n", settings.overheadRate()));
         for (Benchmark b : settings.overhead()) {
-            Point none = find(points, b.name(), "no agent", 1), agent = find(points, b.name(), "agent", 1);
-            t.append(String.format(Locale.ROOT, "| %s | %s | %s | %s | %s | %s |%n", b.name(),
-                    none == null ? "-" : String.format(Locale.ROOT, "%.3f ms", none.p50Ms()),
-                    agent == null ? "-" : String.format(Locale.ROOT, "%.3f ms", agent.p50Ms()),
-                    none == null || agent == null || none.p50Ms() == 0 ? "-"
+            Point none = find(points, b.name(), "no agent", 1), through = find(points, b.name(), PASS_THROUGH, 1),
+                    agent = find(points, b.name(), "agent", 1);
+            t.append(String.format(Locale.ROOT, "| %s | %s | %s | %s | %s | %s | %s |%n", b.name(), ms(none, true),
+                    ms(through, true), ms(agent, true), none == null || agent == null || none.p50Ms() == 0 ? "-"
                             : String.format(Locale.ROOT, "%+.1f%%", 100 * (agent.p50Ms() / none.p50Ms() - 1)),
-                    none == null ? "-" : String.format(Locale.ROOT, "%.3f ms", none.p99Ms()),
-                    agent == null ? "-" : String.format(Locale.ROOT, "%.3f ms", agent.p99Ms())));
+                    ms(none, false), ms(agent, false)));
         }
         return t.toString();
+    }
+
+    private static String ms(Point p, boolean p50) {
+        return p == null ? "-" : String.format(Locale.ROOT, "%.3f ms", p50 ? p.p50Ms() : p.p99Ms());
     }
 
     private String plot(List<Point> points) throws IOException {
@@ -623,13 +632,17 @@ final class AttachBenchmark {
                     p.machine() == null ? "-" : String.format(Locale.ROOT, "%.0f%%", 100 * p.machine()),
                     p.outcome() == null ? "-" : p.outcome().replace('|', '/')));
         r.append("\n## The agent's own cost on the local path\n\nThe same BenchBase run at a fixed rate, 1 terminal, no"
-                + " capacity emulation: BenchBase on a PostgreSQL server of its own with no agent, against the agent"
+                + " capacity emulation: BenchBase on a PostgreSQL server of its own with no agent, the same with the"
+                + " agent passing its calls through (its advice on the methods alone: no instance), against the agent"
                 + " with one Gyro instance on a PostgreSQL server of its own (target: within 10% at p50).\n")
                 .append(overheadTable(points));
         for (Point p : points)
             if (p.system().equals("agent") && p.timing() != null)
                 r.append("\nWhere a local call's time went with the agent (").append(p.benchmark()).append("): ")
                         .append(p.timing()).append(".\n");
+            else if (p.system().equals(PASS_THROUGH) && p.timing() != null)
+                r.append("\nThe agent passing calls through (").append(p.benchmark()).append("): a local call's"
+                        + " method, ").append(p.timing()).append(" (its statements on BenchBase's own connection).\n");
         return r.toString();
     }
 
