@@ -13,9 +13,11 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.atomic.LongAdder;
 
 /**
  * Gyro attached to an application in its own process (docs/decisions/34-attaching.md): each call of a classified
@@ -31,9 +33,54 @@ public final class Attachment implements AutoCloseable {
         return t;
     });
 
+    private final ConcurrentHashMap<String, Figures> figures = new ConcurrentHashMap<>();
+    private volatile Runnable beforeFirstCall;
+
     /** @param instances the running instances of the ring, by id */
     public Attachment(List<GyroInstance> instances) {
         this.instances = List.copyOf(instances);
+    }
+
+    /** Runs {@code r} once, before the first call begins; every call waits for it. */
+    void beforeFirstCall(Runnable r) {
+        beforeFirstCall = r;
+    }
+
+    private void firstCall() {
+        if (beforeFirstCall == null) return;
+        synchronized (this) {
+            Runnable r = beforeFirstCall;
+            if (r == null) return;
+            try {
+                r.run();
+            } finally {
+                beforeFirstCall = null;
+            }
+        }
+    }
+
+    /** What became of one transaction's calls: committed as local or as global requests, or not committed. */
+    public static final class Figures {
+        final LongAdder local = new LongAdder(),
+                global = new LongAdder(), notCommitted = new LongAdder();
+
+        public long local() {
+            return local.sum();
+        }
+
+        public long global() {
+            return global.sum();
+        }
+
+        /** Rolled back by the application, or refused (a lost race included). */
+        public long notCommitted() {
+            return notCommitted.sum();
+        }
+    }
+
+    /** The figures of transaction {@code name} (zeros before its first call). */
+    public Figures figures(String name) {
+        return figures.computeIfAbsent(name, k -> new Figures());
     }
 
     /**
@@ -47,13 +94,15 @@ public final class Attachment implements AutoCloseable {
 
     /** {@link #begin(AttachedMethod, Object[])} with the call's partitioning values read already. */
     Call begin(AttachedMethod method, List<Object> keys) throws SQLException {
+        firstCall();
         String id = UUID.randomUUID().toString();
         List<Value> parameters = new ArrayList<>();
         parameters.add(Value.of(id));
         for (Object k : keys) parameters.add(Value.of(String.valueOf(k)));
         Request request = new Request(method.rule().name(), parameters, false, 0);
         RoutingTable routing = instances.get(0).routing();
-        int owner = routing.decide(request.transaction(), request.parameters(), 0).owner();
+        RoutingTable.Decision decision = routing.decide(request.transaction(), request.parameters(), 0);
+        int owner = decision.owner();
         Handoff h = Handoff.open(id);
         h.begun = System.nanoTime();
         CompletableFuture<Reply> reply = CompletableFuture.supplyAsync(() -> {
@@ -67,7 +116,8 @@ public final class Attachment implements AutoCloseable {
         try {
             Connection connection = h.go.get();
             h.resumed = System.nanoTime();
-            return new Call(method, h, connection, reply);
+            return new Call(method, h, connection, reply, decision.global() ? figures(method.rule().name()).global
+                    : figures(method.rule().name()).local, figures(method.rule().name()).notCommitted);
         } catch (ExecutionException e) {
             h.close();
             throw new SQLException("gyro: " + method.rule().name() + " did not run: " + e.getCause().getMessage());
@@ -88,11 +138,16 @@ public final class Attachment implements AutoCloseable {
         /** The application's connection that did the call's work commits each statement: the call ends with it. */
         volatile boolean endsWithMethod;
 
-        private Call(AttachedMethod method, Handoff handoff, Connection connection, CompletableFuture<Reply> reply) {
+        private final LongAdder committed, notCommitted;
+
+        private Call(AttachedMethod method, Handoff handoff, Connection connection, CompletableFuture<Reply> reply,
+                     LongAdder committed, LongAdder notCommitted) {
             this.method = method;
             this.handoff = handoff;
             this.connection = connection;
             this.reply = reply;
+            this.committed = committed;
+            this.notCommitted = notCommitted;
         }
 
         /** The connection the call's work runs on: its instance's database, in its request's transaction. */
@@ -112,6 +167,7 @@ public final class Attachment implements AutoCloseable {
             handoff.committing = System.nanoTime();
             handoff.done.complete(true);
             Reply r = end();
+            (r.ok() ? committed : notCommitted).increment();
             if (r.ok() && method.rule().kind() == dev.gyro.app.Kind.LOCAL)
                 CallTiming.record(handoff.begun, handoff.started, handoff.lent, handoff.resumed, handoff.committing,
                         handoff.decided, handoff.replied, System.nanoTime());
@@ -127,6 +183,7 @@ public final class Attachment implements AutoCloseable {
         /** The application rolls back: nothing is written, nothing shipped. */
         public void rollback() throws SQLException {
             handoff.done.complete(false);
+            notCommitted.increment();
             end();
         }
 

@@ -70,6 +70,11 @@ public final class Calls {
         passThrough = server;
     }
 
+    /** Where calls run as requests; null when they are counted only. */
+    static Attachment attachment() {
+        return attachment;
+    }
+
     private Calls() {}
 
     /** The classified methods whose calls are requests from now on. */

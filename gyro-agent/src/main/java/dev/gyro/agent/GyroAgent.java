@@ -6,6 +6,7 @@ import dev.gyro.check.ReadFromChecker;
 import dev.gyro.cluster.Backend;
 import dev.gyro.cluster.LocalCluster;
 import dev.gyro.emulation.Capacity;
+import dev.gyro.servers.DatabaseServer;
 import net.bytebuddy.agent.builder.AgentBuilder;
 import net.bytebuddy.asm.Advice;
 import net.bytebuddy.description.method.MethodDescription;
@@ -33,11 +34,12 @@ import java.util.stream.Collectors;
  * {@code backend=sqlite|postgres|mariadb}, SQLite by default, throwaway servers otherwise), taking the application's
  * connections over ({@link Takeover}); without {@code dir}, calls are only counted. {@code check=true} records every
  * request's reads and writes and checks at exit that none read from a local request of another partition (Definition
- * 1): for tests and diagnosis (every read runs twice). {@code capacity=CxMms} (e.g. {@code 2x20ms}) gives each database
- * the capacity emulation of {@code gyro bench} (docs/benchmark-method.md): every request takes one of C slots of its
- * instance's emulated server and spends M ms in it first; without {@code dir}, each call takes a slot of one emulated
- * server in front of the application's own database from the method's entry to its exit (the baseline of {@code gyro
- * bench attach}, docs/decisions/36-attached-benchmark.md).
+ * 1): for tests and diagnosis (every read runs twice). {@code audits=FILE} asks the application's own consistency
+ * conditions of its database as a whole before the first call and at exit ({@link Audits}). {@code capacity=CxMms}
+ * (e.g. {@code 2x20ms}) gives each database the capacity emulation of {@code gyro bench} (docs/benchmark-method.md):
+ * every request takes one of C slots of its instance's emulated server and spends M ms in it first; without {@code
+ * dir}, each call takes a slot of one emulated server in front of the application's own database from the method's
+ * entry to its exit (the baseline of {@code gyro bench attach}, docs/decisions/36-attached-benchmark.md).
  */
 public final class GyroAgent {
 
@@ -83,9 +85,12 @@ public final class GyroAgent {
                 .transform((builder, type, loader, module, domain) ->
                         builder.visit(Advice.to(CallAdvice.class).on(advised)))
                 .installOn(instrumentation);
+        Audits audits = given.containsKey("audits") ? Audits.read(Path.of(given.get("audits"))) : null;
+        if (audits != null && !given.containsKey("dir"))
+            throw new IllegalArgumentException("audits=" + given.get("audits") + " needs dir=DIR: audits ask the instances");
         if (given.containsKey("dir"))
             runOver(Path.of(given.get("dir")), instances(given), backend(given), "true".equals(given.get("check")),
-                    capacity, methods, instrumentation);
+                    capacity, audits, methods, instrumentation);
         else if (capacity.emulated()) Calls.passThrough(capacity);
         Runtime.getRuntime().addShutdownHook(new Thread(GyroAgent::report, "gyro-agent-report"));
         System.err.println(PREFIX + "attached to " + methods.size() + " transaction method(s)"
@@ -128,9 +133,9 @@ public final class GyroAgent {
      * data reach every instance's database), and the instances start before the application's main. At exit, once the
      * ring is quiet, whether every instance applied the same global requests is written to {@code dir/outcome.txt}.
      */
-    private static void runOver(Path dir, int n, Backend backend, boolean check, Capacity capacity,
+    private static void runOver(Path dir, int n, Backend backend, boolean check, Capacity capacity, Audits audits,
                                 List<AttachedMethod> methods, Instrumentation instrumentation) {
-        AccessLog accesses = check ? new AccessLog() : null;
+        AccessLog accesses = check || audits != null ? new AccessLog() : null; // audits merge the local writes
         AttachedApplication app = new AttachedApplication("attached", methods);
         LocalCluster cluster;
         try {
@@ -161,19 +166,46 @@ public final class GyroAgent {
         }
         if (accesses != null) for (int i = 0; i < n; i++) cluster.instance(i).observeRequests(accesses);
         Attachment attachment = new Attachment(java.util.stream.IntStream.range(0, n).mapToObj(cluster::instance).toList());
+        List<String> auditFailures = new java.util.concurrent.CopyOnWriteArrayList<>();
+        if (audits != null) attachment.beforeFirstCall(() -> {
+            dev.gyro.runtime.db.Database first = cluster.instance(0).database();
+            try (java.sql.Connection c = first.readConnection()) {
+                try {
+                    audits.before(c);
+                } finally {
+                    first.rollback(c);
+                }
+            } catch (java.sql.SQLException e) {
+                auditFailures.add(e.getMessage());
+            }
+        });
         System.err.println(PREFIX + n + " instances serve from " + dir);
         Calls.runThrough(attachment);
+        java.util.concurrent.CompletableFuture<Void> checked = new java.util.concurrent.CompletableFuture<>();
+        DatabaseServer.holdAtExit(checked); // the checks below ask the servers
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-            String outcome = !takeover.serving() ? "FAILED: no call of a classified method ran"
-                    : agree(cluster, n, accesses);
-            attachment.close();
             try {
-                Files.writeString(dir.resolve(OUTCOME), outcome + System.lineSeparator());
-            } catch (java.io.IOException e) {
-                System.err.println(PREFIX + "cannot write " + dir.resolve(OUTCOME) + ": " + e.getMessage());
+                stop(dir, takeover, cluster, n, check, accesses, audits, auditFailures, attachment);
+            } finally {
+                checked.complete(null);
             }
-            cluster.close();
         }, "gyro-agent-stop"));
+    }
+
+    /** At exit: the checks, their outcome written to {@code dir/outcome.txt}; then the instances stop. */
+    private static void stop(Path dir, Takeover takeover, LocalCluster cluster, int n, boolean check, AccessLog accesses,
+                             Audits audits, List<String> auditFailures, Attachment attachment) {
+        String outcome = !takeover.serving() ? "FAILED: no call of a classified method ran"
+                : agree(cluster, n, check ? accesses : null);
+        if (audits != null && outcome.startsWith("OK")) outcome = audit(outcome, audits, auditFailures, cluster, n,
+                accesses);
+        attachment.close();
+        try {
+            Files.writeString(dir.resolve(OUTCOME), outcome + System.lineSeparator());
+        } catch (java.io.IOException e) {
+            System.err.println(PREFIX + "cannot write " + dir.resolve(OUTCOME) + ": " + e.getMessage());
+        }
+        cluster.close();
     }
 
     /** Where the agent says, at exit, whether the instances agree: {@code OK ...} or {@code FAILED: why}. */
@@ -205,6 +237,25 @@ public final class GyroAgent {
                 + " requests checked: none read from a local request of another partition (Definition 1)";
     }
 
+    /**
+     * The audits' values at exit, asked of the logical database (the instances are quiet, {@link #agree}): the outcome,
+     * {@code FAILED} when one cannot be asked or has not its expected value, then one line per audit.
+     */
+    private static String audit(String outcome, Audits audits, List<String> failures, LocalCluster cluster, int n,
+                                AccessLog accesses) {
+        List<String> problems = new ArrayList<>(failures);
+        StringBuilder lines = new StringBuilder();
+        try {
+            Audits.Result r = audits.after(java.util.stream.IntStream.range(0, n)
+                    .mapToObj(i -> cluster.instance(i).database()).toList(), accesses.all());
+            for (String line : r.lines()) lines.append(System.lineSeparator()).append(line);
+            problems.addAll(r.failures());
+        } catch (java.sql.SQLException | RuntimeException e) {
+            problems.add("the audits could not be asked at exit: " + e.getMessage());
+        }
+        return (problems.isEmpty() ? outcome : "FAILED: " + String.join("; ", problems)) + lines;
+    }
+
     /** The same database: the URLs agree up to their query (a password, options). */
     private static boolean sameDatabase(String a, String b) {
         return a.split("\\?")[0].equals(b.split("\\?")[0]);
@@ -212,9 +263,17 @@ public final class GyroAgent {
 
     /** Each transaction's calls, one line each. */
     private static void report() {
-        for (Calls.Transaction t : Calls.transactions())
-            System.err.println(PREFIX + t.name() + ": " + t.calls() + " call(s)"
-                    + (t.failed() > 0 ? ", " + t.failed() + " ended with an exception" : ""));
+        Attachment a = Calls.attachment();
+        for (Calls.Transaction t : Calls.transactions()) {
+            String ran = "";
+            if (a != null) {
+                Attachment.Figures f = a.figures(t.name());
+                ran = ": " + f.local() + " committed as local requests, " + f.global() + " as global requests, "
+                        + f.notCommitted() + " not committed";
+            }
+            System.err.println(PREFIX + t.name() + ": " + t.calls() + " call(s)" + ran
+                    + (t.failed() > 0 ? "; " + t.failed() + " ended with an exception" : ""));
+        }
         if (CallTiming.passed() > 0)
             System.err.printf(java.util.Locale.ROOT, "%sa local call's method passed through, entry to exit, mean of %d:"
                     + " %.1f us%n", PREFIX, CallTiming.passed(), CallTiming.passedMicros());
@@ -231,12 +290,14 @@ public final class GyroAgent {
         for (String part : options.split(",")) {
             int eq = part.indexOf('=');
             String key = eq < 0 ? part : part.substring(0, eq);
-            if (!Set.of("classification", "dir", "instances", "backend", "check", "capacity").contains(key)) unknown.add(key);
+            if (!Set.of("classification", "dir", "instances", "backend", "check", "audits", "capacity").contains(key))
+                unknown.add(key);
             m.put(key, eq < 0 ? "" : part.substring(eq + 1));
         }
         if (!unknown.isEmpty())
             throw new IllegalArgumentException("unknown agent option(s) " + unknown + "; known: classification=FILE,"
-                    + " dir=DIR, instances=N, backend=sqlite|postgres|mariadb, check=true, capacity=CxMms");
+                    + " dir=DIR, instances=N, backend=sqlite|postgres|mariadb, check=true, audits=FILE,"
+                    + " capacity=CxMms");
         return m;
     }
 }

@@ -140,7 +140,14 @@ class GyroAgentTest {
         Path instances = dir.resolve("instances"), own = dir.resolve("own");
         Files.createDirectories(own);
         int calls = 15;
-        Run r = run(c, ",dir=" + instances, BankApp.class.getName(), "jdbc:sqlite:" + own.resolve("bank.db"), "" + calls);
+        // Audits ask the database as a whole: the visits are local writes, each on its account's instance only.
+        Path audits = dir.resolve("audits.json");
+        Files.writeString(audits, "[{\"name\": \"money\", \"sql\": \"SELECT SUM(balance) FROM accounts\", \"expect\": \""
+                + 100 * BankApp.ACCOUNTS + "\"}, {\"name\": \"visits\", \"sql\": \"SELECT SUM(n) FROM visits\", \"expect\": \""
+                + 2 * calls + "\"}, {\"name\": \"a wrong expectation\", \"sql\": \"SELECT COUNT(*) FROM accounts\","
+                + " \"expect\": \"1\"}]");
+        Run r = run(c, ",dir=" + instances + ",audits=" + audits, BankApp.class.getName(),
+                "jdbc:sqlite:" + own.resolve("bank.db"), "" + calls);
         assertThat(r.status()).as(r.err()).isZero();
         assertThat(r.out()).contains("app done");
         assertThat(r.err()).contains("gyro agent: 3 instances serve from " + instances)
@@ -166,6 +173,15 @@ class GyroAgentTest {
         assertThat(visits.values().stream().mapToLong(Long::longValue).sum()).as("each visit once").isEqualTo(2L * calls);
         assertThat(visitedAt).as("visits ran at their accounts' instances").hasSizeGreaterThan(1);
         assertThat(own.resolve("bank.db")).as("the application's own database is never opened").doesNotExist();
+        assertThat(Files.readAllLines(instances.resolve(GyroAgent.OUTCOME))).containsExactly(
+                "FAILED: audit a wrong expectation is " + BankApp.ACCOUNTS + " at exit, not 1 [SELECT COUNT(*) FROM accounts]",
+                "audit money: " + 100 * BankApp.ACCOUNTS + " before the first call, " + 100 * BankApp.ACCOUNTS
+                        + " at exit (expected " + 100 * BankApp.ACCOUNTS + ")",
+                "audit visits: 0 before the first call, " + 2 * calls + " at exit (expected " + 2 * calls + ")",
+                "audit a wrong expectation: " + BankApp.ACCOUNTS + " before the first call, " + BankApp.ACCOUNTS
+                        + " at exit (expected 1)");
+        assertThat(r.err()).contains("gyro agent: visit: " + 2 * calls + " call(s): " + 2 * calls
+                + " committed as local requests, 0 as global requests, 0 not committed");
     }
 
     @Test

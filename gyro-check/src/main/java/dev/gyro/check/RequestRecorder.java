@@ -34,7 +34,8 @@ import java.util.TreeMap;
  *   <li>Reads: a SELECT reads, of each table it names, the columns of that table it mentions (every column for a
  *       {@code *}). For a single-table SELECT whose parameters all sit in its WHERE clause, the recorder re-runs
  *       {@code SELECT <key columns> FROM <table> WHERE <same condition>} with the same parameters in the same
- *       transaction and records those keys; any other SELECT (joins, sub-selects, parameters elsewhere) reads every
+ *       transaction and records those keys (all columns of a table without a key: its rows are told apart by their
+ *       values, as {@link RowChange#identity()} tells its written rows); any other SELECT (joins, sub-selects, parameters elsewhere) reads every
  *       row of its tables, which can only make the check stricter. Reads of rows that do not exist are not
  *       recorded.</li>
  * </ul>
@@ -78,7 +79,7 @@ public final class RequestRecorder {
         for (RowChange c : capture.changes()) {
             String table = c.table().toUpperCase(java.util.Locale.ROOT);
             Set<String> columns = wholeRowWrites.contains(table) ? null : writtenColumns.get(table);
-            out.add(new RowRef(c.table(), c.keyValues(), columns));
+            out.add(new RowRef(c.table(), c.identity(), columns));
         }
         return out;
     }
@@ -161,7 +162,7 @@ public final class RequestRecorder {
         List<TableInfo> infos = new ArrayList<>();
         for (Table t : from) {
             TableInfo info = tables.table(c, t.getSchemaName(), t.getName());
-            if (info == null || !info.hasPrimaryKey()) return false;
+            if (info == null) return false;
             infos.add(info);
         }
         for (int i = 0; i < from.size(); i++) {
@@ -169,14 +170,21 @@ public final class RequestRecorder {
             TableInfo info = infos.get(i);
             Set<String> columns = mentioned(info, sql);
             String alias = t.getAlias() != null ? t.getAlias().getName() : t.getName();
+            // A row is told from others by its key, or by all its columns in a table without one (RowChange.identity)
             List<String> keyCols = new ArrayList<>();
-            for (String k : info.keyColumns()) keyCols.add(alias + "." + k);
+            for (String k : info.hasPrimaryKey() ? info.keyColumns() : info.columns()) keyCols.add(alias + "." + k);
             try (PreparedStatement q = c.prepareStatement("SELECT DISTINCT " + String.join(", ", keyCols) + body)) {
                 for (int p = 0; p < own.size(); p++) q.setObject(p + 1, own.get(p));
                 try (ResultSet rs = q.executeQuery()) {
                     while (rs.next()) {
                         List<Value> key = new ArrayList<>();
-                        for (int k = 1; k <= keyCols.size(); k++) key.add(Value.of(rs.getObject(k)));
+                        for (int k = 1; k <= keyCols.size(); k++) {
+                            try {
+                                key.add(capture.dialect().toValue(rs.getObject(k)));
+                            } catch (IllegalArgumentException unsupported) {
+                                return false; // a value no row image can hold: the whole table, then
+                            }
+                        }
                         read(new RowRef(info.name(), key, columns));
                     }
                 }

@@ -31,11 +31,13 @@ import java.util.jar.Manifest;
                 + " FILE (YAML): backend (sqlite, postgres or mariadb: throwaway databases), instances (a count),"
                 + " classification (the file naming the application's methods), dir (the instances' folder, default"
                 + " gyro-attach beside FILE), check (true: record every access and check Definition 1 at the end),"
-                + " capacity (CxMms, e.g. 2x20ms: each database serves C transactions at a time, M ms each, the"
-                + " capacity emulation of gyro bench).")
+                + " audits (a list of name, sql and optional expect: queries of one value asked of the application's"
+                + " database as a whole before the first call and at exit), capacity (CxMms, e.g. 2x20ms: each"
+                + " database serves C transactions at a time, M ms each, the capacity emulation of gyro bench).")
 final class AttachCommand implements java.util.concurrent.Callable<Integer> {
 
-    private static final Set<String> KEYS = Set.of("backend", "instances", "classification", "dir", "check", "capacity");
+    private static final Set<String> KEYS = Set.of("backend", "instances", "classification", "dir", "check",
+            "audits", "capacity");
 
     @Option(names = "--config", paramLabel = "FILE", required = true, description = "what to attach: see above")
     Path config;
@@ -47,7 +49,8 @@ final class AttachCommand implements java.util.concurrent.Callable<Integer> {
     List<String> command = new ArrayList<>();
 
     /** What FILE says, checked. */
-    record Config(Backend backend, int instances, Path classification, Path dir, boolean check, String capacity) {}
+    record Config(Backend backend, int instances, Path classification, Path dir, boolean check,
+                  List<Map<String, String>> audits, String capacity) {}
 
     @Override
     public Integer call() throws Exception {
@@ -61,7 +64,8 @@ final class AttachCommand implements java.util.concurrent.Callable<Integer> {
         Path instances = c.dir().resolve("instances");
         String javaagent = "-javaagent:" + agentJar(c.dir()) + "=classification=" + c.classification() + ",dir="
                 + instances + ",instances=" + c.instances() + ",backend=" + c.backend().label()
-                + (c.check() ? ",check=true" : "") + (c.capacity() != null ? ",capacity=" + c.capacity() : "");
+                + (c.check() ? ",check=true" : "") + (c.audits().isEmpty() ? "" : ",audits=" + auditsFile(c))
+                + (c.capacity() != null ? ",capacity=" + c.capacity() : "");
         if (agent) {
             System.out.println(javaagent);
             return 0;
@@ -83,14 +87,47 @@ final class AttachCommand implements java.util.concurrent.Callable<Integer> {
         return failed == null ? 0 : 1;
     }
 
-    /** What the agent found at the application's exit (docs/decisions/34-attaching.md): null if the instances agree. */
+    /**
+     * What the agent found at the application's exit (docs/decisions/34-attaching.md), its first line the verdict, then
+     * the audits' values: null if the instances agree and every audit holds.
+     */
     static String check(Path instances) throws IOException {
         Path outcome = instances.resolve(GyroAgent.OUTCOME);
         if (!Files.exists(outcome)) return "the agent left no outcome in " + outcome + " (did it attach?)";
-        String said = Files.readString(outcome, StandardCharsets.UTF_8).strip();
-        if (!said.startsWith("OK")) return said.replaceFirst("^FAILED: ", "");
-        System.out.println("gyro attach: " + said.replaceFirst("^OK: ", ""));
-        return null;
+        List<String> said = Files.readString(outcome, StandardCharsets.UTF_8).strip().lines().toList();
+        String verdict = said.isEmpty() ? "" : said.get(0);
+        if (verdict.startsWith("OK")) System.out.println("gyro attach: " + verdict.replaceFirst("^OK: ", ""));
+        said.stream().skip(1).forEach(line -> System.out.println("gyro attach: " + line)); // the audits
+        return verdict.startsWith("OK") ? null : verdict.replaceFirst("^FAILED: ", "");
+    }
+
+    /** The audits, as the agent reads them ({@code audits=FILE}): a JSON list in the run's folder. */
+    private static Path auditsFile(Config c) throws IOException {
+        Files.createDirectories(c.dir());
+        Path file = c.dir().resolve("audits.json");
+        new com.fasterxml.jackson.databind.ObjectMapper().writerWithDefaultPrettyPrinter().writeValue(file.toFile(),
+                c.audits());
+        return file;
+    }
+
+    /** The {@code audits} list: each a name, an sql query and, optionally, the value it must have at exit. */
+    private static List<Map<String, String>> audits(Path file, Object given) {
+        if (given == null) return List.of();
+        if (!(given instanceof List<?> list))
+            throw new IllegalArgumentException(file + ": audits: a list of {name, sql, expect}, not " + given);
+        List<Map<String, String>> out = new ArrayList<>();
+        for (Object o : list) {
+            if (!(o instanceof Map<?, ?> m) || !(m.get("name") instanceof String) || !(m.get("sql") instanceof String)
+                    || !Set.of("name", "sql", "expect").containsAll(m.keySet().stream().map(String::valueOf).toList()))
+                throw new IllegalArgumentException(file + ": audits: each audit has a name, an sql query and optionally"
+                        + " expect (its value at exit), not " + o);
+            Map<String, String> a = new java.util.LinkedHashMap<>();
+            a.put("name", (String) m.get("name"));
+            a.put("sql", (String) m.get("sql"));
+            if (m.get("expect") != null) a.put("expect", String.valueOf(m.get("expect")));
+            out.add(a);
+        }
+        return out;
     }
 
     static Config read(Path file) throws IOException {
@@ -131,7 +168,7 @@ final class AttachCommand implements java.util.concurrent.Callable<Integer> {
                     + " 2x20ms), not " + capacity);
         return new Config(backend, instances, classification,
                 folder.resolve(dir == null ? "gyro-attach" : String.valueOf(dir)), Boolean.TRUE.equals(check),
-                capacity == null ? null : String.valueOf(capacity));
+                audits(file, map.get("audits")), capacity == null ? null : String.valueOf(capacity));
     }
 
     /**

@@ -361,10 +361,12 @@ final class Fuzzer {
         for (int i = r.nextInt(4); i > 0; i--) {
             gsn += 1 + (r.nextInt(4) == 0 ? r.nextInt(10) : 0); // now and then a gap
             List<RowChange> changes = new ArrayList<>();
-            for (int c = r.nextInt(3); c > 0; c--)
-                changes.add(new RowChange(r.nextBoolean() ? "ITEMS" : text(r, 6), RowChange.Kind.values()[r.nextInt(
-                        RowChange.Kind.values().length)], List.of("I_ID", "NAME"),
-                        List.of(new Value.Int(r.nextLong()), new Value.Text("FUZZED")), List.of("I_ID")));
+            for (int c = r.nextInt(3); c > 0; c--) {
+                RowChange.Kind kind = RowChange.Kind.values()[r.nextInt(RowChange.Kind.values().length)];
+                changes.add(new RowChange(r.nextBoolean() ? "ITEMS" : text(r, 6), kind, List.of("I_ID", "NAME"),
+                        List.of(new Value.Int(r.nextLong()), new Value.Text("FUZZED")),
+                        kind == RowChange.Kind.APPEND ? List.of() : List.of("I_ID")));
+            }
             updates.add(new StateUpdate(gsn, r.nextInt(t.addresses().size() + 2), changes));
         }
         return new Message.TokenPass(from, new Token(r.nextLong(Long.MAX_VALUE), updates));

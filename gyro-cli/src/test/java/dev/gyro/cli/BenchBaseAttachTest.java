@@ -31,12 +31,13 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  * runs SmallBank and Voter through its own driver ({@code benchbase.jar -b BENCH --create --load --execute}) with
  * Gyro attached over three instances (docs/decisions/34-attaching.md): SmallBank on SQLite (one terminal, as
  * BenchBase needs there) and on PostgreSQL (two terminals, throwaway servers), Voter on PostgreSQL. Its report shows no
- * unexpected SQL error, {@code gyro attach} ends with {@code attach: OK} (every instance applied the same global
- * requests, and for SmallBank the recorded accesses show no read from a local request of another partition: the
- * dynamic check of Definition 1 agrees with the analyzer's classification), and on SQLite every instance holds the same
- * accounts, savings and checking. The classification is the one {@code gyro analyze} writes for the kit's procedures
- * (SmallBank: Balance local and read-only, the five writers global; Voter: Vote local by phone number), naming each
- * procedure's {@code run} method.
+ * unexpected SQL error, and {@code gyro attach} ends with {@code attach: OK}: every instance applied the same global
+ * requests, the recorded accesses show no read from a local request of another partition (the dynamic check of
+ * Definition 1 agrees with the analyzer's classification), and the benchmark's audits, asked of the database as a
+ * whole, hold (docs/attach.md, "Audits"). On SQLite every instance holds the same accounts, savings and checking. The
+ * classification is the one {@code gyro analyze} writes for the kit's procedures (SmallBank: Balance local and
+ * read-only, the five writers global; Voter: Vote local by phone number), naming each procedure's {@code run} method.
+ * TPC-C, TATP and YCSB run the same way on both backends when asked ({@code -Dgyro.benchbase.more}).
  */
 @Tag("slow")
 class BenchBaseAttachTest {
@@ -95,8 +96,9 @@ class BenchBaseAttachTest {
         assertThat(analyze(src, "voter")).contains("\"class\" : \"local\"", "phoneNumber");
 
         Path sqlite = build(src, jdk.get(), "sqlite");
-        String out = attach(sqlite, jdk.get(), "sqlite", "smallbank", true, "<url>jdbc:sqlite:smallbank.db</url>",
-                "<url>jdbc:sqlite:" + dir.resolve("own.db") + "</url>", "<scalefactor>0.01</scalefactor>");
+        String out = attach(sqlite, jdk.get(), "sqlite", "smallbank", SMALLBANK_AUDITS,
+                "<url>jdbc:sqlite:smallbank.db</url>", "<url>jdbc:sqlite:" + dir.resolve("own.db") + "</url>",
+                "<scalefactor>0.01</scalefactor>");
         assertThat(out).containsPattern("gyro agent: SendPayment.run: [1-9][0-9]* call");
         Path instances = dir.resolve("sqlite-smallbank/gyro-attach/instances");
         for (String table : List.of("accounts", "savings", "checking")) {
@@ -108,30 +110,82 @@ class BenchBaseAttachTest {
         // On PostgreSQL: throwaway servers; the configuration's own server (localhost:5432) is never reached. The
         // agent checks that every instance applied the same global requests (attach: OK).
         Path postgres = build(src, jdk.get(), "postgres");
-        out = attach(postgres, jdk.get(), "postgres", "smallbank", true, "<terminals>1</terminals>",
-                "<terminals>2</terminals>",
-                "<scalefactor>1</scalefactor>");
+        out = attach(postgres, jdk.get(), "postgres", "smallbank", SMALLBANK_AUDITS, "<terminals>1</terminals>",
+                "<terminals>2</terminals>", "<scalefactor>1</scalefactor>");
         assertThat(out).containsPattern("gyro agent: SendPayment.run: [1-9][0-9]* call");
-        // Voter unchecked: its votes table has no primary key, and the recorder of the dynamic check records a local
-        // request's writes by row image, which needs one (it refuses the insert)
-        out = attach(postgres, jdk.get(), "postgres", "voter", false, "<terminals>1</terminals>",
-                "<terminals>2</terminals>",
-                "<scalefactor>1</scalefactor>");
-        assertThat(out).containsPattern("gyro agent: run: [1-9][0-9]* call"); // Vote.run, every call local
+        // Voter: every vote a local request by phone number, its row inserted into a table without a primary key
+        out = attach(postgres, jdk.get(), "postgres", "voter", VOTER_AUDITS, "<terminals>1</terminals>",
+                "<terminals>2</terminals>", "<scalefactor>1</scalefactor>");
+        java.util.regex.Matcher votes = java.util.regex.Pattern.compile("gyro agent: (Vote\\.)?run: [0-9]+ call\\(s\\):"
+                + " ([0-9]+) committed as local requests, ([0-9]+) as global").matcher(out);
+        assertThat(votes.find()).as(out).isTrue();
+        long committed = Long.parseLong(votes.group(2)) + Long.parseLong(votes.group(3));
+        java.util.regex.Matcher rows = java.util.regex.Pattern.compile(
+                "gyro attach: audit votes: 0 before the first call, ([0-9]+) at exit").matcher(out);
+        assertThat(rows.find()).as(out).isTrue();
+        // a vote for no contestant, or over the phone's limit, commits without a row
+        assertThat(Long.parseLong(rows.group(1))).as("votes recorded").isPositive().isLessThanOrEqualTo(committed);
 
-        // More of the kit's benchmarks, on PostgreSQL with the dynamic check, when asked (docs/attach.md):
-        // -Dgyro.benchbase.more=tatp,ycsb (the others at scale factor 0.1; tpcc at one warehouse fails: its history table
-        // has no primary key, which a global request's row images need, bench-results/attach-benchbase)
+        // More of the kit's benchmarks, on SQLite and PostgreSQL with the dynamic check, when asked (docs/attach.md):
+        // -Dgyro.benchbase.more=tpcc,tatp,ycsb (TPC-C at one warehouse with its consistency conditions, the others at
+        // scale factor 0.1)
         for (String more : System.getProperty("gyro.benchbase.more", "").split(",")) {
             if (more.isBlank()) continue;
-            analyze(src, more.strip());
-            String config = Files.readString(postgres.resolve("config/postgres/sample_" + more.strip() + "_config.xml"));
-            String terminals = config.replaceAll("(?s).*(<terminals>[^<]*</terminals>).*", "$1");
-            String scale = config.replaceAll("(?s).*(<scalefactor>[^<]*</scalefactor>).*", "$1");
-            attach(postgres, jdk.get(), "postgres", more.strip(), true, terminals, "<terminals>2</terminals>", scale,
-                    more.strip().equals("tpcc") ? "1" : "0.1");
+            String bench = more.strip();
+            analyze(src, bench);
+            String audits = bench.equals("tpcc") ? TPCC_AUDITS : "";
+            String factor = bench.equals("tpcc") ? "1" : "0.1";
+            for (Path build : List.of(sqlite, postgres)) {
+                String profile = build == sqlite ? "sqlite" : "postgres";
+                String config = Files.readString(build.resolve("config/" + profile + "/sample_" + bench + "_config.xml"));
+                String terminals = config.replaceAll("(?s).*(<terminals>[^<]*</terminals>).*", "$1");
+                String scale = config.replaceAll("(?s).*(<scalefactor>[^<]*</scalefactor>).*", "$1");
+                attach(build, jdk.get(), profile, bench, audits, terminals,
+                        build == sqlite ? "<terminals>1</terminals>" : "<terminals>2</terminals>", scale, factor);
+            }
         }
     }
+
+    /**
+     * SmallBank's rows: every account keeps one savings and one checking row; the money is shown before and after, not
+     * checked: the kit's Amalgamate does not conserve it (it zeroes the first customer's checking and takes the first
+     * customer's savings plus the second's checking from the second customer's savings), on any database.
+     */
+    private static final String SMALLBANK_AUDITS = """
+            audits:
+              - name: accounts without one savings and one checking row
+                sql: SELECT COUNT(*) FROM accounts a WHERE (SELECT COUNT(*) FROM savings s WHERE s.custid = a.custid) <> 1 OR (SELECT COUNT(*) FROM checking c WHERE c.custid = a.custid) <> 1
+                expect: 0
+              - name: money
+                sql: SELECT (SELECT SUM(bal) FROM savings) + (SELECT SUM(bal) FROM checking)
+            """;
+
+    /** Voter's votes: at most one row per committed vote (compared with the agent's figures), each for a contestant. */
+    private static final String VOTER_AUDITS = """
+            audits:
+              - name: votes
+                sql: SELECT COUNT(*) FROM votes
+              - name: votes for no contestant
+                sql: SELECT COUNT(*) FROM votes v WHERE NOT EXISTS (SELECT 1 FROM contestants c WHERE c.contestant_number = v.contestant_number)
+                expect: 0
+            """;
+
+    /** TPC-C's consistency conditions 1 to 4 (TPC-C specification, clause 3.3.2), each counting the rows that break it. */
+    private static final String TPCC_AUDITS = """
+            audits:
+              - name: W_YTD = sum(D_YTD)
+                sql: SELECT COUNT(*) FROM warehouse w WHERE ABS(w.w_ytd - (SELECT SUM(d.d_ytd) FROM district d WHERE d.d_w_id = w.w_id)) > 0.005
+                expect: 0
+              - name: D_NEXT_O_ID - 1 = max(O_ID) = max(NO_O_ID)
+                sql: SELECT COUNT(*) FROM district d WHERE d.d_next_o_id - 1 <> (SELECT MAX(o.o_id) FROM oorder o WHERE o.o_w_id = d.d_w_id AND o.o_d_id = d.d_id) OR d.d_next_o_id - 1 <> (SELECT MAX(n.no_o_id) FROM new_order n WHERE n.no_w_id = d.d_w_id AND n.no_d_id = d.d_id)
+                expect: 0
+              - name: max(NO_O_ID) - min(NO_O_ID) + 1 = count(NEW_ORDER)
+                sql: SELECT COUNT(*) FROM (SELECT MAX(no_o_id) - MIN(no_o_id) + 1 AS span, COUNT(*) AS n FROM new_order GROUP BY no_w_id, no_d_id) x WHERE span <> n
+                expect: 0
+              - name: sum(O_OL_CNT) = count(ORDER_LINE)
+                sql: SELECT COUNT(*) FROM (SELECT o_w_id, o_d_id, SUM(o_ol_cnt) AS lines FROM oorder GROUP BY o_w_id, o_d_id) o WHERE o.lines <> (SELECT COUNT(*) FROM order_line ol WHERE ol.ol_w_id = o.o_w_id AND ol.ol_d_id = o.o_d_id)
+                expect: 0
+            """;
 
     /**
      * The classification {@code gyro analyze} writes for one of the kit's benchmarks (its procedures, with the kit's
@@ -159,14 +213,15 @@ class BenchBaseAttachTest {
     /**
      * Runs {@code benchmark} with the profile's sample configuration (the scale factor {@code scale} set to 0.001, the
      * time to 5 s, {@code from} replaced by {@code to}) attached over three instances of that backend, with the
-     * classification {@code gyro analyze} wrote; checks what BenchBase and gyro attach report; BenchBase's output.
+     * classification {@code gyro analyze} wrote, the dynamic check and {@code audits} (YAML); checks what BenchBase and
+     * gyro attach report; BenchBase's output.
      */
-    private String attach(Path benchbase, Path jdk, String profile, String benchmark, boolean check, String from,
+    private String attach(Path benchbase, Path jdk, String profile, String benchmark, String audits, String from,
                           String to, String scale) throws Exception {
-        return attach(benchbase, jdk, profile, benchmark, check, from, to, scale, "0.001");
+        return attach(benchbase, jdk, profile, benchmark, audits, from, to, scale, "0.001");
     }
 
-    private String attach(Path benchbase, Path jdk, String profile, String benchmark, boolean check, String from,
+    private String attach(Path benchbase, Path jdk, String profile, String benchmark, String audits, String from,
                           String to, String scale, String factor) throws Exception {
         Path at = Files.createDirectories(dir.resolve(profile + "-" + benchmark));
         String config = Files.readString(benchbase.resolve("config/" + profile + "/sample_" + benchmark + "_config.xml"));
@@ -175,7 +230,7 @@ class BenchBaseAttachTest {
                 .replace(scale, "<scalefactor>" + factor + "</scalefactor>").replace("<time>60</time>", "<time>5</time>"));
         Files.copy(dir.resolve(benchmark + ".json"), at.resolve("classification.json"));
         Files.writeString(at.resolve("attach.yaml"), "backend: " + profile + "\ninstances: 3\nclassification:"
-                + " classification.json\ncheck: " + check + "\n");
+                + " classification.json\ncheck: true\n" + audits);
 
         List<String> attach = new ArrayList<>(GyroProcesses.command(List.of("attach", "--config",
                 at.resolve("attach.yaml").toString(), "--", jdk.resolve("bin/java").toString(), "-jar",
@@ -187,7 +242,7 @@ class BenchBaseAttachTest {
         assertThat(status).as(what + ":\n" + out).isZero();
         assertThat(out.strip().lines().reduce((a, b) -> b).orElse("")).as(what).isEqualTo("attach: OK");
         assertThat(out).as(what).contains("Completed Transactions:");
-        if (check) assertThat(out).as(what).contains("none read from a local request of another partition (Definition 1)");
+        assertThat(out).as(what).contains("none read from a local request of another partition (Definition 1)");
         String errors = out.substring(out.indexOf("Unexpected SQL Errors:"));
         assertThat(errors.lines().skip(1).findFirst().orElse("")).as("BenchBase's unexpected SQL errors, " + what)
                 .contains("<EMPTY>");

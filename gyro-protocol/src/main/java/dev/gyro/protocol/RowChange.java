@@ -4,18 +4,20 @@ import java.util.List;
 
 /**
  * One row written by a global request, as a row image (docs/decisions/04-row-images.md): not the statement that
- * wrote it, but the row's key and its values afterwards. Applying a row change is idempotent: an
- * UPSERT writes exactly these values under this key, a DELETE removes the row with this key.
+ * wrote it, but the row's key and its values afterwards. An UPSERT writes exactly these values under this key, a
+ * DELETE removes the row with this key; both are idempotent. An APPEND is a row inserted into a table without a
+ * primary key, which no later change can address: it carries the whole row and no key columns, and is inserted once
+ * (exactly-once by the recorded position, docs/decisions/05-exactly-once.md, not by idempotence).
  *
  * @param table      the table name as the application wrote it
  * @param kind       what happened to the row
  * @param columns    column names; for DELETE only the key columns
  * @param values     one value per column
- * @param keyColumns the primary-key columns (a subset of {@code columns})
+ * @param keyColumns the primary-key columns (a subset of {@code columns}); empty for, and only for, an APPEND
  */
 public record RowChange(String table, Kind kind, List<String> columns, List<Value> values, List<String> keyColumns) {
 
-    public enum Kind { UPSERT, DELETE }
+    public enum Kind { UPSERT, DELETE, APPEND }
 
     public RowChange {
         columns = List.copyOf(columns);
@@ -25,7 +27,11 @@ public record RowChange(String table, Kind kind, List<String> columns, List<Valu
         if (columns.size() != values.size())
             throw new IllegalArgumentException("row change on " + table + ": " + columns.size() + " columns but "
                     + values.size() + " values");
-        if (keyColumns.isEmpty()) throw new IllegalArgumentException("row change on " + table + " has no key columns");
+        if (kind == null) throw new IllegalArgumentException("row change on " + table + " has no kind");
+        if (kind == Kind.APPEND && !keyColumns.isEmpty())
+            throw new IllegalArgumentException("row change on " + table + ": an APPEND has no key columns");
+        if (kind != Kind.APPEND && keyColumns.isEmpty())
+            throw new IllegalArgumentException("row change on " + table + " has no key columns");
         for (String k : keyColumns)
             if (!columns.contains(k))
                 throw new IllegalArgumentException("row change on " + table + ": key column " + k + " has no value");
@@ -39,5 +45,13 @@ public record RowChange(String table, Kind kind, List<String> columns, List<Valu
 
     public List<Value> keyValues() {
         return keyColumns.stream().map(this::value).toList();
+    }
+
+    /**
+     * What tells this row from others of its table: its key values, or for an APPEND (a table without a key) all its
+     * values, so two appended rows are one only when they are equal in every column.
+     */
+    public List<Value> identity() {
+        return kind == Kind.APPEND ? values : keyValues();
     }
 }

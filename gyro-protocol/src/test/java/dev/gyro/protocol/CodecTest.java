@@ -323,7 +323,9 @@ class CodecTest {
                         new RowChange("orders", RowChange.Kind.UPSERT, List.of("id", "note", "price", "photo", "gone"),
                                 List.of(new Value.Int(-1), new Value.Text("𝄞 and ✓"), new Value.Real(2.5),
                                         new Value.Blob(new byte[] {0, -1, 127}), Value.NULL),
-                                List.of("id"))))));
+                                List.of("id")),
+                        new RowChange("history", RowChange.Kind.APPEND, List.of("who", "what"),
+                                List.of(new Value.Int(7), new Value.Text("paid")), List.of())))));
     }
 
     static StateUpdate sampleUpdate(long gsn, int origin) {

@@ -5,6 +5,7 @@ import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.SQLException;
+import java.util.List;
 import java.util.regex.Pattern;
 
 /**
@@ -248,7 +249,33 @@ public abstract sealed class DatabaseServer implements AutoCloseable permits Pos
         shutdownHook = null;
     }
 
+    private static final List<java.util.concurrent.Future<?>> EXIT_HOLDS = new java.util.concurrent.CopyOnWriteArrayList<>();
+
+    /**
+     * Servers the JVM's exit stops wait first until {@code work} is done (at most five minutes): for a shutdown hook of
+     * the program's own that still asks its databases something, such as the checks at an attached application's exit.
+     */
+    public static void holdAtExit(java.util.concurrent.Future<?> work) {
+        EXIT_HOLDS.add(work);
+    }
+
+    /** Waits for the work {@link #holdAtExit} named; it may have failed, the servers stop all the same. */
+    static void awaitExitHolds() {
+        for (java.util.concurrent.Future<?> work : EXIT_HOLDS) {
+            try {
+                work.get(5, java.util.concurrent.TimeUnit.MINUTES);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException
+                     | java.util.concurrent.CancellationException e) {
+                // stop anyway
+            }
+        }
+    }
+
     private void stopQuietly() {
+        awaitExitHolds();
         try {
             if (isRunning()) doStop();
         } catch (RuntimeException e) {

@@ -82,6 +82,7 @@ public final class ThrowawayServers {
         }
         Path dir = base;
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            DatabaseServer.awaitExitHolds();
             List<DatabaseServer> servers;
             synchronized (ThrowawayServers.class) {
                 servers = new ArrayList<>(ALL);

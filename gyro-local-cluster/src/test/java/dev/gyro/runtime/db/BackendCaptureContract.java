@@ -204,13 +204,31 @@ abstract class BackendCaptureContract {
             }
             return null;
         })).hasMessageContaining("primary-key column id");
-        assertThatThrownBy(() -> capture(c -> {
-            try (Statement st = c.createStatement()) {
-                st.executeUpdate("INSERT INTO history (msg) VALUES ('x')");
-            }
-            return null;
-        })).hasMessageContaining("has no primary key");
+        assertThatThrownBy(() -> captureStatements("INSERT INTO history (msg) VALUES ('x')",
+                "UPDATE history SET msg = 'y'")).hasMessageContaining("has no primary key")
+                .hasMessageContaining("history").hasMessageContaining("not updated, replaced or deleted");
+        assertThatThrownBy(() -> captureStatements("DELETE FROM history")).hasMessageContaining("has no primary key");
         assertThat(Db.count(origin, "history")).isZero();
+    }
+
+    /**
+     * A table without a primary key takes inserts: each row travels whole (an APPEND, never folded with an equal row),
+     * and is inserted once on the replica, beside the rows the replica had, whatever the batch grouping.
+     */
+    @Test
+    void rowsInsertedIntoATableWithoutAKeyTravelWholeAndAreInsertedOnce() throws SQLException {
+        Db.exec(replica, "INSERT INTO history (msg) VALUES ('only on the replica')");
+        List<RowChange> changes = captureStatements("INSERT INTO history (msg) VALUES ('x'), ('y')",
+                "UPDATE items SET stock = 5 WHERE id = 1", "INSERT INTO history (msg) VALUES ('x')");
+        RowChange x = new RowChange("history", RowChange.Kind.APPEND, List.of("msg"), vals("x"), List.of());
+        assertThat(changes).filteredOn(c -> c.table().equals("history")).containsExactly(x,
+                new RowChange("history", RowChange.Kind.APPEND, List.of("msg"), vals("y"), List.of()), x);
+        replica.inTransaction(false, c -> {
+            UpdateApplier.apply(c, replica.dialect(), changes);
+            return null;
+        });
+        Db.exec(origin, "INSERT INTO history (msg) VALUES ('only on the replica')");
+        assertThat(Db.dump(replica, "history")).hasSize(4).containsExactlyInAnyOrderElementsOf(Db.dump(origin, "history"));
     }
 
     @Test

@@ -20,7 +20,8 @@ import java.util.Map;
  * checked row by row: foreign keys are deferred to commit while updates are applied ({@link
  * Dialect#beforeApply}), CHECK and NOT NULL constraints look at one row, so what is left is UNIQUE constraints
  * besides the primary key. Hence: fold when the table has no such constraint, or when no other row of the same
- * table was written since; otherwise append.
+ * table was written since; otherwise append. An APPEND (a row of a table without a key) is never folded: nothing
+ * can write its row again, and two equal rows are two rows.
  */
 final class CaptureLog {
 
@@ -31,6 +32,11 @@ final class CaptureLog {
     private final Map<String, Integer> lastWriteToTable = new HashMap<>();
 
     void add(RowChange change, boolean tableHasOtherUnique) {
+        if (change.kind() == RowChange.Kind.APPEND) {
+            entries.add(change);
+            lastWriteToTable.put(change.table().toLowerCase(Locale.ROOT), entries.size() - 1);
+            return;
+        }
         String table = change.table().toLowerCase(Locale.ROOT);
         RowKey key = new RowKey(table, change.keyValues());
         Integer earlier = lastWriteOfRow.get(key);

@@ -35,7 +35,8 @@ import java.util.Set;
  *
  * <p>Refused with an {@link SQLException} at prepare (or execute) time, so the request rolls back and ships
  * nothing (docs/decisions/10-errors.md): statements that are not understood, non-DML statements (DDL, PRAGMA
- * assignments, transaction control), writes to a table without a primary key, UPDATEs (and upsert actions) that
+ * assignments, transaction control), writes other than plain inserts to a table without a primary key (whose
+ * inserted rows travel whole, as APPENDs), UPDATEs (and upsert actions) that
  * set a primary-key column, REPLACE on a table with other UNIQUE constraints (its hidden deletes would be lost),
  * writes with their own RETURNING clause, stored-procedure calls, and {@code commit}/{@code rollback}/
  * {@code setAutoCommit}/savepoints: the runtime owns the transaction ({@code close()} is ignored for the same
@@ -142,6 +143,11 @@ public final class CapturingConnection {
         return proxy;
     }
 
+    /** The dialect whose values the row images hold ({@link Dialect#toValue}). */
+    public Dialect dialect() {
+        return dialect;
+    }
+
     /**
      * The row changes captured so far, in write order, repeated writes of a row folded (see {@link CaptureLog}).
      *
@@ -180,9 +186,10 @@ public final class CapturingConnection {
             throw new SQLException("cannot capture " + ws.describe() + ": " + e.getMessage(), e.getSQLState(),
                     e.getErrorCode(), e);
         }
-        if (!info.hasPrimaryKey())
+        if (!info.hasPrimaryKey() && (ws.kind() != WriteKind.INSERT || ws.replaces() || !ws.setColumns().isEmpty()))
             throw WriteStatement.refused("cannot capture " + ws.describe() + ": table " + info.name()
-                    + " has no primary key, and row images are keyed by primary key (docs/decisions/04-row-images.md)");
+                    + " has no primary key, so its rows can be inserted (shipped whole) but not updated, replaced or"
+                    + " deleted: row images address rows by primary key (docs/decisions/04-row-images.md)");
         for (String col : ws.setColumns()) {
             if (info.isKeyColumn(col) || dialect.rowIdAliases().contains(col.toLowerCase(Locale.ROOT)))
                 throw WriteStatement.refused("cannot capture " + ws.describe() + ": it sets primary-key column "
@@ -251,10 +258,15 @@ public final class CapturingConnection {
         return new WrittenRows(table, labels, rows);
     }
 
-    /** The written rows as row images: whole rows for inserts and updates, keys for deletes. */
+    /**
+     * The written rows as row images: whole rows for inserts and updates, keys for deletes; a row inserted into a table
+     * without a primary key is an APPEND of the whole row.
+     */
     private List<RowChange> changes(WrittenRows written, Target target) throws SQLException {
         TableInfo table = target.table();
         boolean delete = target.statement().kind() == WriteKind.DELETE;
+        RowChange.Kind kind = delete ? RowChange.Kind.DELETE
+                : table.hasPrimaryKey() ? RowChange.Kind.UPSERT : RowChange.Kind.APPEND;
         List<String> columns = delete ? table.keyColumns() : table.columns();
         int[] index = new int[columns.size()];
         for (int c = 0; c < columns.size(); c++) {
@@ -275,8 +287,7 @@ public final class CapturingConnection {
                             + columns.get(c) + " holds a value of unsupported type " + o.getClass().getName());
                 }
             }
-            RowChange change = new RowChange(table.name(), delete ? RowChange.Kind.DELETE : RowChange.Kind.UPSERT,
-                    columns, values, table.keyColumns());
+            RowChange change = new RowChange(table.name(), kind, columns, values, table.keyColumns());
             for (Value v : change.keyValues())
                 if (v instanceof Value.Null)
                     throw new SQLException("capturing " + target.statement().describe() + ": a row of table "

@@ -198,6 +198,14 @@ public interface Dialect {
     String deleteSql(String table, List<String> keyColumns);
 
     /**
+     * A plain insert of a whole row into a table without a primary key ({@link dev.gyro.protocol.RowChange.Kind#APPEND}):
+     * {@code INSERT INTO table (columns) VALUES (?...)}, parameters in {@code columns} order.
+     */
+    default String appendSql(String table, List<String> columns) {
+        return Dialects.insertSql(this, table, columns);
+    }
+
+    /**
      * Prepares a transaction that is about to apply state updates: row changes arrive in the origin's write order
      * but not in an order that satisfies foreign keys statement by statement, so checks that can be deferred to
      * commit are deferred (SQLite: {@code PRAGMA defer_foreign_keys}).

@@ -160,13 +160,18 @@ public final class MariaDbDialect implements Dialect {
     }
 
     @Override
+    public String appendSql(String table, List<String> columns) {
+        return "SET STATEMENT foreign_key_checks = 0 FOR " + Dialects.insertSql(this, table, columns);
+    }
+
+    @Override
     public String deleteSql(String table, List<String> keyColumns) {
         return "SET STATEMENT foreign_key_checks = 0 FOR " + Dialects.deleteSql(this, table, keyColumns);
     }
 
     @Override
     public void beforeApply(Connection connection) {
-        // foreign-key checks are switched off per statement (upsertSql, deleteSql)
+        // foreign-key checks are switched off per statement (upsertSql, appendSql, deleteSql)
     }
 
     /** Dates and times travel as their text form, which MariaDB reads back into the same value. */

@@ -22,6 +22,8 @@ import java.util.function.Function;
  * {@link RowChange.Kind#UPSERT} as an upsert by primary key that leaves exactly the image's values, each
  * {@link RowChange.Kind#DELETE} as a delete by key. Both are idempotent, so applying an update twice, or
  * re-applying after a crash, leaves the same state (Algorithm 1, line 12; docs/decisions/05-exactly-once.md).
+ * An {@link RowChange.Kind#APPEND} (a row of a table without a primary key) is a plain insert: it is applied once
+ * because the position recorded in the same transaction says what was applied (docs/decisions/05-exactly-once.md).
  *
  * <p>Everything runs on the caller's connection, inside the caller's transaction: the runtime applies a
  * token's updates and records the new last gsn ({@link MetadataStore#recordReceived}) in ONE transaction
@@ -116,7 +118,7 @@ public final class UpdateApplier {
     private static void afterApply(Connection connection, Dialect dialect, TableCatalog catalog,
                                    List<RowChange> changes) throws SQLException {
         Set<String> upserted = new LinkedHashSet<>();
-        for (RowChange c : changes) if (c.kind() == RowChange.Kind.UPSERT) upserted.add(c.table());
+        for (RowChange c : changes) if (c.kind() != RowChange.Kind.DELETE) upserted.add(c.table());
         if (!upserted.isEmpty()) dialect.afterApply(connection, upserted, catalog);
     }
 
@@ -161,7 +163,7 @@ public final class UpdateApplier {
 
     /** Ties each change to its row only: for tables without constraints between rows. */
     static Object rowsOf(RowChange c) {
-        return List.of(c.table().toLowerCase(Locale.ROOT), c.keyValues());
+        return List.of(c.table().toLowerCase(Locale.ROOT), c.identity());
     }
 
     /**
@@ -201,10 +203,12 @@ public final class UpdateApplier {
 
     private static void applyRun(Connection connection, Dialect dialect, List<RowChange> run) throws SQLException {
         RowChange first = run.get(0);
-        boolean upsert = first.kind() == RowChange.Kind.UPSERT;
-        String sql = upsert
-                ? dialect.upsertSql(first.table(), first.columns(), first.keyColumns())
-                : dialect.deleteSql(first.table(), first.keyColumns());
+        boolean upsert = first.kind() != RowChange.Kind.DELETE;
+        String sql = switch (first.kind()) {
+            case UPSERT -> dialect.upsertSql(first.table(), first.columns(), first.keyColumns());
+            case DELETE -> dialect.deleteSql(first.table(), first.keyColumns());
+            case APPEND -> dialect.appendSql(first.table(), first.columns());
+        };
         try (PreparedStatement ps = connection.prepareStatement(sql)) {
             for (RowChange change : run) {
                 List<Value> values = upsert ? change.values() : change.keyValues();

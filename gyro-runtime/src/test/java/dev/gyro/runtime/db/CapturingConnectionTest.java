@@ -380,8 +380,23 @@ class CapturingConnectionTest {
     }
 
     @Test
-    void writesToATableWithoutPrimaryKeyAreRefused() throws SQLException {
-        assertRefused("INSERT INTO history VALUES ('x')", "history", "no primary key");
+    void writesOtherThanInsertsToATableWithoutPrimaryKeyAreRefused() throws SQLException {
+        assertRefused("UPDATE history SET msg = 'x'", "history", "no primary key", "not updated, replaced or deleted");
+        assertRefused("DELETE FROM history", "history", "no primary key");
+        assertRefused("INSERT OR REPLACE INTO history VALUES ('x')", "history", "no primary key");
+    }
+
+    @Test
+    void insertsIntoATableWithoutPrimaryKeyAreAppendsOfTheWholeRow() throws SQLException {
+        assertThat(capture(c -> {
+            try (PreparedStatement ps = c.prepareStatement("INSERT INTO history VALUES (?)")) {
+                ps.setString(1, "x");
+                assertThat(ps.executeUpdate()).isEqualTo(1);
+                assertThat(ps.executeUpdate()).isEqualTo(1);
+            }
+            return null;
+        })).containsExactly(new RowChange("history", RowChange.Kind.APPEND, List.of("msg"), vals("x"), List.of()),
+                new RowChange("history", RowChange.Kind.APPEND, List.of("msg"), vals("x"), List.of()));
     }
 
     @Test
@@ -409,7 +424,7 @@ class CapturingConnectionTest {
     @Test
     void preparingARefusedStatementFailsAtPrepareTime() throws SQLException {
         capture(c -> {
-            assertThatThrownBy(() -> c.prepareStatement("INSERT INTO history VALUES (?)"))
+            assertThatThrownBy(() -> c.prepareStatement("DELETE FROM history WHERE msg = ?"))
                     .isInstanceOf(SQLException.class).hasMessageContaining("no primary key");
             assertThatThrownBy(() -> c.prepareCall("CALL x()")).isInstanceOf(SQLException.class);
             return null;

@@ -45,7 +45,8 @@ final class Db {
 
     static List<List<Value>> dump(Connection c, String table, Dialect dialect) throws SQLException {
         List<List<Value>> rows = new ArrayList<>();
-        try (Statement st = c.createStatement(); ResultSet rs = st.executeQuery("SELECT * FROM " + table + " ORDER BY 1, 2")) {
+        try (Statement st = c.createStatement(); ResultSet rs = st.executeQuery("SELECT * FROM " + table + " ORDER BY 1"
+                     + (columns(c, table) > 1 ? ", 2" : ""))) {
             ResultSetMetaData md = rs.getMetaData();
             while (rs.next()) {
                 List<Value> row = new ArrayList<>();
@@ -63,5 +64,11 @@ final class Db {
                 return rs.getLong(1);
             }
         });
+    }
+
+    private static int columns(Connection c, String table) throws SQLException {
+        try (Statement st = c.createStatement(); ResultSet rs = st.executeQuery("SELECT * FROM " + table + " WHERE 1 = 0")) {
+            return rs.getMetaData().getColumnCount();
+        }
     }
 }
