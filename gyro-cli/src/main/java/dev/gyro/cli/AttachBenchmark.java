@@ -183,7 +183,7 @@ final class AttachBenchmark {
         writeJson(points, wall);
         say.println();
         say.print(table(points));
-        say.print(overheadTable(points));
+        if (!settings.overhead().isEmpty()) say.print(overheadTable(points));
         say.printf(Locale.ROOT, "%nwrote %s, %s, %s (%.0f s)%n", out.resolve("README.md"), out.resolve("results.json"),
                 out.resolve(plot), wall);
         List<String> failed = new ArrayList<>();
@@ -631,6 +631,7 @@ final class AttachBenchmark {
                     p.p50Ms(), p.p99Ms(), p.meanMs(), p.retried(), p.unexpected(),
                     p.machine() == null ? "-" : String.format(Locale.ROOT, "%.0f%%", 100 * p.machine()),
                     p.outcome() == null ? "-" : p.outcome().replace('|', '/')));
+        if (settings.overhead().isEmpty()) return r.toString();
         r.append("\n## The agent's own cost on the local path\n\nThe same BenchBase run at a fixed rate, 1 terminal, no"
                 + " capacity emulation: BenchBase on a PostgreSQL server of its own with no agent, the same with the"
                 + " agent passing its calls through (its advice on the methods alone: no instance), against the agent"
