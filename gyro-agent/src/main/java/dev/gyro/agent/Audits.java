@@ -34,8 +34,8 @@ import java.util.StringJoiner;
  * run when its value at exit differs.
  *
  * <p>Two local requests of different instances that wrote the same row are a violation of Definition 1 the check
- * reports; here the later one's row is taken. Rows appended to a table without a key are told apart by their values, so
- * two equal rows appended by one local request count once.
+ * reports; here the later one's row is taken. In a table without a key, rows are told apart by their values: each
+ * value a local request wrote elsewhere is made to occur as often as it does there.
  */
 final class Audits {
 
@@ -118,20 +118,48 @@ final class Audits {
             if (at == 0) continue;
             Database db = instances.get(at);
             Connection c = db.readConnection();
+            Connection first = instances.get(0).readConnection();
             try {
                 TableInfo table = db.tables().table(c, null, e.getKey().table());
-                out.add(rowAsWritten(c, db, table, e.getKey().key()));
+                if (table.hasPrimaryKey()) out.add(rowAsWritten(c, db, table, e.getKey().key()));
+                else out.addAll(copiesAsWritten(c, first, db, table, e.getKey().key()));
             } finally {
                 db.rollback(c);
                 c.close();
+                instances.get(0).rollback(first);
+                first.close();
             }
         }
         return out;
     }
 
-    /** The row with identity {@code key} as {@code c}'s database holds it: an upsert, a delete, or an append. */
+    /**
+     * A row of a table without a key, equal to {@code values}, as many times in instance 0's database as in
+     * {@code c}'s, where local requests wrote it: the appends or removals that make up the difference.
+     */
+    private static List<RowChange> copiesAsWritten(Connection c, Connection first, Database db, TableInfo table,
+                                                   List<Value> values) throws SQLException {
+        long difference = copies(c, db, table, values) - copies(first, db, table, values);
+        RowChange.Kind kind = difference > 0 ? RowChange.Kind.APPEND : RowChange.Kind.REMOVE;
+        List<RowChange> out = new ArrayList<>();
+        for (long i = 0; i < Math.abs(difference); i++)
+            out.add(new RowChange(table.name(), kind, table.columns(), values, List.of()));
+        return out;
+    }
+
+    private static long copies(Connection c, Database db, TableInfo table, List<Value> values) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement("SELECT COUNT(*) FROM " + db.dialect().quote(table.name())
+                + " WHERE " + db.dialect().equalInEveryColumn(table.columns()))) {
+            for (int i = 0; i < values.size(); i++) db.dialect().bind(ps, i + 1, values.get(i));
+            try (ResultSet rs = ps.executeQuery()) {
+                rs.next();
+                return rs.getLong(1);
+            }
+        }
+    }
+
+    /** The row with key {@code key} as {@code c}'s database holds it: an upsert, or a delete when it is gone. */
     private static RowChange rowAsWritten(Connection c, Database db, TableInfo table, List<Value> key) throws SQLException {
-        if (!table.hasPrimaryKey()) return new RowChange(table.name(), RowChange.Kind.APPEND, table.columns(), key, List.of());
         StringJoiner where = new StringJoiner(" AND ");
         for (String k : table.keyColumns()) where.add(db.dialect().quote(k) + " = ?");
         StringJoiner columns = new StringJoiner(", ");

@@ -9,7 +9,7 @@ import java.sql.Driver;
 /**
  * The code Gyro adds to a JDBC driver's {@code connect(url, properties)} (inlined by ByteBuddy): for a URL the driver
  * takes that is not one of the instances' databases, Gyro's connection is returned instead and the driver does not
- * connect at all ({@link Takeover#instead}), so the database the application's configuration names need not exist;
+ * connect at all ({@link Takeover#instead}, through the bridge), so the database the application's configuration names need not exist;
  * whichever way the application reached the driver (DriverManager, a DataSource, a pool).
  */
 public final class ConnectAdvice {
@@ -19,7 +19,7 @@ public final class ConnectAdvice {
     @Advice.OnMethodEnter(skipOn = Advice.OnNonDefaultValue.class)
     public static Connection enter(@Advice.This Driver driver, @Advice.Argument(0) String url)
             throws java.sql.SQLException {
-        return Takeover.instead(driver, url);
+        return dev.gyro.agent.bridge.Bridge.instead(driver, url);
     }
 
     @Advice.OnMethodExit

@@ -1,5 +1,6 @@
 package dev.gyro.agent;
 
+import dev.gyro.agent.bridge.Bridge;
 import dev.gyro.app.Classification;
 import dev.gyro.check.AccessLog;
 import dev.gyro.check.ReadFromChecker;
@@ -73,6 +74,23 @@ public final class GyroAgent {
         List<AttachedMethod> methods = AttachedMethods.resolve(classification, ClassLoader.getSystemClassLoader());
         Capacity capacity = capacity(given);
         Calls.attach(methods);
+        registerOwnDrivers();
+        Bridge.install(new Bridge.Handler() {
+            @Override
+            public Object enter(String key, Object[] args) {
+                return Calls.enter(key, args);
+            }
+
+            @Override
+            public void exit(Object call, Throwable thrown) {
+                Calls.exit(call, thrown);
+            }
+
+            @Override
+            public java.sql.Connection instead(java.sql.Driver driver, String url) throws java.sql.SQLException {
+                return Takeover.instead(driver, url);
+            }
+        });
         Set<String> owners = methods.stream().map(m -> m.method().getDeclaringClass().getName())
                 .collect(Collectors.toSet());
         ElementMatcher.Junction<MethodDescription> classified = ElementMatchers.none();
@@ -106,6 +124,23 @@ public final class GyroAgent {
             return Capacity.of(Integer.parseInt(m.group(1)), Long.parseLong(m.group(2)));
         throw new IllegalArgumentException("capacity=" + c + ": CxMms, C transactions at a time (at least 1) for M ms"
                 + " each, e.g. capacity=2x20ms");
+    }
+
+    /**
+     * Registers the JDBC drivers of Gyro's own class loader with {@code DriverManager}, which found only the
+     * application's when it first looked (docs/decisions/34-attaching.md): Gyro's connections to the instances' databases
+     * use Gyro's drivers, the application's use its own.
+     */
+    private static void registerOwnDrivers() {
+        for (java.util.Iterator<java.sql.Driver> it = java.util.ServiceLoader.load(java.sql.Driver.class,
+                GyroAgent.class.getClassLoader()).iterator(); it.hasNext(); ) {
+            try {
+                java.sql.Driver d = it.next();
+                if (d.getClass().getClassLoader() == GyroAgent.class.getClassLoader()) java.sql.DriverManager.registerDriver(d);
+            } catch (java.util.ServiceConfigurationError | java.sql.SQLException e) {
+                // a driver that does not load is one Gyro does not use
+            }
+        }
     }
 
     private static Backend backend(Map<String, String> given) {

@@ -12,15 +12,11 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.io.IOException;
-import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import java.util.jar.Attributes;
-import java.util.jar.JarOutputStream;
-import java.util.jar.Manifest;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -36,17 +32,21 @@ class GyroAgentTest {
     @TempDir
     Path dir;
 
-    /** A jar holding only the agent's manifest: its classes are on the class path the test runs with. */
+    /** The agent's jar, as {@code gyro attach} writes it: Gyro's classes are those the test runs with. */
     private Path agentJar() throws IOException {
-        Manifest manifest = new Manifest();
-        manifest.getMainAttributes().put(Attributes.Name.MANIFEST_VERSION, "1.0");
-        manifest.getMainAttributes().putValue("Premain-Class", GyroAgent.class.getName());
-        manifest.getMainAttributes().putValue("Can-Retransform-Classes", "true");
-        Path jar = dir.resolve("gyro-agent.jar");
-        try (OutputStream out = Files.newOutputStream(jar); JarOutputStream j = new JarOutputStream(out, manifest)) {
-            // the manifest is all
-        }
-        return jar;
+        return AgentJar.write(dir, System.getProperty("java.class.path"));
+    }
+
+    /**
+     * The application's class path: its own classes (the fixtures) and its JDBC driver, nothing of Gyro's, as an
+     * application that has never heard of Gyro has.
+     */
+    private static String applicationClassPath() {
+        List<String> out = new java.util.ArrayList<>();
+        for (String entry : System.getProperty("java.class.path").split(java.io.File.pathSeparator))
+            if (entry.endsWith("test-classes") || entry.endsWith("test-classes/") || entry.contains("sqlite-jdbc"))
+                out.add(entry);
+        return String.join(java.io.File.pathSeparator, out);
     }
 
     private record Run(int status, String out, String err) {}
@@ -60,7 +60,7 @@ class GyroAgentTest {
         classification.write(file);
         Path java = Path.of(System.getProperty("java.home"), "bin", "java");
         List<String> command = new java.util.ArrayList<>(List.of(java.toString(), "-javaagent:" + agentJar()
-                + "=classification=" + file + moreOptions, "-cp", System.getProperty("java.class.path")));
+                + "=classification=" + file + moreOptions, "-cp", applicationClassPath()));
         command.addAll(List.of(main));
         Process p = new ProcessBuilder(command)
                 .redirectOutput(dir.resolve("out.txt").toFile()).redirectError(dir.resolve("err.txt").toFile())
@@ -144,12 +144,14 @@ class GyroAgentTest {
         Path audits = dir.resolve("audits.json");
         Files.writeString(audits, "[{\"name\": \"money\", \"sql\": \"SELECT SUM(balance) FROM accounts\", \"expect\": \""
                 + 100 * BankApp.ACCOUNTS + "\"}, {\"name\": \"visits\", \"sql\": \"SELECT SUM(n) FROM visits\", \"expect\": \""
-                + 2 * calls + "\"}, {\"name\": \"a wrong expectation\", \"sql\": \"SELECT COUNT(*) FROM accounts\","
-                + " \"expect\": \"1\"}]");
+                + 2 * calls + "\"}, {\"name\": \"visits logged\", \"sql\": \"SELECT SUM(n) * 1000 + COUNT(*) FROM visit_log\","
+                + " \"expect\": \"" + (2 * calls * 1000 + BankApp.ACCOUNTS) + "\"}, {\"name\": \"ledger\", \"sql\":"
+                + " \"SELECT SUM(amount) + 1000 * COUNT(*) FROM ledger\", \"expect\": \"" + 1000 * 4 * calls + "\"},"
+                + " {\"name\": \"a wrong expectation\", \"sql\": \"SELECT COUNT(*) FROM accounts\", \"expect\": \"1\"}]");
         Run r = run(c, ",dir=" + instances + ",audits=" + audits, BankApp.class.getName(),
                 "jdbc:sqlite:" + own.resolve("bank.db"), "" + calls);
         assertThat(r.status()).as(r.err()).isZero();
-        assertThat(r.out()).contains("app done");
+        assertThat(r.out()).contains("app done").contains("Gyro's classes: not visible");
         assertThat(r.err()).contains("gyro agent: 3 instances serve from " + instances)
                 .contains("gyro agent: transfer: " + 2 * calls + " call(s)")
                 .contains("gyro agent: visit: " + 2 * calls + " call(s)");
@@ -170,6 +172,13 @@ class GyroAgentTest {
         assertThat(balances).hasSize(BankApp.ACCOUNTS);
         assertThat(balances.values().stream().mapToLong(Long::longValue).sum()).isEqualTo(100L * BankApp.ACCOUNTS);
         assertThat(balances).as("the transfers moved money").containsValue(93L);
+        for (int i = 0; i < 3; i++) {
+            Path db = dev.gyro.cluster.LocalCluster.databaseFile(instances, i);
+            assertThat(table(db, "SELECT 0, total FROM moved")).as("instance %d: one row, every transfer's amount", i)
+                    .containsExactly(java.util.Map.entry(0L, 7L * 2 * calls));
+            assertThat(table(db, "SELECT 0, COUNT(*) FROM ledger")).as("instance %d: two rows per transfer", i)
+                    .containsExactly(java.util.Map.entry(0L, 4L * calls));
+        }
         assertThat(visits.values().stream().mapToLong(Long::longValue).sum()).as("each visit once").isEqualTo(2L * calls);
         assertThat(visitedAt).as("visits ran at their accounts' instances").hasSizeGreaterThan(1);
         assertThat(own.resolve("bank.db")).as("the application's own database is never opened").doesNotExist();
@@ -178,6 +187,9 @@ class GyroAgentTest {
                 "audit money: " + 100 * BankApp.ACCOUNTS + " before the first call, " + 100 * BankApp.ACCOUNTS
                         + " at exit (expected " + 100 * BankApp.ACCOUNTS + ")",
                 "audit visits: 0 before the first call, " + 2 * calls + " at exit (expected " + 2 * calls + ")",
+                "audit visits logged: " + BankApp.ACCOUNTS + " before the first call, " + (2 * calls * 1000
+                        + BankApp.ACCOUNTS) + " at exit (expected " + (2 * calls * 1000 + BankApp.ACCOUNTS) + ")",
+                "audit ledger: NULL before the first call, " + 1000 * 4 * calls + " at exit (expected " + 1000 * 4 * calls + ")",
                 "audit a wrong expectation: " + BankApp.ACCOUNTS + " before the first call, " + BankApp.ACCOUNTS
                         + " at exit (expected 1)");
         assertThat(r.err()).contains("gyro agent: visit: " + 2 * calls + " call(s): " + 2 * calls

@@ -146,7 +146,27 @@ class OptimizerTest {
                 "UPDATE REVIEWS SET RATING = ? WHERE ITEM_ID = ? AND USER_ID = ?", "rating", "itemId", "userId"));
         Fixtures.write(dir, "app/Trust.java", Fixtures.oneStatement("Trust", "long source, long target, int level",
                 "UPDATE TRUST SET LEVEL = ? WHERE SOURCE = ? AND TARGET = ?", "level", "source", "target"));
+        assertTheTieIsToldApart(Fixtures.analyze(dir));
+    }
+
+    /**
+     * The same, among seven more read-only transactions of eight inputs each: more than a million partitionings, so the
+     * iterated best-response search runs, and the tie is found around its local optimum.
+     */
+    @Test
+    void tiesOfTheBestResponseSearchAreToldApartToo(@TempDir Path dir) {
+        tiedSingleKeysAreToldApartByTheClassificationTheyEndIn(dir);
+        for (int t = 0; t < 7; t++)
+            Fixtures.write(dir, "app/Lookup" + t + ".java", Fixtures.oneStatement("Lookup" + t,
+                    "long a, long b, long c, long d, long e, long f, long g, long h",
+                    "SELECT V FROM LOOKUPS WHERE A = ? AND B = ? AND C = ? AND D = ? AND E = ? AND F = ? AND G = ? AND H = ?",
+                    "a", "b", "c", "d", "e", "f", "g", "h"));
         AnalysisResult r = Fixtures.analyze(dir);
+        assertThat(r.search()).contains("iterated best-response search");
+        assertTheTieIsToldApart(r);
+    }
+
+    private static void assertTheTieIsToldApart(AnalysisResult r) {
         assertThat(classification(r, "trusted").partitionBy()).containsExactly("userId");
         assertThat(classification(r, "trust").kind()).isEqualTo(Kind.LOCAL);
         assertThat(classification(r, "trust").partitionBy()).containsExactly("source");

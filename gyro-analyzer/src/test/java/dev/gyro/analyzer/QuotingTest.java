@@ -44,6 +44,17 @@ class QuotingTest {
     }
 
     @Test
+    void daoMySqlInTheAnsiQuotesModeQuotesIdentifiers() {
+        // its URL sets sql_mode='ANSI_QUOTES': the column chosen at run time is any column, as in PostgreSQL; read as
+        // MySQL's default mode it would be one string value, and the read of any column would be lost
+        AnalysisResult r = Fixtures.analyze(Fixtures.fixture("quoting/dao-mysql-ansi-quotes"));
+        assertThat(transaction(r, "field").readSet()).anySatisfy(e -> assertThat(e.table()).isEqualTo("*"));
+        AnalysisResult asDefault = new Analyzer().quoting(Quoting.MYSQL)
+                .analyze(List.of(Fixtures.fixture("quoting/dao-mysql-ansi-quotes")));
+        assertThat(transaction(asDefault, "field").readSet()).noneSatisfy(e -> assertThat(e.table()).isEqualTo("*"));
+    }
+
+    @Test
     void daoTwoVendorsLeaveDoubleQuotesIdentifiersUnlessTold() {
         AnalysisResult mixed = Fixtures.analyze(Fixtures.fixture("quoting/dao-mysql"), Fixtures.fixture("quoting/dao-postgres"));
         assertThat(transaction(mixed, "rename").writeSet()).anySatisfy(e -> assertThat(e.table()).isEqualTo("*"));

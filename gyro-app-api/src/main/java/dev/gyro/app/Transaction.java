@@ -23,8 +23,8 @@ package dev.gyro.app;
  * parameter of another type, a class compiled without {@code -parameters} (the names are needed for partitioning),
  * and, for a transaction classified global or local-or-global, an SQL constant that write capture cannot ship to the
  * other instances (DDL, transaction control, a statement with its own {@code RETURNING}, a multi-table write). When a
- * request runs: {@code commit()}, {@code rollback()} or a settings change on the connection of a global request, an
- * update, delete or upsert of a table without a primary key, or a write to a primary-key column fail the request,
+ * request runs: {@code commit()}, {@code rollback()} or a settings change on the connection of a global request, a
+ * REPLACE or upsert in a table without a primary key, or a write to a primary-key column fail the request,
  * which rolls back and ships nothing; the client receives {@code FAILED} and the reason.
  */
 public interface Transaction {

@@ -8,7 +8,6 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
 import java.io.IOException;
-import java.io.OutputStream;
 import java.io.Reader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -17,9 +16,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.jar.Attributes;
-import java.util.jar.JarOutputStream;
-import java.util.jar.Manifest;
 
 /**
  * Runs an unmodified application's own command line with Gyro attached (docs/decisions/34-attaching.md), then checks
@@ -172,29 +168,11 @@ final class AttachCommand implements java.util.concurrent.Callable<Integer> {
     }
 
     /**
-     * The agent's jar in {@code dir}: its manifest names the agent and puts Gyro's own jars (this command's class path)
-     * on the application's class path.
+     * The agent's jar in {@code dir}: the bridge, and a manifest naming Gyro's own jars (this command's class path),
+     * which the agent loads apart from the application's (docs/decisions/34-attaching.md).
      */
     static Path agentJar(Path dir) throws IOException {
-        Files.createDirectories(dir);
-        String classPath = System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
-        StringBuilder urls = new StringBuilder();
-        for (String entry : classPath.split(java.io.File.pathSeparator)) {
-            if (entry.isBlank()) continue;
-            Path p = Path.of(entry).toAbsolutePath();
-            String uri = p.toUri().toString();
-            urls.append(urls.length() == 0 ? "" : " ").append(Files.isDirectory(p) && !uri.endsWith("/") ? uri + "/" : uri);
-        }
-        Manifest manifest = new Manifest();
-        Attributes a = manifest.getMainAttributes();
-        a.put(Attributes.Name.MANIFEST_VERSION, "1.0");
-        a.putValue("Premain-Class", GyroAgent.class.getName());
-        a.putValue("Can-Retransform-Classes", "true");
-        a.put(Attributes.Name.CLASS_PATH, urls.toString());
-        Path jar = dir.resolve("gyro-agent.jar");
-        try (OutputStream out = Files.newOutputStream(jar); JarOutputStream j = new JarOutputStream(out, manifest)) {
-            // the manifest is all
-        }
-        return jar;
+        return dev.gyro.agent.AgentJar.write(dir, System.getProperty("surefire.test.class.path",
+                System.getProperty("java.class.path")));
     }
 }

@@ -48,6 +48,11 @@ final class CallCommand implements Callable<Integer> {
             + " applied global request GSN (a reply's 'gsn N'): it then sees that request's writes")
     long afterGsn;
 
+    @Option(names = "--id", paramLabel = "UUID", description = "the request's id: sent again with the same id, a request"
+            + " that ran is answered from its record instead of running twice, so after an 'outcome unknown' answer this"
+            + " learns the outcome (the answer names the id the client gave it); without it, the client makes one")
+    String id;
+
     @Parameters(index = "0", arity = "0..1", paramLabel = "TRANSACTION", description = "the transaction")
     String transaction;
 
@@ -61,6 +66,15 @@ final class CallCommand implements Callable<Integer> {
         if (!list && transaction == null) {
             System.err.println("gyro call: name a transaction (gyro call --list shows them)");
             return 2;
+        }
+        if (id != null) {
+            try {
+                java.util.UUID.fromString(id);
+            } catch (IllegalArgumentException e) {
+                System.err.println("gyro call: --id " + id + " is not a request id: a request id is a UUID, such as "
+                        + java.util.UUID.randomUUID() + " (docs/decisions/37-request-ids.md)");
+                return 2;
+            }
         }
         List<Object> values = new ArrayList<>();
         for (String p : parameters) values.add(parse(p));
@@ -80,6 +94,7 @@ final class CallCommand implements Callable<Integer> {
             Path session = target.cluster == null ? null : sessionFile(target.cluster);
             long after = Math.max(afterGsn, session == null ? 0 : seenGsn(session));
             Request request = Request.of(transaction, values.toArray());
+            if (id != null) request = request.withId(id);
             Reply r = client.call(request.after(after));
             System.out.println(r);
             if (session != null && r.gsn() > after) Files.writeString(session, r.gsn() + "\n");

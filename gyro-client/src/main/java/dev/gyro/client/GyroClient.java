@@ -40,7 +40,8 @@ public final class GyroClient implements AutoCloseable {
     private final int preferred;
     private final Transport transport;
     /**
-     * Per instance: a replicated group (docs/decisions/24-ring-on-groups.md), whose requests carry ids and are retried.
+     * Per instance: a replicated group (docs/decisions/24-ring-on-groups.md), whose requests are sent again with their
+     * ids while it has no leader.
      */
     private final boolean[] replicated;
 
@@ -128,6 +129,11 @@ public final class GyroClient implements AutoCloseable {
         return call(Request.of(transaction, parameters));
     }
 
+    /**
+     * Runs {@code request} and waits for the reply. The request keeps its id if it has one ({@link Request#withId});
+     * otherwise the client gives it one (docs/decisions/37-request-ids.md). To learn the outcome of a request answered
+     * "outcome unknown", send it again with the id the answer names, or with the id it was given.
+     */
     public Reply call(Request request) {
         int entry = preferred >= 0 ? preferred : Math.floorMod(roundRobin.getAndIncrement(), channels.size());
         RoutingTable.Decision d = routing.decide(request.transaction(), request.parameters(), entry);
@@ -192,15 +198,18 @@ public final class GyroClient implements AutoCloseable {
     }
 
     /**
-     * Sends {@code request} to {@code instance}. An instance that is a replicated group
-     * (docs/decisions/24-ring-on-groups.md) may lose its leader while the request is on its way: the request then
-     * carries an id, and is sent again with the same id until it is answered otherwise or the deadline passes; the
-     * group answers a request that had run from its recorded reply instead of running it twice.
+     * Sends {@code request} to {@code instance}. Every request carries an id, its own or one made here
+     * (docs/decisions/37-request-ids.md): an instance records the reply of a request that wrote with its writes, and
+     * answers the same id again from that record instead of running it twice, so a client told that the outcome is
+     * unknown learns it by sending the request again with the same id ({@code call(request.withId(id))}, the id its
+     * reply names). An instance that is a replicated group (docs/decisions/24-ring-on-groups.md) may lose its leader
+     * while the request is on its way: the request is then sent again with its id until it is answered otherwise or
+     * the deadline passes.
      */
     private Reply send(int instance, Request request) {
         long deadline = System.nanoTime() + deadlineMillis * 1_000_000L;
-        if (!replicated[instance]) return sendOnce(instance, request, deadline);
         Request once = request.id() != null ? request : request.withId(java.util.UUID.randomUUID().toString());
+        if (!replicated[instance]) return sendOnce(instance, once, deadline);
         for (int attempt = 1; ; attempt++) {
             Reply r = sendOnce(instance, once, deadline);
             if (r.status() != Reply.Status.UNAVAILABLE || System.nanoTime() >= deadline) return r;
@@ -222,35 +231,115 @@ public final class GyroClient implements AutoCloseable {
             // A replicated group: while it elects a leader none of its replicas listens, so the call waits for one to,
             // within its deadline, instead of failing; it is sent only once connected.
             if (replicated[instance]) options = options.withWaitForReady();
-            byte[] body = ClientCalls.blockingUnaryCall(channels.get(instance), Wire.EXECUTE, options, request.encode());
-            return Reply.decode(body);
+            if (!replicated[instance])
+                return Reply.decode(ClientCalls.blockingUnaryCall(channels.get(instance), Wire.EXECUTE, options,
+                        request.encode()));
+            byte[] body = watched(channels.get(instance), options, request.encode());
+            if (body != null) return Reply.decode(body);
+            return Reply.error(Reply.Status.UNAVAILABLE, "the replica that led instance " + instance + " at "
+                    + routing.addresses().get(instance) + " stopped answering (its Status too, for " + LIVENESS_MILLIS
+                    + " ms): " + request + " is sent again with its id to the group's leader", instance);
         } catch (StatusRuntimeException e) {
             log.debug("request {} to instance {} failed: {}", request, instance, e.getStatus());
             channels.get(instance).resetConnectBackoff(); // a restarted instance is reached again at once
             RoutingTable.Decision d = routing.decide(request.transaction(), request.parameters(), instance);
-            if (e.getStatus().getCode() == io.grpc.Status.Code.DEADLINE_EXCEEDED && d != null && d.global()) {
-                Reply unknown = outcomeUnknown(d.owner(), request);
+            if (e.getStatus().getCode() == io.grpc.Status.Code.DEADLINE_EXCEEDED) {
+                Reply unknown = outcomeUnknown(instance, d, request);
                 if (unknown != null) return unknown;
             }
+            boolean mayHaveArrived = e.getStatus().getCode() == io.grpc.Status.Code.DEADLINE_EXCEEDED;
             return Reply.error(Reply.Status.UNAVAILABLE, "instance " + instance + " at "
                     + routing.addresses().get(instance) + " is unreachable: " + describe(e)
                     + (replicated[instance] ? " (a replicated group: none of its replicas led it and answered in time)"
-                    : ""), instance);
+                    : "") + (mayHaveArrived ? sendAgain(request) : ""), instance);
+        }
+    }
+
+    /** How long a call to a replicated group goes unanswered before the client asks whether its leader answers. */
+    static final long LIVENESS_MILLIS = 1_000;
+
+    /**
+     * A call to a replicated group (docs/decisions/39-frozen-replica.md): while it goes unanswered, the client asks the
+     * group's Status over the same channel every {@link #LIVENESS_MILLIS}; a replica that leaves that unanswered too
+     * for as long has stopped (frozen with its connections open, or cut off): the call is given up and the channel
+     * drops its connection, so that the next call finds the group's leader. A leader that answers its Status is
+     * waited for (a global request waits for the token). Null when the call was given up.
+     */
+    static byte[] watched(ManagedChannel channel, CallOptions options, byte[] body) {
+        com.google.common.util.concurrent.ListenableFuture<byte[]> call =
+                ClientCalls.futureUnaryCall(channel.newCall(Wire.EXECUTE, options), body);
+        try {
+            while (true) {
+                try {
+                    return call.get(LIVENESS_MILLIS, TimeUnit.MILLISECONDS);
+                } catch (java.util.concurrent.TimeoutException unanswered) {
+                    if (answers(channel)) continue;
+                    call.cancel(true);
+                    channel.enterIdle();
+                    return null;
+                }
+            }
+        } catch (java.util.concurrent.ExecutionException e) {
+            if (e.getCause() instanceof StatusRuntimeException s) throw s;
+            throw io.grpc.Status.fromThrowable(e.getCause()).asRuntimeException();
+        } catch (InterruptedException e) {
+            call.cancel(true);
+            Thread.currentThread().interrupt();
+            throw io.grpc.Status.CANCELLED.withDescription("interrupted").asRuntimeException();
+        }
+    }
+
+    /** False when the replica the channel talks to leaves its Status unanswered for {@link #LIVENESS_MILLIS}. */
+    private static boolean answers(ManagedChannel channel) {
+        try {
+            ClientCalls.blockingUnaryCall(channel, Wire.STATUS,
+                    CallOptions.DEFAULT.withDeadlineAfter(LIVENESS_MILLIS, TimeUnit.MILLISECONDS), new byte[0]);
+            return true;
+        } catch (StatusRuntimeException e) {
+            // refused or closed: the call in flight fails by itself, and is sent again
+            return e.getStatus().getCode() != io.grpc.Status.Code.DEADLINE_EXCEEDED;
         }
     }
 
     /**
-     * A global request that ran out of time waited for the token (docs/decisions/18-watching.md): the instances say
-     * where the token is, so the client learns that its request is queued, and behind whom, rather than that a live
-     * instance is "unreachable". Null if the owner itself does not answer (then it is unreachable indeed).
+     * A request that ran out of time at a live instance: the instances say why, so the client learns what is known
+     * rather than that a live instance is "unreachable" (docs/decisions/18-watching.md and
+     * docs/decisions/37-request-ids.md): a global request is queued, behind whom; the owner's database is unavailable;
+     * or the owner is up and did not answer. Null if the instance it was sent to, or its owner, does not answer (then
+     * it is unreachable indeed).
      */
-    private Reply outcomeUnknown(int owner, Request request) {
+    private Reply outcomeUnknown(int instance, RoutingTable.Decision d, Request request) {
+        int owner = d == null ? instance : d.owner();
         List<RingStatus.Entry> ring = RingStatus.ask(channels, routing.addresses(), java.time.Duration.ofSeconds(2));
-        if (!ring.get(owner).up()) return null;
+        if (!ring.get(instance).up() || !ring.get(owner).up()) return null;
+        RingStatus.Entry at = ring.get(owner);
+        if (at.status().path("databaseDown").asBoolean())
+            return Reply.error(Reply.Status.UNAVAILABLE, databaseDown(request, owner, at.address(),
+                    at.status().path("database").asText(), deadlineMillis), owner);
+        if (d == null || !d.global())
+            return Reply.error(Reply.Status.UNAVAILABLE, "outcome unknown: instance " + owner + " (" + at.address()
+                    + ") is up but did not answer " + request + " within " + deadlineMillis + " ms, and it may have"
+                    + " committed" + sendAgain(request), owner);
         int holder = RingStatus.tokenHolder(ring);
         return Reply.error(Reply.Status.UNAVAILABLE, outcomeUnknown(request, owner, holder,
                 holder < 0 ? null : routing.addresses().get(holder),
                 holder < 0 || ring.get(holder).up() ? null : ring.get(holder).error(), deadlineMillis), owner);
+    }
+
+    /**
+     * What a client that gave up on a request is told when the request's owner, at {@code address}, says its database
+     * is unavailable ({@code database}: since when, and why): the instance is up, its database is not.
+     */
+    static String databaseDown(Request request, int owner, String address, String database, long deadlineMillis) {
+        return "outcome unknown: instance " + owner + " (" + address + ") is up but its database is unavailable: "
+                + database + "; the client gave up on " + request + " after " + deadlineMillis + " ms, and it may have"
+                + " committed" + sendAgain(request);
+    }
+
+    /** How the client of a request with an id learns its outcome (docs/decisions/37-request-ids.md). */
+    static String sendAgain(Request request) {
+        return request.id() == null ? "" : "; send it again with the same id (" + request.id() + ") to learn its"
+                + " outcome: it runs at most once";
     }
 
     /**
@@ -266,7 +355,8 @@ public final class GyroClient implements AutoCloseable {
                 : " behind the token held by instance " + holder + " at " + holderAddress
                         + (holderDown == null ? "" : " (unreachable: " + holderDown + ")");
         return "outcome unknown: " + request + " is queued at instance " + owner + where + "; the client gave up after "
-                + deadlineMillis + " ms, and the request may still run" + (holder == owner ? "" : " when the token comes");
+                + deadlineMillis + " ms, and the request may still run" + (holder == owner ? "" : " when the token comes")
+                + sendAgain(request);
     }
 
     /** The status code and the root cause in a few words, without a stack trace. */

@@ -28,4 +28,21 @@ class OutcomeUnknownTest {
         assertThat(text).contains("queued at instance 0, which holds the token and has not run it yet")
                 .doesNotContain("behind").doesNotContain("when the token comes");
     }
+
+    /**
+     * A request with an id is told how to learn its outcome; an owner that is up with its database down is named as
+     * such, never as unreachable (docs/decisions/37-request-ids.md).
+     */
+    @Test
+    void aRequestWithAnIdIsToldHowToLearnItsOutcome() {
+        Request add = Request.of("addItem", 7L, 3L, 1).withId("2658e992-0816-48a1-890b-6679b54b3d59");
+        assertThat(GyroClient.databaseDown(add, 1, "10.0.0.2:7000", "unreachable since 2026-11-28T16:27:10Z (3.0 s):"
+                + " Connection refused", 3_000)).isEqualTo("outcome unknown: instance 1 (10.0.0.2:7000) is up but its"
+                + " database is unavailable: unreachable since 2026-11-28T16:27:10Z (3.0 s): Connection refused; the"
+                + " client gave up on addItem(7, 3, 1) after 3000 ms, and it may have committed; send it again with the"
+                + " same id (2658e992-0816-48a1-890b-6679b54b3d59) to learn its outcome: it runs at most once");
+        assertThat(GyroClient.outcomeUnknown(order.withId(add.id()), 1, 2, "10.0.0.3:7000", null, 30_000))
+                .endsWith("when the token comes; send it again with the same id (" + add.id() + ") to learn its"
+                        + " outcome: it runs at most once");
+    }
 }

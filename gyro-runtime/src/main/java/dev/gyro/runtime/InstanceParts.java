@@ -137,7 +137,7 @@ final class InstanceParts implements AutoCloseable {
                     + " its acknowledgement (0 once acknowledged)", ring, RingWatch::tokenUnacknowledgedSeconds);
             metrics.ring("gyro.ring.broken", "1 while this instance reports a broken ring", ring, RingWatch::broken);
             session = built(new SessionGate(state.lastGsn(), timers));
-            Replies replies = new Replies(self, stats);
+            Replies replies = new Replies(self, config.address(), stats);
             local = new LocalExecutor(self, db, localTransactions, config.hooks().gate(), replies, stats, requestIds,
                     r -> RequestRouter.partitionOf(routing, r));
             globals = built(new GlobalExecutor(self, db, catalog, config.hooks().gate(), replies, stats, session,
@@ -163,8 +163,8 @@ final class InstanceParts implements AutoCloseable {
             globals.attach(loop);
             Database database = db;
             router = new RequestRouter(self, routing, catalog, local, globals, peers, session, requestThreads, replies,
-                    stats, metrics, id -> {
-                        byte[] r = database.inTransaction(true, c -> MetadataStore.recordedReply(c, id));
+                    stats, metrics, (id, deadline) -> {
+                        byte[] r = database.inTransaction(true, deadline, c -> MetadataStore.recordedReply(c, id));
                         return r == null ? null : Reply.decode(r);
                     });
             // The belt exists before the server accepts anything, so no request or message can find it missing.

@@ -7,6 +7,7 @@ import dev.gyro.protocol.BeltEvent;
 import dev.gyro.protocol.Codec;
 import dev.gyro.protocol.MalformedMessageException;
 import dev.gyro.protocol.Message;
+import dev.gyro.runtime.db.DeadlinePassedException;
 import io.grpc.Metadata;
 import io.grpc.Server;
 import io.grpc.ServerCall;
@@ -103,7 +104,12 @@ final class InstanceServer implements AutoCloseable {
             respond(out, Reply.error(Reply.Status.BAD_REQUEST, "malformed request: " + e.getMessage(), self).encode());
             return;
         }
-        router.handle(request, reply -> respond(out, reply.encode()));
+        // The client's deadline travels with the call: its request is answered before it, and a local one is not
+        // committed after it (docs/decisions/37-request-ids.md).
+        io.grpc.Deadline deadline = io.grpc.Context.current().getDeadline();
+        long answerBy = deadline == null ? DeadlinePassedException.NONE
+                : RequestRouter.answerBy(System.nanoTime(), deadline.timeRemaining(TimeUnit.NANOSECONDS));
+        router.handle(request, answerBy, reply -> respond(out, reply.encode()));
     }
 
     private void deliverOne(Consumer<BeltEvent> loop, byte[] body, StreamObserver<byte[]> out) {

@@ -5,6 +5,8 @@ import dev.gyro.wire.Reply;
 import dev.gyro.wire.Request;
 import dev.gyro.protocol.Value;
 import dev.gyro.runtime.db.Database;
+import dev.gyro.runtime.db.DeadlinePassedException;
+import dev.gyro.runtime.db.Failures;
 import dev.gyro.runtime.db.MetadataStore;
 import dev.gyro.runtime.hook.RequestObserver;
 import dev.gyro.runtime.hook.TransactionGate;
@@ -20,6 +22,9 @@ import java.util.function.Function;
  * when it loses a race, {@link Database#inTransaction}). Safe to call from any number of threads.
  */
 final class LocalExecutor {
+
+    /** The reply recorded for a request's id by its earlier run (docs/decisions/37-request-ids.md). */
+    private record Recorded(byte[] reply) {}
 
     /** What the local path needs of a transaction, found with one lookup. */
     record LocalTransaction(TransactionCatalog.Entry entry, boolean readOnly) {}
@@ -47,6 +52,17 @@ final class LocalExecutor {
         this.partitionOf = partitionOf;
     }
 
+    /** True when {@code transaction} is a local transaction that only reads. */
+    boolean readOnly(String transaction) {
+        LocalTransaction local = transactions.get(transaction);
+        return local != null && local.readOnly();
+    }
+
+    /** What a failure of this instance's database means, and whether it answers. */
+    Failures failures() {
+        return db.failures();
+    }
+
     void observe(RequestObserver observer) {
         this.observer = observer;
     }
@@ -58,6 +74,16 @@ final class LocalExecutor {
 
     /** As {@link #execute(Request)}, on {@code converted}, its arguments checked and converted already. */
     Reply execute(Request request, Object[] converted) {
+        return execute(request, converted, DeadlinePassedException.NONE);
+    }
+
+    /**
+     * As {@link #execute(Request, Object[])}, for a client that waits for the answer until {@code deadline} (a
+     * {@link System#nanoTime()} value, or {@link DeadlinePassedException#NONE}; docs/decisions/37-request-ids.md): the
+     * request is not committed once it has passed, and a database that cannot take it in time is named in the answer.
+     * A write with an id that ran before is answered from its record, looked up in the same transaction.
+     */
+    Reply execute(Request request, Object[] converted, long deadline) {
         LocalTransaction local = transactions.get(request.transaction());
         if (local == null)
             return replies.error(Reply.Status.BAD_REQUEST, "unknown transaction '" + request.transaction() + "'");
@@ -65,22 +91,38 @@ final class LocalExecutor {
         long now = System.currentTimeMillis();
         RequestObserver watcher = observer;
         RequestObserver.Attempt[] last = new RequestObserver.Attempt[1];
+        boolean[] ran = new boolean[1]; // the last attempt's work is done: a failure now is its commit's
         Arguments arguments = new Arguments(converted);
         try (TransactionGate.Slot slot = gate.enter()) {
-            Object result = db.inTransaction(local.readOnly(), c -> {
+            Object result = db.inTransaction(local.readOnly(), deadline, c -> {
+                ran[0] = false;
+                if (request.id() != null && !local.readOnly()) {
+                    byte[] before = MetadataStore.recordedReply(c, request.id());
+                    if (before != null) return new Recorded(before); // commits nothing
+                }
                 RequestObserver.Attempt attempt = watcher.begin(observed(request, watcher), c, null);
                 last[0] = attempt;
                 Object r = arguments.invoke(local.entry(), new RequestContext(attempt.connection(), now,
                         replies.seed(id)), request.parameters());
                 attempt.ran();
-                if (request.id() != null && !local.readOnly()) // a client's retry gets this reply (decision 24)
+                // A client's retry gets this reply, recorded with the request's writes (decisions 24 and 37).
+                if (request.id() != null && !local.readOnly())
                     MetadataStore.recordReply(c, request.id(), replies.local(r).encode(), now);
+                ran[0] = true;
                 return r;
             });
+            if (result instanceof Recorded r) {
+                stats.repeatedRequests.increment();
+                return Reply.decode(r.reply());
+            }
             GlobalAttempts.observed(last[0], id);
             stats.local.increment();
             return replies.local(result);
+        } catch (DeadlinePassedException e) {
+            return replies.deadlinePassed(request, e, db.failures().health());
         } catch (Exception e) {
+            if (Replies.groupUnavailable(e) == null && db.failures().kind(e) == Failures.Kind.UNREACHABLE)
+                return replies.databaseUnavailable(request, e, ran[0], db.failures().health());
             return replies.failure(request, e);
         }
     }

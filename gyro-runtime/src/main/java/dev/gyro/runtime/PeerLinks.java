@@ -3,6 +3,7 @@ package dev.gyro.runtime;
 import dev.gyro.driver.BeltActions;
 import dev.gyro.wire.Reply;
 import dev.gyro.wire.Request;
+import dev.gyro.runtime.db.DeadlinePassedException;
 import dev.gyro.wire.Transport;
 import dev.gyro.wire.Wire;
 import dev.gyro.protocol.Codec;
@@ -262,12 +263,18 @@ final class PeerLinks implements BeltActions.Peers, AutoCloseable {
         return answers;
     }
 
-    /** A request this instance does not own goes to its owner; the owner's reply comes back to {@code out}. */
-    void forward(int owner, Request request, Consumer<Reply> out) {
+    /**
+     * A request this instance does not own goes to its owner; the owner's reply comes back to {@code out}. The owner is
+     * given until {@code deadline} (a {@link System#nanoTime()} value, or DeadlinePassedException.NONE), the time the
+     * client waits for this instance's answer, and {@link #FORWARD_DEADLINE} at most (docs/decisions/37-request-ids.md).
+     */
+    void forward(int owner, Request request, long deadline, Consumer<Reply> out) {
         byte[] body = request.asForwarded().encode();
+        long left = DeadlinePassedException.millisLeft(deadline);
+        long millis = left < 0 ? FORWARD_DEADLINE.toMillis() : Math.max(1, Math.min(left, FORWARD_DEADLINE.toMillis()));
         delay.send(owner, () -> {
             var call = channels[owner].newCall(Wire.EXECUTE,
-                    CallOptions.DEFAULT.withDeadlineAfter(FORWARD_DEADLINE.toMillis(), TimeUnit.MILLISECONDS));
+                    CallOptions.DEFAULT.withDeadlineAfter(millis, TimeUnit.MILLISECONDS));
             ClientCalls.asyncUnaryCall(call, body, new StreamObserver<>() {
                 @Override
                 public void onNext(byte[] value) {
@@ -284,9 +291,17 @@ final class PeerLinks implements BeltActions.Peers, AutoCloseable {
                 @Override
                 public void onError(Throwable t) {
                     raw[owner].resetConnectBackoff();
-                    delay.receive(owner, () -> out.accept(Reply.error(Reply.Status.UNAVAILABLE, "instance " + owner
-                            + " at " + addresses.get(owner) + ", which owns " + request + ", is unreachable: "
-                            + Status.fromThrowable(t).getCode(), self)));
+                    Status status = Status.fromThrowable(t);
+                    // An owner that was reached but did not answer in time may still commit the request
+                    // (docs/decisions/37-request-ids.md).
+                    String text = status.getCode() != Status.Code.DEADLINE_EXCEEDED
+                            ? "instance " + owner + " at " + addresses.get(owner) + ", which owns " + request
+                                    + ", is unreachable: " + status.getCode()
+                            : "outcome unknown: instance " + owner + " at " + addresses.get(owner) + ", which owns "
+                                    + request + ", did not answer it in time (" + millis + " ms)"
+                                    + (request.id() == null ? ", and may still run it"
+                                    : ": send it again with the same id (" + request.id() + ") to learn its outcome");
+                    delay.receive(owner, () -> out.accept(Reply.error(Reply.Status.UNAVAILABLE, text, self)));
                 }
 
                 @Override

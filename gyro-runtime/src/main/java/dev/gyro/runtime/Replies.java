@@ -6,6 +6,10 @@ import dev.gyro.app.UserAbort;
 import dev.gyro.wire.Reply;
 import dev.gyro.wire.Request;
 import dev.gyro.protocol.Value;
+import dev.gyro.runtime.db.DatabaseHealth;
+import dev.gyro.runtime.db.DeadlinePassedException;
+import dev.gyro.runtime.db.Failures;
+import dev.gyro.runtime.db.UnavailableException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -18,10 +22,18 @@ final class Replies {
     private static final Logger log = LoggerFactory.getLogger(Replies.class);
 
     private final int self;
+    /** How a reply names this instance: {@code instance 1 (host:port)}. */
+    private final String named;
     private final InstanceStats stats;
 
     Replies(int self, InstanceStats stats) {
+        this(self, null, stats);
+    }
+
+    /** @param address this instance's address, which replies that name it give (null: none) */
+    Replies(int self, String address, InstanceStats stats) {
         this.self = self;
+        this.named = "instance " + self + (address == null ? "" : " (" + address + ")");
         this.stats = stats;
     }
 
@@ -49,11 +61,75 @@ final class Replies {
             return error(Reply.Status.ABORTED, cause.getMessage());
         }
         stats.failed.increment();
-        if (cause instanceof dev.gyro.runtime.db.UnavailableException u) // its replicated group (decision 24)
-            return error(Reply.Status.UNAVAILABLE, (u.outcomeUnknown() ? "outcome unknown: " : "not run: ")
+        if (cause instanceof UnavailableException u) // its replicated group (decision 24)
+            return error(Reply.Status.UNAVAILABLE, (u.outcomeUnknown() ? "outcome unknown: " : NOT_RUN)
                     + request.transaction() + ": " + u.getMessage());
         log.debug("request {} failed", request, e);
         return error(Reply.Status.FAILED, request.transaction() + " failed and was rolled back: " + cause);
+    }
+
+    /** How the message of a reply begins when the request surely changed nothing and may be sent again as it is. */
+    static final String NOT_RUN = "not run: ";
+
+    /** True for a reply whose request surely changed nothing (docs/decisions/37-request-ids.md). */
+    static boolean notRun(Reply r) {
+        return r.status() == Reply.Status.UNAVAILABLE && r.message().startsWith(NOT_RUN);
+    }
+
+    /** The replicated group's refusal in {@code e}'s causes (docs/decisions/24-ring-on-groups.md), or null. */
+    static UnavailableException groupUnavailable(Throwable e) {
+        for (int depth = 0; e != null && depth < 20; depth++, e = e.getCause() == e ? null : e.getCause())
+            if (e instanceof UnavailableException u) return u;
+        return null;
+    }
+
+    /**
+     * A request this instance's database could not take, or whose commit it did not answer
+     * (docs/decisions/37-request-ids.md): the instance is up, so the reply names its database, never the instance, as
+     * what is unavailable, and says whether the request may have committed, and how its client learns whether it did.
+     *
+     * @param mayHaveCommitted the failure was the commit's: the database may have committed it without answering
+     */
+    Reply databaseUnavailable(Request request, Throwable e, boolean mayHaveCommitted, DatabaseHealth health) {
+        stats.failed.increment();
+        String up = named + " is up but its database is unavailable: "
+                + (health.down() ? health.status().get("database") : DatabaseHealth.text(e));
+        if (!mayHaveCommitted) return error(Reply.Status.UNAVAILABLE, NOT_RUN + up + notNow(request));
+        return error(Reply.Status.UNAVAILABLE, "outcome unknown: " + up + "; the commit of " + request
+                + " got no answer" + (request.id() == null ? ", and it may have committed"
+                : ": send it again with the same id (" + request.id() + ") to learn its outcome; it runs at most once"));
+    }
+
+    /** A request whose client's deadline passed before it could commit: it rolled back (DeadlinePassedException). */
+    Reply deadlinePassed(Request request, DeadlinePassedException e, DatabaseHealth health) {
+        if (health.down()) return databaseUnavailable(request, e, false, health);
+        stats.failed.increment();
+        return error(Reply.Status.UNAVAILABLE, NOT_RUN + named + " could not run " + request + " before its"
+                + " client's deadline (" + e.getMessage() + ")" + notNow(request));
+    }
+
+    /**
+     * What a request that did not run now changed: nothing; with an id, an earlier send of it may have run, which
+     * sending it again with the same id tells.
+     */
+    private static String notNow(Request request) {
+        return request.id() == null ? "; nothing of " + request + " was committed"
+                : "; it did not run " + request + " now: send it again with the same id (" + request.id() + ")";
+    }
+
+    /**
+     * A request with an id whose earlier run could not be looked up (docs/decisions/37-request-ids.md): it is not run,
+     * since it may have run before.
+     */
+    Reply notLookedUp(Request request, Exception e, Failures failures) {
+        DatabaseHealth health = failures.health();
+        boolean unavailable = health.down() || e instanceof DeadlinePassedException
+                || failures.kind(e) == Failures.Kind.UNREACHABLE;
+        String why = !unavailable ? " cannot read its database: " + DatabaseHealth.text(e)
+                : " is up but its database is unavailable: "
+                + (health.down() ? health.status().get("database") : DatabaseHealth.text(e));
+        return error(Reply.Status.UNAVAILABLE, NOT_RUN + named + why + "; it cannot tell whether " + request
+                + " with id " + request.id() + " ran before, so it did not run it: send it again with the same id");
     }
 
     /** A global request whose transaction committed, but whose result was lost with its database connection. */

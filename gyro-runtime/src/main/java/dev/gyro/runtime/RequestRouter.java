@@ -6,6 +6,7 @@ import dev.gyro.wire.Reply;
 import dev.gyro.wire.Request;
 import dev.gyro.wire.RoutingTable;
 import dev.gyro.protocol.Value;
+import dev.gyro.runtime.db.DeadlinePassedException;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -36,12 +37,16 @@ final class RequestRouter {
     /** The reply recorded for a request id, or null (docs/decisions/24-ring-on-groups.md). */
     private final RecordedReplies recorded;
     /** Requests with an id running here now, with everyone waiting for their reply (a client's retry included). */
-    private final java.util.concurrent.ConcurrentHashMap<String, List<Consumer<Reply>>> running =
+    private final java.util.concurrent.ConcurrentHashMap<String, List<Waiting>> running =
             new java.util.concurrent.ConcurrentHashMap<>();
+
+    /** One who waits for the reply of a request with an id, until its own deadline. */
+    private record Waiting(Consumer<Reply> reply, long deadline) {}
 
     /** Where the replies of requests with ids are found. */
     interface RecordedReplies {
-        Reply find(String id) throws Exception;
+        /** The reply recorded for {@code id}, or null; read by {@code deadline} (DeadlinePassedException). */
+        Reply find(String id, long deadline) throws Exception;
     }
 
     RequestRouter(int self, RoutingTable routing, TransactionCatalog catalog, LocalExecutor local,
@@ -63,6 +68,15 @@ final class RequestRouter {
 
     /** A request from a client, or forwarded by a peer. Answers {@code reply} exactly once, later or now. */
     void handle(Request request, Consumer<Reply> out) {
+        handle(request, DeadlinePassedException.NONE, out);
+    }
+
+    /**
+     * As {@link #handle(Request, Consumer)}, for a client that waits for the answer until {@code deadline} (a
+     * {@link System#nanoTime()} value, see {@link #answerBy}): a local request is not committed once it has passed
+     * (docs/decisions/37-request-ids.md).
+     */
+    void handle(Request request, long deadline, Consumer<Reply> out) {
         long arrived = System.nanoTime();
         // Wrong parameters are refused here, at once: such a request must neither wait in the session gate for its
         // gsn nor queue for the token only to be refused then (docs/decisions/10-errors.md). The arguments are
@@ -84,7 +98,7 @@ final class RequestRouter {
             return;
         }
         if (d.owner() != self) {
-            forward(request, d, out); // counted by the owner, which answers it
+            forward(request, d, deadline, out); // counted by the owner, which answers it
             return;
         }
         boolean global = d.global();
@@ -92,48 +106,72 @@ final class RequestRouter {
             metrics.request(request.transaction(), global, r.status(), arrived);
             out.accept(r);
         };
-        if (request.id() != null) {
-            once(request, converted, global, arrived, reply);
+        // A read-only local request changes nothing: run again, it answers what it would have (decision 37).
+        if (request.id() != null && (global || !local.readOnly(request.transaction()))) {
+            once(request, converted, global, arrived, deadline, reply);
             return;
         }
-        dispatch(request, converted, global, arrived, reply);
+        dispatch(request, converted, global, arrived, deadline, reply);
     }
 
     /**
-     * A request with a client's id (docs/decisions/24-ring-on-groups.md): if it ran here before (its reply is
-     * recorded), that reply; if it is running here now, the same reply when it comes; otherwise it runs, once. The
-     * lookup reads the database, so it runs on a request thread.
+     * When an instance answers a client whose call ends in {@code remainingNanos} from {@code nowNanos}: a tenth of the
+     * time earlier, a second at most, so that the answer reaches the client before it gives up
+     * (docs/decisions/37-request-ids.md).
      */
-    private void once(Request request, Object[] converted, boolean global, long arrived, Consumer<Reply> reply) {
+    static long answerBy(long nowNanos, long remainingNanos) {
+        return nowNanos + remainingNanos - Math.min(remainingNanos / 10, 1_000_000_000L);
+    }
+
+    /**
+     * A request with a client's id (docs/decisions/24-ring-on-groups.md and docs/decisions/37-request-ids.md): if it ran
+     * here before (its reply is recorded), that reply; if it is running here now, the same reply when it comes, unless
+     * that run surely changed nothing ({@link Replies#notRun}: its own deadline passed, its database was unavailable),
+     * and then it runs again for those who waited; otherwise it runs, once. A local request looks its record up in its
+     * own transaction (LocalExecutor); a global one here, before it queues for the token: the lookup reads the
+     * database, so it runs on a request thread.
+     */
+    private void once(Request request, Object[] converted, boolean global, long arrived, long deadline,
+                      Consumer<Reply> reply) {
         boolean[] first = new boolean[1];
         running.compute(request.id(), (id, waiting) -> {
             if (waiting == null) {
                 first[0] = true;
                 waiting = new ArrayList<>();
             }
-            waiting.add(reply);
+            waiting.add(new Waiting(reply, deadline));
             return waiting;
         });
         if (!first[0]) return; // answered with the running one
         Consumer<Reply> all = r -> {
-            List<Consumer<Reply>> waiting = running.remove(request.id());
-            if (waiting != null) for (Consumer<Reply> w : waiting) w.accept(r);
+            List<Waiting> waiting = running.remove(request.id());
+            if (waiting == null) return;
+            waiting.get(0).reply().accept(r);
+            boolean again = Replies.notRun(r);
+            for (Waiting w : waiting.subList(1, waiting.size())) {
+                // converted afresh: the run before may have changed the arguments (Arguments)
+                if (again) once(request, Arguments.NONE, global, arrived, w.deadline(), w.reply());
+                else w.reply().accept(r);
+            }
         };
+        if (!global) {
+            dispatch(request, converted, false, arrived, deadline, all);
+            return;
+        }
         try {
             requestThreads.execute(() -> {
                 Reply before;
                 try {
-                    before = recorded.find(request.id());
+                    before = recorded.find(request.id(), deadline);
                 } catch (Exception e) {
-                    all.accept(replies.error(Reply.Status.UNAVAILABLE, "instance " + self + " cannot tell whether "
-                            + request + " with id " + request.id() + " ran before: " + e.getMessage()));
+                    all.accept(replies.notLookedUp(request, e, local.failures()));
                     return;
                 }
                 if (before != null) {
                     stats.repeatedRequests.increment();
                     all.accept(before);
                 } else {
-                    dispatch(request, converted, global, arrived, all);
+                    dispatch(request, converted, true, arrived, deadline, all);
                 }
             });
         } catch (RejectedExecutionException e) {
@@ -143,24 +181,25 @@ final class RequestRouter {
         }
     }
 
-    private void dispatch(Request request, Object[] converted, boolean global, long arrived, Consumer<Reply> reply) {
+    private void dispatch(Request request, Object[] converted, boolean global, long arrived, long deadline,
+                          Consumer<Reply> reply) {
         if (global) {
             globals.enqueue(request, converted, arrived, reply);
         } else {
-            session.await(request.afterGsn(), () -> runLocal(request, converted, reply), () -> reply.accept(
+            session.await(request.afterGsn(), () -> runLocal(request, converted, deadline, reply), () -> reply.accept(
                     replies.error(Reply.Status.UNAVAILABLE, "instance " + self + " has not applied gsn "
                             + request.afterGsn() + " (at " + session.applied() + "): it waited "
                             + SessionGate.MAX_WAIT.toSeconds() + " s at most, or is shutting down")));
         }
     }
 
-    private void forward(Request request, RoutingTable.Decision d, Consumer<Reply> reply) {
+    private void forward(Request request, RoutingTable.Decision d, long deadline, Consumer<Reply> reply) {
         if (request.forwarded()) {
             reply.accept(replies.error(Reply.Status.UNAVAILABLE, "request " + request + " was forwarded to "
                     + "instance " + self + " but routes to instance " + d.owner() + ": partition maps disagree"));
         } else {
             stats.forwarded.increment();
-            peers.forward(d.owner(), request, reply);
+            peers.forward(d.owner(), request, deadline, reply);
         }
     }
 
@@ -182,9 +221,9 @@ final class RequestRouter {
         return reply.join();
     }
 
-    private void runLocal(Request request, Object[] converted, Consumer<Reply> reply) {
+    private void runLocal(Request request, Object[] converted, long deadline, Consumer<Reply> reply) {
         try {
-            requestThreads.execute(() -> reply.accept(local.execute(request, converted)));
+            requestThreads.execute(() -> reply.accept(local.execute(request, converted, deadline)));
         } catch (RejectedExecutionException e) {
             stats.refused.increment();
             reply.accept(replies.error(Reply.Status.OVERLOADED, "instance " + self + " is busy: every request "

@@ -122,8 +122,16 @@ public final class MariaDbServer extends DatabaseServer {
 
     @Override
     protected void doStart() {
+        // Temporary tables in a folder of its own: a shared /tmp may be cleaned under a running server
+        Path tmp = dir.resolve("tmp");
+        try {
+            Files.createDirectories(tmp);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot make " + tmp, e);
+        }
+        Commands.chown(tmp, osUser);
         List<String> cmd = new ArrayList<>(List.of(bin.mariadbd().toString(), "--no-defaults",
-                "--datadir=" + data(), "--port=" + port, "--bind-address=127.0.0.1",
+                "--datadir=" + data(), "--tmpdir=" + tmp, "--port=" + port, "--bind-address=127.0.0.1",
                 "--socket=" + System.getProperty("java.io.tmpdir", "/tmp") + "/gyro-mariadb-" + port + ".sock",
                 "--pid-file=" + pidFile(), "--log-error=" + log(), "--skip-name-resolve",
                 "--innodb-flush-log-at-trx-commit=2", "--innodb-buffer-pool-size=64M", "--innodb-log-file-size=16M",

@@ -16,7 +16,9 @@ import java.util.List;
  * @param afterGsn    session guarantee: the instance runs it only once it has applied this gsn (0: none)
  * @param id          the client's id of the request (a UUID), or null: a request with an id that changed the database is
  *                    answered from its recorded reply when it comes again, instead of running twice (a client's retry
- *                    across a failover of a replicated group, docs/decisions/24-ring-on-groups.md)
+ *                    after an unknown outcome, or across a failover of a replicated group;
+ *                    docs/decisions/37-request-ids.md, docs/decisions/24-ring-on-groups.md). {@code GyroClient} gives
+ *                    every request that has none an id of its own
  */
 public record Request(String transaction, List<Value> parameters, boolean forwarded, long afterGsn, String id) {
 

@@ -29,6 +29,19 @@ public final class Transport {
 
     private static final Transport INSECURE = new Transport(null, null, null);
 
+    static {
+        // A replicated group's channel tries its replicas in turn (GroupResolver), and gRPC's original pick-first waits
+        // for the first one's connection for as long as it hangs: a replica frozen with its port open (a stopped
+        // process, a long pause) accepts the TCP connection and never answers, and the group's listening leader was
+        // never tried (docs/decisions/39-frozen-replica.md). Its newer pick-first tries the next replica after 250 ms
+        // without an answer (happy eyeballs). gRPC reads these switches when its first channel is made; a value set
+        // by the user is kept.
+        if (System.getenv("GRPC_EXPERIMENTAL_ENABLE_NEW_PICK_FIRST") == null)
+            System.getProperties().putIfAbsent("GRPC_EXPERIMENTAL_ENABLE_NEW_PICK_FIRST", "true");
+        if (System.getenv("GRPC_PF_USE_HAPPY_EYEBALLS") == null)
+            System.getProperties().putIfAbsent("GRPC_PF_USE_HAPPY_EYEBALLS", "true");
+    }
+
     private final TlsFiles files;
     private final String identity;
     private final String clusterId;

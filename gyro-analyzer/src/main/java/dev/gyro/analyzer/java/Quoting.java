@@ -13,8 +13,10 @@ import java.util.TreeSet;
  * What a double quote is in the application's SQL: an identifier's quote (ANSI SQL, PostgreSQL, Oracle, ...) or a
  * string literal's (MySQL and MariaDB without ANSI_QUOTES: {@code "... VALUES (\"" + name + "\", ..."} puts a value in
  * a string). {@link #AUTO} decides from the sources: MySQL when a {@code jdbc:mysql:} or {@code jdbc:mariadb:} URL, or
- * MySQL DDL ({@code ENGINE=}, backquoted names), is there and no other vendor's JDBC URL is; otherwise ANSI, whose
- * reading of a value between double quotes is the conservative one (an identifier: computed SQL).
+ * MySQL DDL ({@code ENGINE=}, backquoted names), is there and no other vendor's JDBC URL is, unless the sources set
+ * MySQL's {@code ANSI_QUOTES} SQL mode (in a URL's session variables, a {@code SET sql_mode}, or the {@code ANSI}
+ * mode that includes it), under which a double quote is an identifier's; otherwise ANSI, whose reading of a value
+ * between double quotes is the conservative one (an identifier: computed SQL).
  */
 public enum Quoting {
     AUTO, ANSI, MYSQL;
@@ -27,12 +29,14 @@ public enum Quoting {
             return this;
         }
         Set<String> vendors = new TreeSet<>();
+        boolean ansiQuotes = false;
         for (var unit : index.units().values()) {
             for (StringLiteralExpr s : unit.findAll(StringLiteralExpr.class)) {
                 String v = s.getValue().toLowerCase(Locale.ROOT);
                 if (v.startsWith("jdbc:") && v.indexOf(':', 5) > 5) {
                     vendors.add(v.substring(5, v.indexOf(':', 5)));
                 }
+                ansiQuotes |= setsAnsiQuotes(v);
             }
         }
         boolean mysqlDdl = false;
@@ -40,12 +44,26 @@ public enum Quoting {
             try {
                 String text = Files.readString(sql).toUpperCase(Locale.ROOT);
                 mysqlDdl |= text.contains("ENGINE=") || text.contains("ENGINE =") || text.contains("`");
+                ansiQuotes |= setsAnsiQuotes(text.toLowerCase(Locale.ROOT));
             } catch (IOException unreadable) {
                 // the schema reader reports it
             }
         }
         boolean mysql = !vendors.isEmpty() ? MYSQL_URLS.containsAll(vendors) : mysqlDdl;
-        return mysql ? MYSQL : ANSI;
+        return mysql && !ansiQuotes ? MYSQL : ANSI;
+    }
+
+    /**
+     * Whether lower-case {@code text} sets MySQL's {@code ANSI_QUOTES} SQL mode, alone or within {@code ANSI}: a
+     * {@code sql_mode} followed, in the same text, by either word (a URL's {@code sessionVariables=sql_mode=...}, a
+     * {@code SET sql_mode = '...'}). A mention without {@code sql_mode} counts too when it names {@code ansi_quotes}.
+     */
+    private static boolean setsAnsiQuotes(String text) {
+        if (text.contains("ansi_quotes")) {
+            return true;
+        }
+        int at = text.indexOf("sql_mode");
+        return at >= 0 && java.util.regex.Pattern.compile("\\bansi\\b").matcher(text.substring(at)).find();
     }
 
     /** The quote of the string literal open at the end of the text ({@code '}, or {@code "} when it quotes strings), else 0. */

@@ -33,7 +33,8 @@ import java.util.TreeSet;
  * each transaction, in turn, the parameter that minimizes the cost given the others, until no change
  * lowers the cost (a local optimum, deterministic, not guaranteed global). Ties go to the parameter bound
  * most often in the transaction's conditions, then to the earlier parameter. The exhaustive search keeps up to
- * {@value #MAX_TIES} partitionings of equal optimal cost; after stage 2 the one with the lowest weighted count of
+ * {@value #MAX_TIES} partitionings of equal optimal cost (the best-response search, those one choice away from its
+ * optimum that cost no more, the rest searched again around that choice); after stage 2 the one with the lowest weighted count of
  * non-local transactions is kept (the first on a tie): the cost of line 20 cannot see that a pair left non-local
  * by one choice is made local-or-global by stage 2 and by another is not.
  *
@@ -289,8 +290,9 @@ public final class Partitioner {
             new BranchAndBound(pairs, byVar, best, ties).search();
             search = "exhaustive search over " + (long) space + " partitioning" + (space == 1 ? "" : "s");
         } else {
-            bestResponse(byVar, best);
+            bestResponse(byVar, best, -1);
             ties.add(best);
+            localTies(pairs, byVar, best, ties);
             search = String.format(java.util.Locale.ROOT, "iterated best-response search (%.3g partitionings, "
                     + "more than %d: a local optimum)", space, EXHAUSTIVE_LIMIT);
         }
@@ -369,11 +371,37 @@ public final class Partitioner {
         }
     }
 
-    private void bestResponse(List<List<Pair>> byVar, int[] assignment) {
+    /**
+     * The partitionings as good as the local optimum {@code best} of the best-response search that differ from it in a
+     * variable's choice: each other choice of each variable, the rest searched again around it, kept when it costs no
+     * more (at most {@value #MAX_TIES} in all). Like the exhaustive search's ties, the final measure tells them apart.
+     */
+    private void localTies(List<Pair> pairs, List<List<Pair>> byVar, int[] best, List<int[]> ties) {
+        double cost = totalCost(pairs, best);
+        for (int v = 0; v < n && ties.size() < MAX_TIES; v++) {
+            for (int c = 0; c < choices.get(v).size() && ties.size() < MAX_TIES; c++) {
+                if (c == best[v]) {
+                    continue;
+                }
+                int[] other = best.clone();
+                other[v] = c;
+                bestResponse(byVar, other, v);
+                if (totalCost(pairs, other) <= cost + 1e-9 && ties.stream().noneMatch(t -> Arrays.equals(t, other))) {
+                    ties.add(other);
+                }
+            }
+        }
+    }
+
+    /** Improves one variable at a time until none improves; {@code fixed} (or -1) keeps its choice. */
+    private void bestResponse(List<List<Pair>> byVar, int[] assignment, int fixed) {
         boolean changed = true;
         while (changed) {
             changed = false;
             for (int v = 0; v < n; v++) {
+                if (v == fixed) {
+                    continue;
+                }
                 int original = assignment[v];
                 double[] local = new double[choices.get(v).size()];
                 double min = Double.MAX_VALUE;

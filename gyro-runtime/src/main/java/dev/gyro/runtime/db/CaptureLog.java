@@ -20,8 +20,8 @@ import java.util.Map;
  * checked row by row: foreign keys are deferred to commit while updates are applied ({@link
  * Dialect#beforeApply}), CHECK and NOT NULL constraints look at one row, so what is left is UNIQUE constraints
  * besides the primary key. Hence: fold when the table has no such constraint, or when no other row of the same
- * table was written since; otherwise append. An APPEND (a row of a table without a key) is never folded: nothing
- * can write its row again, and two equal rows are two rows.
+ * table was written since; otherwise append. A change of a table without a key (APPEND, REMOVE) is never folded:
+ * two equal rows are two rows, and the table's changes keep their order.
  */
 final class CaptureLog {
 
@@ -32,7 +32,7 @@ final class CaptureLog {
     private final Map<String, Integer> lastWriteToTable = new HashMap<>();
 
     void add(RowChange change, boolean tableHasOtherUnique) {
-        if (change.kind() == RowChange.Kind.APPEND) {
+        if (change.kind().keyless()) {
             entries.add(change);
             lastWriteToTable.put(change.table().toLowerCase(Locale.ROOT), entries.size() - 1);
             return;

@@ -35,8 +35,8 @@ import java.util.Set;
  *
  * <p>Refused with an {@link SQLException} at prepare (or execute) time, so the request rolls back and ships
  * nothing (docs/decisions/10-errors.md): statements that are not understood, non-DML statements (DDL, PRAGMA
- * assignments, transaction control), writes other than plain inserts to a table without a primary key (whose
- * inserted rows travel whole, as APPENDs), UPDATEs (and upsert actions) that
+ * assignments, transaction control), REPLACE and upserts on a table without a primary key (whose rows travel
+ * whole, as APPENDs and REMOVEs), UPDATEs (and upsert actions) that
  * set a primary-key column, REPLACE on a table with other UNIQUE constraints (its hidden deletes would be lost),
  * writes with their own RETURNING clause, stored-procedure calls, and {@code commit}/{@code rollback}/
  * {@code setAutoCommit}/savepoints: the runtime owns the transaction ({@code close()} is ignored for the same
@@ -170,9 +170,15 @@ public final class CapturingConnection {
 
     /**
      * A write statement, checked and rewritten: what it does, to which table, and the SQL actually run; with
-     * {@code reRead} not null, the SQL is the application's own and the rows are read by key around it.
+     * {@code reRead} not null, the SQL is the application's own and the rows are read by key around it; with
+     * {@code before} not null (an UPDATE of a table without a key), the rows it will write are read whole first.
      */
-    record Target(WriteStatement statement, TableInfo table, String runSql, KeyedReRead reRead) {}
+    record Target(WriteStatement statement, TableInfo table, String runSql, KeyedReRead reRead, KeyedReRead before) {
+
+        Target(WriteStatement statement, TableInfo table, String runSql, KeyedReRead reRead) {
+            this(statement, table, runSql, reRead, null);
+        }
+    }
 
     Target target(WriteStatement ws) throws SQLException {
         String schema = dialect.captureSchema(real, ws.schema(), ws.table());
@@ -186,10 +192,10 @@ public final class CapturingConnection {
             throw new SQLException("cannot capture " + ws.describe() + ": " + e.getMessage(), e.getSQLState(),
                     e.getErrorCode(), e);
         }
-        if (!info.hasPrimaryKey() && (ws.kind() != WriteKind.INSERT || ws.replaces() || !ws.setColumns().isEmpty()))
+        if (!info.hasPrimaryKey() && (ws.replaces() || ws.kind() == WriteKind.INSERT && !ws.setColumns().isEmpty()))
             throw WriteStatement.refused("cannot capture " + ws.describe() + ": table " + info.name()
-                    + " has no primary key, so its rows can be inserted (shipped whole) but not updated, replaced or"
-                    + " deleted: row images address rows by primary key (docs/decisions/04-row-images.md)");
+                    + " has no primary key, so no conflict can be resolved on one: insert, update or delete its rows"
+                    + " instead (docs/decisions/04-row-images.md)");
         for (String col : ws.setColumns()) {
             if (info.isKeyColumn(col) || dialect.rowIdAliases().contains(col.toLowerCase(Locale.ROOT)))
                 throw WriteStatement.refused("cannot capture " + ws.describe() + ": it sets primary-key column "
@@ -201,6 +207,13 @@ public final class CapturingConnection {
                     + ", which has a UNIQUE constraint besides its primary key (" + info.otherUniqueIndex()
                     + "), may delete rows it does not report; use INSERT ... ON CONFLICT (key) DO UPDATE instead");
         String runSql = dialect.returningAll(ws.sql(), ws.kind());
+        if (!info.hasPrimaryKey() && ws.kind() == WriteKind.UPDATE) {
+            if (runSql == null)
+                throw WriteStatement.refused("cannot capture " + ws.describe() + ": table " + info.name() + " has no"
+                        + " primary key, and the " + dialect.name() + " dialect cannot return the rows an UPDATE"
+                        + " writes, so they cannot be told apart afterwards (docs/decisions/04-row-images.md)");
+            return new Target(ws, info, runSql, null, KeyedReRead.ofUpdate(ws.sql()));
+        }
         if (runSql != null) return new Target(ws, info, runSql, null);
         if (ws.kind() != WriteKind.UPDATE)
             throw WriteStatement.refused("cannot capture " + ws.describe() + ": the " + dialect.name()
@@ -219,9 +232,17 @@ public final class CapturingConnection {
         TableInfo table = target.table();
         WrittenRows written;
         long count;
-        List<RowChange> rows;
+        List<RowChange> rows = null;
         try {
-            if (target.reRead() == null) {
+            if (target.before() != null) {
+                List<List<Object>> before = selectRows(target.before(), params, table.columns());
+                try (ResultSet rs = ps.executeQuery()) {
+                    written = read(rs, table);
+                }
+                count = written.rows().size();
+                rows = new ArrayList<>(removals(before, target));
+                rows.addAll(changes(written, target));
+            } else if (target.reRead() == null) {
                 try (ResultSet rs = ps.executeQuery()) {
                     written = read(rs, table);
                 }
@@ -231,7 +252,7 @@ public final class CapturingConnection {
                 count = ps.executeUpdate();
                 written = readBack(target, keys);
             }
-            rows = changes(written, target);
+            if (target.before() == null) rows = changes(written, target);
         } catch (SQLException | RuntimeException e) {
             // The statement ran (or may have): whatever it wrote is not described by the capture.
             spoil(e instanceof SQLException s ? s : new SQLException(e.toString(), e));
@@ -265,9 +286,9 @@ public final class CapturingConnection {
     private List<RowChange> changes(WrittenRows written, Target target) throws SQLException {
         TableInfo table = target.table();
         boolean delete = target.statement().kind() == WriteKind.DELETE;
-        RowChange.Kind kind = delete ? RowChange.Kind.DELETE
-                : table.hasPrimaryKey() ? RowChange.Kind.UPSERT : RowChange.Kind.APPEND;
-        List<String> columns = delete ? table.keyColumns() : table.columns();
+        RowChange.Kind kind = table.hasPrimaryKey() ? (delete ? RowChange.Kind.DELETE : RowChange.Kind.UPSERT)
+                : delete ? RowChange.Kind.REMOVE : RowChange.Kind.APPEND;
+        List<String> columns = delete && table.hasPrimaryKey() ? table.keyColumns() : table.columns();
         int[] index = new int[columns.size()];
         for (int c = 0; c < columns.size(); c++) {
             index[c] = written.indexOf(columns.get(c));
@@ -300,9 +321,36 @@ public final class CapturingConnection {
 
     /** Keyed re-read, step 1: the keys of the rows the UPDATE is about to write, locked. */
     private List<List<Object>> selectKeys(Target target, Map<Integer, Object[]> params) throws SQLException {
-        KeyedReRead plan = target.reRead();
+        return selectRows(target.reRead(), params, target.table().keyColumns());
+    }
+
+    /**
+     * The rows an UPDATE of a table without a key is about to write, as they are, each a REMOVE (it is replaced by
+     * the APPEND of the row as the UPDATE returns it).
+     */
+    private List<RowChange> removals(List<List<Object>> before, Target target) throws SQLException {
+        TableInfo table = target.table();
+        List<RowChange> out = new ArrayList<>(before.size());
+        for (List<Object> row : before) {
+            List<Value> values = new ArrayList<>(row.size());
+            for (int c = 0; c < row.size(); c++) {
+                try {
+                    values.add(dialect.toValue(row.get(c)));
+                } catch (IllegalArgumentException e) {
+                    throw new SQLException("capturing " + target.statement().describe() + ": column "
+                            + table.columns().get(c) + " holds a value of unsupported type " + row.get(c).getClass().getName());
+                }
+            }
+            out.add(new RowChange(table.name(), RowChange.Kind.REMOVE, table.columns(), values, List.of()));
+        }
+        return out;
+    }
+
+    /** {@code columns} of the rows the UPDATE of {@code plan} is about to write, locked where the dialect locks. */
+    private List<List<Object>> selectRows(KeyedReRead plan, Map<Integer, Object[]> params, List<String> columns)
+            throws SQLException {
         List<List<Object>> keys = new ArrayList<>();
-        try (PreparedStatement ps = real.prepareStatement(plan.keySelect(dialect, target.table().keyColumns()))) {
+        try (PreparedStatement ps = real.prepareStatement(plan.keySelect(dialect, columns))) {
             for (Map.Entry<Integer, Object[]> e : params.entrySet()) {
                 int index = e.getKey() - plan.firstWhereParameter();
                 if (index < 1) continue; // a parameter of the SET clause
@@ -311,7 +359,7 @@ public final class CapturingConnection {
                 JdbcProxies.invokeSetter((Method) e.getValue()[0], ps, args);
             }
             try (ResultSet rs = ps.executeQuery()) {
-                int n = target.table().keyColumns().size();
+                int n = columns.size();
                 while (rs.next()) {
                     List<Object> key = new ArrayList<>(n);
                     for (int i = 1; i <= n; i++) key.add(rs.getObject(i));

@@ -183,6 +183,25 @@ public interface Database extends AutoCloseable {
      */
     <T> T inTransaction(boolean readOnly, SqlWork<T> work) throws SQLException;
 
+    /**
+     * As {@link #inTransaction(boolean, SqlWork)}, for a request whose client waits for its answer until
+     * {@code deadlineNanos} (a {@link System#nanoTime()} value; {@link DeadlinePassedException#NONE}: no limit but the
+     * database's own; docs/decisions/37-request-ids.md): a connection is waited for until then at most, and once it has
+     * passed the transaction does not begin, nor commit: it rolls back with a {@link DeadlinePassedException}, so a
+     * client that gave up is never answered by a commit behind its back. Only a commit already sent when the deadline
+     * passes may still go through.
+     *
+     * @throws DeadlinePassedException when the deadline passed before the commit; nothing was committed
+     */
+    default <T> T inTransaction(boolean readOnly, long deadlineNanos, SqlWork<T> work) throws SQLException {
+        return inTransaction(readOnly, c -> {
+            DeadlinePassedException.check(deadlineNanos, "not begun");
+            T result = work.run(c);
+            DeadlinePassedException.check(deadlineNanos, "not committed");
+            return result;
+        });
+    }
+
     /** Closes what this database owns (a replicated view owns nothing); connections in use are closed when returned. */
     @Override
     void close();

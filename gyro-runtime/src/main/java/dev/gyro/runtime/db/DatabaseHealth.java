@@ -214,7 +214,7 @@ public final class DatabaseHealth {
      * The failure's most telling message: the deepest SQLException's in its causes (a pool's timeout wraps the
      * driver's refusal, which wraps the socket's), else its own.
      */
-    static String text(Throwable t) {
+    public static String text(Throwable t) {
         String text = String.valueOf(t);
         for (int depth = 0; t != null && depth < 20; depth++, t = t.getCause() == t ? null : t.getCause())
             if (t instanceof SQLException && t.getMessage() != null) text = t.getMessage();

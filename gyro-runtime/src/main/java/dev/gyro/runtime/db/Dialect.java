@@ -206,6 +206,27 @@ public interface Dialect {
     }
 
     /**
+     * Deletes one row of a table without a primary key equal to the parameters in every column, NULL equal to NULL
+     * ({@link dev.gyro.protocol.RowChange.Kind#REMOVE}); parameters in {@code columns} order.
+     */
+    String removeOneSql(String table, List<String> columns);
+
+    /** The operator that compares two values as equal when both are NULL ({@code IS NOT DISTINCT FROM} in SQL:2003). */
+    default String nullSafeEqual() {
+        return "IS NOT DISTINCT FROM";
+    }
+
+    /** {@code c1 <nullSafeEqual> ? AND c2 <nullSafeEqual> ? ...}: a row equal to the parameters in every column. */
+    default String equalInEveryColumn(List<String> columns) {
+        return Dialects.equalInEveryColumn(this, columns, nullSafeEqual());
+    }
+
+    /** Whether a locking read says so ({@code SELECT ... FOR UPDATE}); SQLite's one writer holds every row already. */
+    default boolean selectsForUpdate() {
+        return true;
+    }
+
+    /**
      * Prepares a transaction that is about to apply state updates: row changes arrive in the origin's write order
      * but not in an order that satisfies foreign keys statement by statement, so checks that can be deferred to
      * commit are deferred (SQLite: {@code PRAGMA defer_foreign_keys}).

@@ -85,6 +85,13 @@ final class Dialects {
         return insertSql(dialect, table, columns) + " ON CONFLICT (" + keys + ") " + action;
     }
 
+    /** {@code c1 OP ? AND c2 OP ? ...}, OP the dialect's NULL-safe equality, every name quoted by {@code dialect}. */
+    static String equalInEveryColumn(Dialect dialect, List<String> columns, String op) {
+        StringJoiner where = new StringJoiner(" AND ");
+        for (String c : columns) where.add(dialect.quote(c) + " " + op + " ?");
+        return where.toString();
+    }
+
     /** {@code DELETE FROM table WHERE k1 = ? AND ...}, every name quoted by {@code dialect}. */
     static String deleteSql(Dialect dialect, String table, List<String> keyColumns) {
         StringJoiner where = new StringJoiner(" AND ");

@@ -67,11 +67,15 @@ record KeyedReRead(String tableReference, String tail, int firstWhereParameter) 
                 + " UPDATE ... SET ... [WHERE ...] whose rows can be read back by key");
     }
 
-    /** The locking SELECT of the keys of the rows the UPDATE will write. */
-    String keySelect(Dialect dialect, List<String> keyColumns) {
+    /**
+     * The locking SELECT of {@code columns} of the rows the UPDATE will write: their keys, or, in a table without a
+     * key, every column (the rows as they were).
+     */
+    String keySelect(Dialect dialect, List<String> columns) {
         StringJoiner keys = new StringJoiner(", ");
-        for (String k : keyColumns) keys.add(dialect.quote(k));
-        return "SELECT " + keys + " FROM " + tableReference + (tail.isEmpty() ? "" : " " + tail) + " FOR UPDATE";
+        for (String k : columns) keys.add(dialect.quote(k));
+        return "SELECT " + keys + " FROM " + tableReference + (tail.isEmpty() ? "" : " " + tail)
+                + (dialect.selectsForUpdate() ? " FOR UPDATE" : "");
     }
 
     /** {@code SELECT * FROM table WHERE (k1 = ? AND k2 = ?) OR ...} for {@code rows} keys. */

@@ -165,6 +165,17 @@ public final class MariaDbDialect implements Dialect {
     }
 
     @Override
+    public String nullSafeEqual() {
+        return "<=>";
+    }
+
+    @Override
+    public String removeOneSql(String table, List<String> columns) {
+        return "SET STATEMENT foreign_key_checks = 0 FOR DELETE FROM " + quote(table) + " WHERE "
+                + equalInEveryColumn(columns) + " LIMIT 1";
+    }
+
+    @Override
     public String deleteSql(String table, List<String> keyColumns) {
         return "SET STATEMENT foreign_key_checks = 0 FOR " + Dialects.deleteSql(this, table, keyColumns);
     }

@@ -21,6 +21,8 @@ import java.util.List;
  * <pre>
  * gyro_state  (id = 1, self, last_gsn, token_status NONE|HELD|PASSED, token BLOB)   -- one row
  * gyro_outbox (gsn PRIMARY KEY, body BLOB)   -- own state updates since the token was last received
+ * gyro_requests (hi, lo PRIMARY KEY, reply BLOB, at)  -- the reply of each request with an id that wrote, for
+ *                                                       REPLY_KEPT_MILLIS (docs/decisions/37-request-ids.md)
  * </pre>
  * Tokens and updates are stored in the wire encoding of {@link Codec}.
  *
@@ -45,8 +47,15 @@ public final class MetadataStore {
     private static final String OUTBOX = "gyro_outbox";
     private static final String IDENTITY = "gyro_identity";
     private static final String REQUESTS = "gyro_requests";
-    /** How long a request's recorded reply is kept for a client's retry (decision 24). */
+    /**
+     * How long a request's recorded reply is kept for a client's retry (docs/decisions/37-request-ids.md): a retry of
+     * the same id within this time is answered from the record; one later may run again.
+     */
     public static final long REPLY_KEPT_MILLIS = 10 * 60_000;
+    /** One recorded reply in this many also drops the replies older than {@link #REPLY_KEPT_MILLIS}. */
+    static final int FORGET_EVERY = 1024;
+    /** Replies recorded by this process, which paces {@link #forgetReplies} (not the ids: a client chooses those). */
+    private static final java.util.concurrent.atomic.AtomicLong RECORDED = new java.util.concurrent.atomic.AtomicLong();
 
     private MetadataStore() {}
 
@@ -73,12 +82,16 @@ public final class MetadataStore {
 
     /**
      * Records the reply of the request with client id {@code id} in the transaction that ran it
-     * (docs/decisions/24-ring-on-groups.md): a client that retries it after a failover is given this reply instead of
-     * running it again. Replies older than {@link #REPLY_KEPT_MILLIS} are dropped now and then, in the same
-     * transaction.
+     * (docs/decisions/37-request-ids.md, docs/decisions/24-ring-on-groups.md): a client that sends it again, after an
+     * unknown outcome or a failover, is given this reply instead of running it again. Every {@link #FORGET_EVERY}th
+     * reply recorded also drops, in the same transaction, those older than {@link #REPLY_KEPT_MILLIS}
+     * ({@link #forgetReplies}), so the table holds about the replies of that long.
+     *
+     * @throws SQLException when a reply is recorded for {@code id} already (the request ran twice: a bug), or when
+     *                      {@code id} is no UUID
      */
     public static void recordReply(Connection c, String id, byte[] reply, long nowMillis) throws SQLException {
-        java.util.UUID u = java.util.UUID.fromString(id);
+        java.util.UUID u = uuid(id);
         try (PreparedStatement ps = c.prepareStatement("INSERT INTO " + REQUESTS + " (hi, lo, reply, at) VALUES (?, ?, ?, ?)")) {
             ps.setLong(1, u.getMostSignificantBits());
             ps.setLong(2, u.getLeastSignificantBits());
@@ -86,17 +99,31 @@ public final class MetadataStore {
             ps.setLong(4, nowMillis);
             ps.executeUpdate();
         }
-        if ((u.getLeastSignificantBits() & 1023) == 0) { // about one request in a thousand drops the old replies
-            try (PreparedStatement ps = c.prepareStatement("DELETE FROM " + REQUESTS + " WHERE at < ?")) {
-                ps.setLong(1, nowMillis - REPLY_KEPT_MILLIS);
-                ps.executeUpdate();
-            }
+        if (RECORDED.incrementAndGet() % FORGET_EVERY == 0) forgetReplies(c, nowMillis);
+    }
+
+    /**
+     * Drops the replies recorded before {@code nowMillis - REPLY_KEPT_MILLIS}; a retry of one of their ids may run
+     * again. Returns how many were dropped.
+     */
+    public static int forgetReplies(Connection c, long nowMillis) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement("DELETE FROM " + REQUESTS + " WHERE at < ?")) {
+            ps.setLong(1, nowMillis - REPLY_KEPT_MILLIS);
+            return ps.executeUpdate();
+        }
+    }
+
+    private static java.util.UUID uuid(String id) throws SQLException {
+        try {
+            return java.util.UUID.fromString(id);
+        } catch (IllegalArgumentException | NullPointerException e) {
+            throw new SQLException("a request id is a UUID, not '" + id + "'");
         }
     }
 
     /** The reply recorded for the request with client id {@code id} ({@link #recordReply}), or null. */
     public static byte[] recordedReply(Connection c, String id) throws SQLException {
-        java.util.UUID u = java.util.UUID.fromString(id);
+        java.util.UUID u = uuid(id);
         try (PreparedStatement ps = c.prepareStatement("SELECT reply FROM " + REQUESTS + " WHERE hi = ? AND lo = ?")) {
             ps.setLong(1, u.getMostSignificantBits());
             ps.setLong(2, u.getLeastSignificantBits());

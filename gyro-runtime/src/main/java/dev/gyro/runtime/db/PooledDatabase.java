@@ -3,6 +3,7 @@ package dev.gyro.runtime.db;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
+import com.zaxxer.hikari.pool.HikariPool;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -166,6 +167,24 @@ final class PooledDatabase implements Database {
         }
     }
 
+    /**
+     * A pooled connection, waited for until {@code deadlineNanos} at most (docs/decisions/37-request-ids.md): a request
+     * whose client waits no longer is answered while it still waits, instead of running once the database is back. A
+     * wait that ran out tells the database's health only when the pool could not connect (the timeout's cause is the
+     * driver's failure): a pool whose connections were all in use says nothing about the database.
+     */
+    private Connection connection(HikariDataSource pool, long deadlineNanos) throws SQLException {
+        if (deadlineNanos == DeadlinePassedException.NONE) return connection(pool);
+        DeadlinePassedException.check(deadlineNanos, "not begun");
+        long left = Math.max(1, DeadlinePassedException.millisLeft(deadlineNanos));
+        try {
+            return ((HikariPool) pool.getHikariPoolMXBean()).getConnection(Math.min(left, pool.getConnectionTimeout()));
+        } catch (SQLException | RuntimeException e) {
+            if (e.getCause() != null) sawFailure(e);
+            throw e;
+        }
+    }
+
     /** A failure that says the database cannot be reached goes to its health; any other says nothing about it. */
     private void sawFailure(Throwable t) {
         if (failures.kind(t) == Failures.Kind.UNREACHABLE) failures.health().unreachable(t);
@@ -210,13 +229,20 @@ final class PooledDatabase implements Database {
 
     @Override
     public <T> T inTransaction(boolean readOnly, SqlWork<T> work) throws SQLException {
+        return inTransaction(readOnly, DeadlinePassedException.NONE, work);
+    }
+
+    @Override
+    public <T> T inTransaction(boolean readOnly, long deadlineNanos, SqlWork<T> work) throws SQLException {
         HikariDataSource pool = readOnly ? readPool : writePool;
         return LostRaces.retry(this, retries, () -> {
-            Connection c = connection(pool);
+            Connection c = connection(pool, deadlineNanos);
             boolean committing = false;
             try {
+                DeadlinePassedException.check(deadlineNanos, "not begun");
                 dialect.begin(c);
                 T result = work.run(c);
+                DeadlinePassedException.check(deadlineNanos, "not committed");
                 committing = true;
                 commit(pool, c); // rolls back itself when it fails, and tells the health either way
                 return result;

@@ -163,6 +163,12 @@ public final class PostgresDialect implements Dialect {
     }
 
     @Override
+    public String removeOneSql(String table, List<String> columns) {
+        return "DELETE FROM " + quote(table) + " WHERE ctid = (SELECT ctid FROM " + quote(table) + " WHERE "
+                + equalInEveryColumn(columns) + " LIMIT 1)";
+    }
+
+    @Override
     public String deleteSql(String table, List<String> keyColumns) {
         return Dialects.deleteSql(this, table, keyColumns);
     }

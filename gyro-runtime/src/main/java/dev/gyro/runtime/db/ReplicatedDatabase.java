@@ -111,6 +111,14 @@ final class ReplicatedDatabase implements Database {
         });
     }
 
+    /** Reads wait for a connection of the replica's pool by the deadline; writes go as {@link Database} says. */
+    @Override
+    public <T> T inTransaction(boolean readOnly, long deadlineNanos, SqlWork<T> work) throws SQLException {
+        if (!readOnly) return Database.super.inTransaction(false, deadlineNanos, work);
+        replication.beforeRead();
+        return replica.inTransaction(true, deadlineNanos, work);
+    }
+
     @Override
     public void close() {
         // a view: the replica owns the pools

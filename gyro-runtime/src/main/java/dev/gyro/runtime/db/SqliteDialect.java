@@ -236,6 +236,22 @@ public final class SqliteDialect implements Dialect {
     }
 
     @Override
+    public String nullSafeEqual() {
+        return "IS";
+    }
+
+    @Override
+    public String removeOneSql(String table, List<String> columns) {
+        return "DELETE FROM " + quote(table) + " WHERE rowid = (SELECT rowid FROM " + quote(table) + " WHERE "
+                + equalInEveryColumn(columns) + " LIMIT 1)";
+    }
+
+    @Override
+    public boolean selectsForUpdate() {
+        return false;
+    }
+
+    @Override
     public String deleteSql(String table, List<String> keyColumns) {
         return Dialects.deleteSql(this, table, keyColumns);
     }

@@ -22,8 +22,9 @@ import java.util.function.Function;
  * {@link RowChange.Kind#UPSERT} as an upsert by primary key that leaves exactly the image's values, each
  * {@link RowChange.Kind#DELETE} as a delete by key. Both are idempotent, so applying an update twice, or
  * re-applying after a crash, leaves the same state (Algorithm 1, line 12; docs/decisions/05-exactly-once.md).
- * An {@link RowChange.Kind#APPEND} (a row of a table without a primary key) is a plain insert: it is applied once
- * because the position recorded in the same transaction says what was applied (docs/decisions/05-exactly-once.md).
+ * In a table without a primary key, an {@link RowChange.Kind#APPEND} is a plain insert and a
+ * {@link RowChange.Kind#REMOVE} deletes one row equal in every column: they are applied once because the position
+ * recorded in the same transaction says what was applied (docs/decisions/05-exactly-once.md).
  *
  * <p>Everything runs on the caller's connection, inside the caller's transaction: the runtime applies a
  * token's updates and records the new last gsn ({@link MetadataStore#recordReceived}) in ONE transaction
@@ -201,6 +202,17 @@ public final class UpdateApplier {
         return List.of(c.kind(), c.table(), c.columns(), c.keyColumns());
     }
 
+    /**
+     * A REMOVE that found no equal row means this instance's copy of the table is not the origin's: the apply fails
+     * rather than leave the row here (docs/decisions/04-row-images.md).
+     */
+    private static void removed(RowChange first, int[] counts) throws SQLException {
+        if (first.kind() != RowChange.Kind.REMOVE) return;
+        for (int c : counts)
+            if (c == 0) throw new SQLException("no row of table " + first.table() + " equal to a row the origin removed"
+                    + " is here: this instance's copy of the table differs from the origin's");
+    }
+
     private static void applyRun(Connection connection, Dialect dialect, List<RowChange> run) throws SQLException {
         RowChange first = run.get(0);
         boolean upsert = first.kind() != RowChange.Kind.DELETE;
@@ -208,18 +220,19 @@ public final class UpdateApplier {
             case UPSERT -> dialect.upsertSql(first.table(), first.columns(), first.keyColumns());
             case DELETE -> dialect.deleteSql(first.table(), first.keyColumns());
             case APPEND -> dialect.appendSql(first.table(), first.columns());
+            case REMOVE -> dialect.removeOneSql(first.table(), first.columns());
         };
         try (PreparedStatement ps = connection.prepareStatement(sql)) {
             for (RowChange change : run) {
                 List<Value> values = upsert ? change.values() : change.keyValues();
                 for (int p = 0; p < values.size(); p++) dialect.bind(ps, p + 1, values.get(p));
                 if (run.size() == 1) {
-                    ps.executeUpdate();
+                    removed(first, new int[] {ps.executeUpdate()});
                 } else {
                     ps.addBatch();
                 }
             }
-            if (run.size() > 1) ps.executeBatch();
+            if (run.size() > 1) removed(first, ps.executeBatch());
         } catch (SQLException e) {
             throw new SQLException("cannot apply " + run.size() + " row change(s) (" + first.kind() + ") to table "
                     + first.table() + " with columns " + (upsert ? first.columns() : first.keyColumns()) + ": "

@@ -51,10 +51,11 @@
  * <ul>
  *   <li>Rows written by triggers and by foreign-key actions (ON DELETE CASCADE, SET NULL) are not captured;
  *       replicas fire their own triggers and actions when the images are applied.</li>
- *   <li>Tables without a primary key take plain inserts only: the rows travel whole ({@code APPEND}) and are
- *       inserted once elsewhere.</li>
- *   <li>Refused (the request rolls back with a message naming the statement): UPDATE, DELETE, REPLACE and upserts
- *       on tables without a primary key,
+ *   <li>A table without a primary key is a multiset: inserted rows travel whole ({@code APPEND}), deleted ones as
+ *       they were ({@code REMOVE}: one equal row deleted elsewhere), updated ones as both (read before the UPDATE,
+ *       returned by it).</li>
+ *   <li>Refused (the request rolls back with a message naming the statement): REPLACE and upserts on tables without
+ *       a primary key, and their UPDATEs on MariaDB (no RETURNING),
  *       UPDATEs or upsert actions that set a key column (or SQLite's rowid), REPLACE on a table with another
  *       UNIQUE constraint, statements with their own RETURNING clause, several statements in one string, DDL and
  *       other non-DML statements, writes to temp/attached databases or to {@code gyro_} tables, and SQL

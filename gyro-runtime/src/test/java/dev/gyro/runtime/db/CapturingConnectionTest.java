@@ -380,10 +380,28 @@ class CapturingConnectionTest {
     }
 
     @Test
-    void writesOtherThanInsertsToATableWithoutPrimaryKeyAreRefused() throws SQLException {
-        assertRefused("UPDATE history SET msg = 'x'", "history", "no primary key", "not updated, replaced or deleted");
-        assertRefused("DELETE FROM history", "history", "no primary key");
-        assertRefused("INSERT OR REPLACE INTO history VALUES ('x')", "history", "no primary key");
+    void replacingRowsOfATableWithoutPrimaryKeyIsRefused() throws SQLException {
+        assertRefused("INSERT OR REPLACE INTO history VALUES ('x')", "history", "no primary key", "no conflict");
+    }
+
+    @Test
+    void updatesAndDeletesOfATableWithoutPrimaryKeyRemoveEachRowAsItWasAndAppendItAsItBecame() throws SQLException {
+        Db.exec(db, "INSERT INTO history VALUES ('a'), ('a'), ('b')");
+        assertThat(capture(c -> {
+            try (PreparedStatement ps = c.prepareStatement("UPDATE history SET msg = msg || '!' WHERE msg = ?")) {
+                ps.setString(1, "a");
+                assertThat(ps.executeUpdate()).isEqualTo(2);
+            }
+            try (Statement st = c.createStatement()) {
+                assertThat(st.executeUpdate("DELETE FROM history WHERE msg = 'b'")).isEqualTo(1);
+            }
+            return null;
+        })).containsExactly(keyless(RowChange.Kind.REMOVE, "a"), keyless(RowChange.Kind.REMOVE, "a"),
+                keyless(RowChange.Kind.APPEND, "a!"), keyless(RowChange.Kind.APPEND, "a!"), keyless(RowChange.Kind.REMOVE, "b"));
+    }
+
+    private static RowChange keyless(RowChange.Kind kind, String msg) {
+        return new RowChange("history", kind, List.of("msg"), vals(msg), List.of());
     }
 
     @Test
@@ -424,7 +442,7 @@ class CapturingConnectionTest {
     @Test
     void preparingARefusedStatementFailsAtPrepareTime() throws SQLException {
         capture(c -> {
-            assertThatThrownBy(() -> c.prepareStatement("DELETE FROM history WHERE msg = ?"))
+            assertThatThrownBy(() -> c.prepareStatement("REPLACE INTO history VALUES (?)"))
                     .isInstanceOf(SQLException.class).hasMessageContaining("no primary key");
             assertThatThrownBy(() -> c.prepareCall("CALL x()")).isInstanceOf(SQLException.class);
             return null;

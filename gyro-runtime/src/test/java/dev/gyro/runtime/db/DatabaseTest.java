@@ -78,6 +78,63 @@ class DatabaseTest {
         }
     }
 
+    /**
+     * docs/decisions/37-request-ids.md: a transaction whose client's deadline passed does not begin, and one whose
+     * deadline passes while it runs rolls back instead of committing behind the client's back.
+     */
+    @Test
+    void aTransactionPastItsDeadlineDoesNotCommit() throws SQLException {
+        try (Database db = openWithTable(Database.Options.defaults())) {
+            boolean[] ran = new boolean[1];
+            assertThatThrownBy(() -> db.inTransaction(false, System.nanoTime() - 1, c -> ran[0] = true))
+                    .isInstanceOf(DeadlinePassedException.class).hasMessageContaining("not begun")
+                    .hasMessageContaining("its client's deadline passed");
+            assertThat(ran[0]).isFalse();
+
+            long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(50);
+            assertThatThrownBy(() -> db.inTransaction(false, deadline, c -> {
+                insert(c, 1);
+                while (System.nanoTime() - deadline < 0) Thread.onSpinWait(); // until the deadline has passed
+                return null;
+            })).isInstanceOf(DeadlinePassedException.class).hasMessageContaining("not committed");
+            long none = db.inTransaction(true, c -> count(c, "t"));
+            assertThat(none).isZero();
+
+            long later = System.nanoTime() + TimeUnit.MINUTES.toNanos(1);
+            db.inTransaction(false, later, c -> {
+                insert(c, 2);
+                return null;
+            });
+            long one = db.inTransaction(true, c -> count(c, "t"));
+            assertThat(one).isOne();
+            assertThat(db.failures().kind(new DeadlinePassedException("x"))).isEqualTo(Failures.Kind.REFUSED);
+        }
+    }
+
+    /**
+     * A connection is waited for until the deadline only; a pool whose connections are all in use says nothing about
+     * the database, whose health stays up (docs/decisions/37-request-ids.md).
+     */
+    @Test
+    void aConnectionIsWaitedForUntilTheDeadlineOnly() throws SQLException {
+        try (Database db = openWithTable(Database.Options.defaults().withPoolSizes(1, 1))) {
+            Connection held = db.writeConnection();
+            try {
+                long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(300);
+                assertThatThrownBy(() -> db.inTransaction(false, deadline, c -> {
+                    insert(c, 1);
+                    return null;
+                })).isInstanceOf(java.sql.SQLTransientConnectionException.class)
+                        .hasMessageContaining("request timed out");
+                assertThat(System.nanoTime() - deadline).isLessThan(TimeUnit.SECONDS.toNanos(5));
+                assertThat(db.failures().health().down()).isFalse();
+            } finally {
+                db.rollback(held);
+                held.close();
+            }
+        }
+    }
+
     @Test
     void refusesTargetsThatCannotHoldAnInstance() {
         assertThatThrownBy(() -> Database.open(SqliteDialect.INSTANCE, "jdbc:sqlite::memory:"))

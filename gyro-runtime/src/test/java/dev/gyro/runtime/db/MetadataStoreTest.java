@@ -163,6 +163,66 @@ class MetadataStoreTest {
         }
     }
 
+    static byte[] recorded(Database db, String id) throws SQLException {
+        return db.inTransaction(true, c -> MetadataStore.recordedReply(c, id));
+    }
+
+    /**
+     * The replies of requests with ids (docs/decisions/37-request-ids.md): recorded with the request's writes, so a
+     * rolled-back request leaves none; kept for REPLY_KEPT_MILLIS, then dropped; one id, one record.
+     */
+    @Test
+    void requestRepliesAreRecordedWithTheirWritesAndForgottenAfterTheirTime() throws SQLException {
+        try (Database db = openInstance(dir.resolve("replies.db"))) {
+            String kept = "00000000-0000-0000-0000-000000000001";
+            String old = "00000000-0000-0000-0000-000000000002";
+            String rolledBack = "00000000-0000-0000-0000-000000000003";
+            long now = 1_000_000_000L;
+            db.inTransaction(false, c -> {
+                MetadataStore.recordReply(c, kept, new byte[] {1}, now);
+                MetadataStore.recordReply(c, old, new byte[] {2}, now - MetadataStore.REPLY_KEPT_MILLIS - 1);
+                return null;
+            });
+            assertThatThrownBy(() -> db.inTransaction(false, c -> {
+                MetadataStore.recordReply(c, rolledBack, new byte[] {3}, now);
+                throw new SQLException("the request failed");
+            })).hasMessageContaining("the request failed");
+            assertThat(recorded(db, kept)).containsExactly(1);
+            assertThat(recorded(db, old)).containsExactly(2);
+            assertThat(recorded(db, rolledBack)).isNull();
+
+            assertThatThrownBy(() -> db.inTransaction(false, c -> {
+                MetadataStore.recordReply(c, kept, new byte[] {4}, now);
+                return null;
+            })).isInstanceOf(SQLException.class);
+            assertThatThrownBy(() -> db.inTransaction(true, c -> MetadataStore.recordedReply(c, "order-7")))
+                    .hasMessageContaining("a request id is a UUID, not 'order-7'");
+
+            int forgotten = db.inTransaction(false, c -> MetadataStore.forgetReplies(c, now));
+            assertThat(forgotten).isOne();
+            assertThat(recorded(db, old)).isNull();
+            assertThat(recorded(db, kept)).containsExactly(1);
+        }
+    }
+
+    /** Recording replies drops the old ones by itself, whatever ids clients choose. */
+    @Test
+    void recordingRepliesForgetsOldOnesByItself() throws SQLException {
+        try (Database db = openInstance(dir.resolve("forget.db"))) {
+            long now = 1_000_000_000L;
+            db.inTransaction(false, c -> {
+                MetadataStore.recordReply(c, new java.util.UUID(7, 7).toString(), new byte[] {0},
+                        now - MetadataStore.REPLY_KEPT_MILLIS - 1);
+                for (int i = 0; i < MetadataStore.FORGET_EVERY; i++) // ids a clock-based client might send
+                    MetadataStore.recordReply(c, new java.util.UUID(1, 1 + ((long) i << 32)).toString(), new byte[] {1},
+                            now);
+                return null;
+            });
+            assertThat(recorded(db, new java.util.UUID(7, 7).toString()))
+                    .isNull();
+        }
+    }
+
     @Test
     void aProcessKilledBeforeCommitLeavesTheOldStateAndData() throws Exception {
         Path file = dir.resolve("k.db");

@@ -1,0 +1,50 @@
+package dev.gyro.agent.bridge;
+
+import java.sql.Connection;
+import java.sql.Driver;
+import java.sql.SQLException;
+
+/**
+ * The one door between an application and Gyro attached to it (docs/decisions/34-attaching.md, "Gyro's libraries
+ * apart"): the code Gyro adds to the application's classes calls these static methods, which only the JDK's types
+ * cross. It is loaded by the application's class loader (from the agent's jar); everything else of Gyro is loaded by
+ * a class loader of its own, which sees none of the application's libraries, and answers through {@link Handler}.
+ */
+public final class Bridge {
+
+    /** Gyro's side: what the application's calls and connections are answered with. */
+    public interface Handler {
+        /** A call of a classified method begins ({@code key}: {@code owner.name(descriptor)}); its token, or null. */
+        Object enter(String key, Object[] args);
+
+        /** The call {@link #enter} began has ended: returned ({@code thrown} null) or threw. */
+        void exit(Object call, Throwable thrown);
+
+        /** The connection to give the application instead of the one {@code driver} would make, or null. */
+        Connection instead(Driver driver, String url) throws SQLException;
+    }
+
+    private static volatile Handler handler;
+
+    private Bridge() {}
+
+    /** Gyro answers from now on. */
+    public static void install(Handler h) {
+        handler = h;
+    }
+
+    public static Object enter(String key, Object[] args) {
+        Handler h = handler;
+        return h == null ? null : h.enter(key, args);
+    }
+
+    public static void exit(Object call, Throwable thrown) {
+        Handler h = handler;
+        if (h != null && call != null) h.exit(call, thrown);
+    }
+
+    public static Connection instead(Driver driver, String url) throws SQLException {
+        Handler h = handler;
+        return h == null ? null : h.instead(driver, url);
+    }
+}
