@@ -42,6 +42,8 @@ final class AttachBenchmark {
     /** Each database's emulated server, as in every scenario of gyro bench (docs/benchmark-method.md). */
     static final String CAPACITY = "2x20ms";
     private static final String ONE_DATABASE = "one database";
+    /** Seconds of warm-up before a run that measures the agent's cost (at a fixed rate, one terminal). */
+    private static final int OVERHEAD_WARMUP = 2;
     /** The agent attached with no instance and no emulation: its advice on the methods alone, calls only counted. */
     private static final String PASS_THROUGH = "agent passing through";
     /** The agent's line at exit on where a local call's time went. */
@@ -338,7 +340,8 @@ final class AttachBenchmark {
                 url = server.jdbcUrl("benchbase");
             }
             Path config = dir.resolve("config.xml");
-            Files.writeString(config, config(benchbase, b, url, terminals, rate, rate == null ? settings.warmup() : 2, time));
+            Files.writeString(config, config(benchbase, b, url, terminals, rate,
+                    rate == null ? settings.warmup() : OVERHEAD_WARMUP, time));
             Path instances = dir.resolve("instances");
             List<String> run = new ArrayList<>(List.of(jdk.resolve("bin/java").toString()));
             if (agentJar != null) run.add("-javaagent:" + agentJar + "=classification=" + classification
