@@ -125,11 +125,19 @@ public final class Attachment implements AutoCloseable {
             return new Call(method, c, db, owner, f.local, f.notCommitted);
         }
         Handoff h = Handoff.open(id);
-        CompletableFuture<Reply> reply = CompletableFuture.supplyAsync(() -> instances.get(owner).call(request), requests);
+        h.begun = System.nanoTime();
+        CompletableFuture<Reply> reply = CompletableFuture.supplyAsync(() -> {
+            h.started = System.nanoTime();
+            Reply r = instances.get(owner).call(request);
+            h.replied = System.nanoTime();
+            return r;
+        }, requests);
         reply.whenComplete((r, t) -> h.go.completeExceptionally(new IllegalStateException(
                 r != null ? r.status() + ": " + r.message() : String.valueOf(t)))); // it ended without running
         try {
-            return new Call(method, h, h.go.get(), reply, decision.global() ? f.global : f.local, f.notCommitted);
+            Connection connection = h.go.get();
+            h.resumed = System.nanoTime();
+            return new Call(method, h, connection, reply, decision.global() ? f.global : f.local, f.notCommitted);
         } catch (ExecutionException e) {
             h.close();
             throw new SQLException("gyro: " + method.rule().name() + " did not run: " + e.getCause().getMessage());
@@ -211,9 +219,13 @@ public final class Attachment implements AutoCloseable {
          */
         public Reply commit() throws SQLException {
             if (database != null) return commitHere();
+            handoff.committing = System.nanoTime();
             handoff.done.complete(true);
             Reply r = end();
             (r.ok() ? committed : notCommitted).increment();
+            if (r.ok() && method.rule().kind() == dev.gyro.app.Kind.LOCAL)
+                CallTiming.record(handoff.begun, handoff.started, handoff.lent, handoff.resumed, handoff.committing,
+                        handoff.decided, handoff.replied, System.nanoTime());
             if (!r.ok()) {
                 String message = "gyro: " + method.rule().name() + " did not commit: " + r.status() + ": " + r.message();
                 if (r.message().contains("40001") || r.message().contains("could not serialize"))

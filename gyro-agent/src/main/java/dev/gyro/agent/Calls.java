@@ -1,5 +1,9 @@
 package dev.gyro.agent;
 
+import dev.gyro.app.Kind;
+import dev.gyro.emulation.Capacity;
+import dev.gyro.runtime.hook.TransactionGate;
+
 import java.lang.invoke.MethodType;
 import java.lang.reflect.Method;
 import java.util.Collection;
@@ -38,8 +42,11 @@ public final class Calls {
         }
     }
 
-    /** One call in progress; {@code request} null where Gyro does not run calls (it only counts them). */
-    record Call(Transaction transaction, Attachment.Call request) {}
+    /**
+     * One call in progress; {@code request} null where Gyro does not run calls (it only counts them); {@code slot} the
+     * emulated server's slot a call holds where Gyro passes calls through to the application's own database.
+     */
+    record Call(Transaction transaction, Attachment.Call request, TransactionGate.Slot slot, long began) {}
 
     private static volatile Map<String, Transaction> byKey = Map.of();
     /** Where calls run as requests; null: calls are counted only. */
@@ -47,6 +54,20 @@ public final class Calls {
 
     static void runThrough(Attachment a) {
         attachment = a;
+    }
+
+    /** Where calls are not run as requests, each holds one of this emulated server's slots; null: none. */
+    private static volatile Capacity passThrough;
+    /** The call passed through that holds a slot on this thread. */
+    private static final ThreadLocal<Call> IN_SLOT = new ThreadLocal<>();
+
+    /**
+     * Calls go to the application's own database, each holding a slot of {@code server} from its entry to its exit
+     * (the baseline of docs/decisions/36-attached-benchmark.md: one database with the emulated capacity of one Gyro
+     * instance's).
+     */
+    static void passThrough(Capacity server) {
+        passThrough = server;
     }
 
     /** Where calls run as requests; null when they are counted only. */
@@ -80,11 +101,24 @@ public final class Calls {
         if (Takeover.current() != null) return null; // called within a call: part of its request
         List<Object> values = t.method.partitionValues(args); // read once: a call without one fails here
         Attachment a = attachment;
-        if (a == null) return new Call(t, null);
+        if (a == null) {
+            Capacity server = passThrough;
+            if (server == null) return new Call(t, null, null, System.nanoTime());
+            if (IN_SLOT.get() != null) return null; // called within a call: it holds the slot already
+            try {
+                Call c = new Call(t, null, server.enter(), System.nanoTime());
+                IN_SLOT.set(c);
+                return c;
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw Calls.<RuntimeException>sneaky(new java.sql.SQLException("gyro: interrupted while "
+                        + t.name() + " waited for the emulated server", e));
+            }
+        }
         try {
             Attachment.Call request = a.begin(t.method, values);
             Takeover.begun(request);
-            return new Call(t, request);
+            return new Call(t, request, null, 0);
         } catch (java.sql.SQLException e) {
             throw Calls.<RuntimeException>sneaky(e); // the application's JDBC code expects an SQLException
         }
@@ -95,6 +129,12 @@ public final class Calls {
         if (!(call instanceof Call c)) return;
         c.transaction().calls.increment();
         if (thrown != null) c.transaction().failed.increment();
+        else if (c.request() == null && c.slot() == null && c.transaction().method.rule().kind() == Kind.LOCAL)
+            CallTiming.passedThrough(System.nanoTime() - c.began());
+        if (c.slot() != null) {
+            IN_SLOT.remove();
+            c.slot().close();
+        }
         Attachment.Call request = c.request();
         if (request != null && request.endsWithMethod && Takeover.current() == request) {
             Takeover.ended(); // its connection commits each statement: the call's transaction ends with the method

@@ -6,6 +6,7 @@ import dev.gyro.check.AccessLog;
 import dev.gyro.check.ReadFromChecker;
 import dev.gyro.cluster.Backend;
 import dev.gyro.cluster.LocalCluster;
+import dev.gyro.emulation.Capacity;
 import dev.gyro.servers.DatabaseServer;
 import net.bytebuddy.agent.builder.AgentBuilder;
 import net.bytebuddy.asm.Advice;
@@ -35,7 +36,11 @@ import java.util.stream.Collectors;
  * connections over ({@link Takeover}); without {@code dir}, calls are only counted. {@code check=true} records every
  * request's reads and writes and checks at exit that none read from a local request of another partition (Definition
  * 1): for tests and diagnosis (every read runs twice). {@code audits=FILE} asks the application's own consistency
- * conditions of its database as a whole before the first call and at exit ({@link Audits}).
+ * conditions of its database as a whole before the first call and at exit ({@link Audits}). {@code capacity=CxMms}
+ * (e.g. {@code 2x20ms}) gives each database the capacity emulation of {@code gyro bench} (docs/benchmark-method.md):
+ * every request takes one of C slots of its instance's emulated server and spends M ms in it first; without {@code
+ * dir}, each call takes a slot of one emulated server in front of the application's own database from the method's
+ * entry to its exit (the baseline of {@code gyro bench attach}, docs/decisions/36-attached-benchmark.md).
  */
 public final class GyroAgent {
 
@@ -67,6 +72,7 @@ public final class GyroAgent {
             throw new IllegalArgumentException(e.getMessage());
         }
         List<AttachedMethod> methods = AttachedMethods.resolve(classification, ClassLoader.getSystemClassLoader());
+        Capacity capacity = capacity(given);
         Calls.attach(methods);
         registerOwnDrivers();
         Bridge.install(new Bridge.Handler() {
@@ -102,9 +108,22 @@ public final class GyroAgent {
             throw new IllegalArgumentException("audits=" + given.get("audits") + " needs dir=DIR: audits ask the instances");
         if (given.containsKey("dir"))
             runOver(Path.of(given.get("dir")), instances(given), backend(given), "true".equals(given.get("check")),
-                    audits, methods, instrumentation);
+                    capacity, audits, methods, instrumentation);
+        else if (capacity.emulated()) Calls.passThrough(capacity);
         Runtime.getRuntime().addShutdownHook(new Thread(GyroAgent::report, "gyro-agent-report"));
-        System.err.println(PREFIX + "attached to " + methods.size() + " transaction method(s)");
+        System.err.println(PREFIX + "attached to " + methods.size() + " transaction method(s)"
+                + (capacity.emulated() ? "; " + capacity.describe() : ""));
+    }
+
+    /** {@code capacity=CxMms}: C transactions at a time, M ms each; {@link Capacity#PLAIN} when not given. */
+    static Capacity capacity(Map<String, String> given) {
+        String c = given.get("capacity");
+        if (c == null) return Capacity.PLAIN;
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("([0-9]{1,4})x([0-9]{1,6})ms").matcher(c.strip());
+        if (m.matches() && Integer.parseInt(m.group(1)) >= 1)
+            return Capacity.of(Integer.parseInt(m.group(1)), Long.parseLong(m.group(2)));
+        throw new IllegalArgumentException("capacity=" + c + ": CxMms, C transactions at a time (at least 1) for M ms"
+                + " each, e.g. capacity=2x20ms");
     }
 
     /**
@@ -149,14 +168,15 @@ public final class GyroAgent {
      * data reach every instance's database), and the instances start before the application's main. At exit, once the
      * ring is quiet, whether every instance applied the same global requests is written to {@code dir/outcome.txt}.
      */
-    private static void runOver(Path dir, int n, Backend backend, boolean check, Audits audits,
+    private static void runOver(Path dir, int n, Backend backend, boolean check, Capacity capacity, Audits audits,
                                 List<AttachedMethod> methods, Instrumentation instrumentation) {
         AccessLog accesses = check || audits != null ? new AccessLog() : null; // audits merge the local writes
         AttachedApplication app = new AttachedApplication("attached", methods);
         LocalCluster cluster;
         try {
             Files.createDirectories(dir);
-            cluster = LocalCluster.create(backend, dir.toAbsolutePath(), app, n, 1, 0, loaded -> {});
+            cluster = LocalCluster.create(backend, dir.toAbsolutePath(), app, n, 1, 0, loaded -> {})
+                    .withCapacity(capacity);
         } catch (java.io.IOException | java.sql.SQLException | RuntimeException e) {
             throw new IllegalArgumentException("the instances' databases in " + dir + " could not be made: " + e.getMessage());
         }
@@ -291,6 +311,12 @@ public final class GyroAgent {
             System.err.println(PREFIX + t.name() + ": " + t.calls() + " call(s)" + ran
                     + (t.failed() > 0 ? "; " + t.failed() + " ended with an exception" : ""));
         }
+        if (CallTiming.passed() > 0)
+            System.err.printf(java.util.Locale.ROOT, "%sa local call's method passed through, entry to exit, mean of %d:"
+                    + " %.1f us%n", PREFIX, CallTiming.passed(), CallTiming.passedMicros());
+        if (CallTiming.calls() > 0)
+            System.err.println(PREFIX + "a local call's time, mean of " + CallTiming.calls() + ": "
+                    + CallTiming.describe());
     }
 
     /** {@code key=value,key=value}. */
@@ -301,13 +327,14 @@ public final class GyroAgent {
         for (String part : options.split(",")) {
             int eq = part.indexOf('=');
             String key = eq < 0 ? part : part.substring(0, eq);
-            if (!Set.of("classification", "dir", "instances", "backend", "check", "audits").contains(key))
+            if (!Set.of("classification", "dir", "instances", "backend", "check", "audits", "capacity").contains(key))
                 unknown.add(key);
             m.put(key, eq < 0 ? "" : part.substring(eq + 1));
         }
         if (!unknown.isEmpty())
             throw new IllegalArgumentException("unknown agent option(s) " + unknown + "; known: classification=FILE,"
-                    + " dir=DIR, instances=N, backend=sqlite|postgres|mariadb, check=true");
+                    + " dir=DIR, instances=N, backend=sqlite|postgres|mariadb, check=true, audits=FILE,"
+                    + " capacity=CxMms");
         return m;
     }
 }

@@ -29,6 +29,12 @@ final class Handoff {
             + " run it again (SQLSTATE 40001)";
 
     final String id;
+    /**
+     * When the call crossed between the application's thread and the request's (System.nanoTime, {@link CallTiming}):
+     * the call began, its request started, lent its connection, the application resumed, committed, the request saw
+     * it, replied, the application's commit returned.
+     */
+    volatile long begun, started, lent, resumed, committing, decided, replied;
     /** The request's connection, once the call may run. */
     final CompletableFuture<Connection> go = new CompletableFuture<>();
     /** The application's decision: true to commit, false to roll back. */
@@ -59,10 +65,12 @@ final class Handoff {
         if (h == null) throw new UserAbort("the call " + id + " no longer waits to run");
         if (!h.ran.compareAndSet(false, true)) // Gyro runs a request again only after it lost a race (RetryRule)
             throw new UserAbort(LOST_RACE);
+        h.lent = System.nanoTime();
         h.go.complete(ctx.connection());
         boolean commit;
         try {
             commit = h.done.get();
+            h.decided = System.nanoTime();
         } catch (ExecutionException e) {
             throw new UserAbort("the application's call failed: " + e.getCause());
         }

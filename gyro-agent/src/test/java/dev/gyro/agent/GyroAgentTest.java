@@ -91,7 +91,29 @@ class GyroAgentTest {
                 .contains("has no partitioning value req.customer.id").contains("app done");
         assertThat(r.err()).contains("gyro agent: attached to 2 transaction method(s)")
                 .contains("gyro agent: Amalgamate: 3 call(s)") // run(conn, String) is another method
-                .contains("gyro agent: placeOrder: 1 call(s)"); // the refused one never began
+                .contains("gyro agent: placeOrder: 1 call(s)") // the refused one never began
+                .contains("gyro agent: a local call's method passed through, entry to exit, mean of 1: "); // placeOrder
+    }
+
+    /**
+     * {@code capacity=} without instances: the calls pass through to the application's own database, each holding a slot
+     * of one emulated server (docs/decisions/36-attached-benchmark.md); a capacity that is not CxMms stops the
+     * application before its main.
+     */
+    @Test
+    void aCapacityWithoutInstancesPassesTheCallsThroughAnEmulatedServer() throws Exception {
+        Classification c = new Classification(List.of(
+                rule("Amalgamate", Kind.LOCAL_OR_GLOBAL, List.of("custId0", "custId1"), AMALGAMATE)));
+        Run r = run(c, ",capacity=2x1ms", App.class.getName());
+        assertThat(r.status()).as(r.err()).isZero();
+        assertThat(r.err()).contains("gyro agent: attached to 1 transaction method(s); capacity emulation: each database"
+                + " instance serves 2 transaction(s) at a time, 1 ms service time each")
+                .contains("gyro agent: Amalgamate: 3 call(s)");
+        Run wrong = run(c, ",capacity=fast", App.class.getName());
+        assertThat(wrong.status()).isEqualTo(2);
+        assertThat(wrong.err()).contains("gyro agent: capacity=fast: CxMms, C transactions at a time (at least 1) for M"
+                + " ms each, e.g. capacity=2x20ms");
+        assertThat(wrong.out()).doesNotContain("app done");
     }
 
     private static Classification.Method bank(String name, String... parameters) {

@@ -28,11 +28,12 @@ import java.util.Set;
                 + " classification (the file naming the application's methods), dir (the instances' folder, default"
                 + " gyro-attach beside FILE), check (true: record every access and check Definition 1 at the end),"
                 + " audits (a list of name, sql and optional expect: queries of one value asked of the application's"
-                + " database as a whole before the first call and at exit).")
+                + " database as a whole before the first call and at exit), capacity (CxMms, e.g. 2x20ms: each"
+                + " database serves C transactions at a time, M ms each, the capacity emulation of gyro bench).")
 final class AttachCommand implements java.util.concurrent.Callable<Integer> {
 
     private static final Set<String> KEYS = Set.of("backend", "instances", "classification", "dir", "check",
-            "audits");
+            "audits", "capacity");
 
     @Option(names = "--config", paramLabel = "FILE", required = true, description = "what to attach: see above")
     Path config;
@@ -45,7 +46,7 @@ final class AttachCommand implements java.util.concurrent.Callable<Integer> {
 
     /** What FILE says, checked. */
     record Config(Backend backend, int instances, Path classification, Path dir, boolean check,
-                  List<Map<String, String>> audits) {}
+                  List<Map<String, String>> audits, String capacity) {}
 
     @Override
     public Integer call() throws Exception {
@@ -59,7 +60,8 @@ final class AttachCommand implements java.util.concurrent.Callable<Integer> {
         Path instances = c.dir().resolve("instances");
         String javaagent = "-javaagent:" + agentJar(c.dir()) + "=classification=" + c.classification() + ",dir="
                 + instances + ",instances=" + c.instances() + ",backend=" + c.backend().label()
-                + (c.check() ? ",check=true" : "") + (c.audits().isEmpty() ? "" : ",audits=" + auditsFile(c));
+                + (c.check() ? ",check=true" : "") + (c.audits().isEmpty() ? "" : ",audits=" + auditsFile(c))
+                + (c.capacity() != null ? ",capacity=" + c.capacity() : "");
         if (agent) {
             System.out.println(javaagent);
             return 0;
@@ -156,9 +158,13 @@ final class AttachCommand implements java.util.concurrent.Callable<Integer> {
         Object dir = map.get("dir"), check = map.get("check");
         if (check != null && !(check instanceof Boolean))
             throw new IllegalArgumentException(file + ": check: true or false, not " + check);
+        Object capacity = map.get("capacity");
+        if (capacity != null && !String.valueOf(capacity).matches("[0-9]{1,4}x[0-9]{1,6}ms"))
+            throw new IllegalArgumentException(file + ": capacity: CxMms (C transactions at a time, M ms each, e.g."
+                    + " 2x20ms), not " + capacity);
         return new Config(backend, instances, classification,
                 folder.resolve(dir == null ? "gyro-attach" : String.valueOf(dir)), Boolean.TRUE.equals(check),
-                audits(file, map.get("audits")));
+                audits(file, map.get("audits")), capacity == null ? null : String.valueOf(capacity));
     }
 
     /**

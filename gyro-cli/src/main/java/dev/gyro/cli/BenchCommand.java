@@ -28,12 +28,14 @@ import java.util.concurrent.Callable;
                 + "audit. Writes DIR/results.json, PNG plots and DIR/summary.md. Scenarios: local-ratio "
                 + "(micro-benchmark, Figures 3 and 4), scale-lan (TPC-W and RUBiS vs 2PC and ShardingSphere, "
                 + "Figure 5), wan-latency (Table III), wan-scale (Figure 6), tpcc (TPC-C vs 2PC), scale-sim (the ring "
-                + "at 1 to 128 instances in the performance simulator: results.csv, summary.md, plots). The last line "
+                + "at 1 to 128 instances in the performance simulator: results.csv, summary.md, plots), attach (CMU "
+                + "BenchBase, unmodified, with Gyro attached at 1-8 instances against one database, and the agent's own "
+                + "cost: README.md, results.json, a plot). The last line "
                 + "starts with 'bench: OK' or 'bench: FAILED'.")
 final class BenchCommand implements Callable<Integer> {
 
     @Parameters(index = "0", paramLabel = "SCENARIO", description = "local-ratio, scale-lan, wan-latency, wan-scale, "
-            + "tpcc, scale-sim, replicas (one replica per instance against groups of three: latency, throughput, failover), or app (an application's own workload: --app NAME [--app-jar PATH])")
+            + "tpcc, scale-sim, replicas (one replica per instance against groups of three: latency, throughput, failover), attach (BenchBase with Gyro attached), or app (an application's own workload: --app NAME [--app-jar PATH])")
     String scenario;
 
     @Option(names = "--app", paramLabel = "NAME", description = "the application of the 'app' scenario")
@@ -98,6 +100,14 @@ final class BenchCommand implements Callable<Integer> {
             + "counts instead of the scenario's sweep, e.g. --clients 32")
     List<Integer> clients;
 
+    @Option(names = "--benchbase", paramLabel = "DIR", description = "attach: CMU BenchBase's source (default"
+            + " ../shared/third-party/benchbase; docs/testing.md, \"CMU BenchBase\"), built once, never changed")
+    Path benchbase;
+
+    @Option(names = "--benchmarks", paramLabel = "B1,B2,..", split = ",", description = "attach: only these of"
+            + " BenchBase's tatp, voter and tpcc (default: all three; --quick: tatp and voter)")
+    List<String> benchmarks;
+
     @Option(names = "--replicas", defaultValue = "1", description = "scale-lan: also measure Gyro with every instance a"
             + " replicated group of this many replicas (system gyro-rR); 1, the default, measures only the single instances")
     int replicas;
@@ -109,6 +119,34 @@ final class BenchCommand implements Callable<Integer> {
             System.out.println("bench: FAILED: --instances, --systems and --clients go with the scenarios that run"
                     + " real instances; " + scenario + " has its own settings");
             return 2;
+        }
+        if ((benchbase != null || benchmarks != null) && !scenario.equals(AttachBenchmark.NAME)) {
+            System.out.println("bench: FAILED: --benchbase and --benchmarks go with the attach scenario");
+            return 2;
+        }
+        if (scenario.equals(AttachBenchmark.NAME)) {
+            if (systems != null || clients != null || backend != null || plain || thinkMs != null
+                    || rates != null || app != null || seed != null || applyMs != null || hopMs != null || replicas != 1) {
+                System.out.println("bench: FAILED: attach runs BenchBase's own driver with its own settings: it takes"
+                        + " --quick, --benchmarks, --instances, --benchbase and --out");
+                return 2;
+            }
+            AttachBenchmark.Settings form = quick ? AttachBenchmark.Settings.quick() : AttachBenchmark.Settings.full();
+            try {
+                form.only(benchmarks, instances);
+            } catch (IllegalArgumentException e) {
+                System.out.println("bench: FAILED: " + e.getMessage());
+                return 2;
+            }
+            Path dir = claimOut();
+            if (dir == null) return 2;
+            String command = "./gyro bench attach" + (quick ? " --quick" : "")
+                    + (benchmarks != null ? " --benchmarks " + String.join(",", benchmarks) : "")
+                    + (instances != null ? " --instances " + String.join(",", instances.stream().map(String::valueOf)
+                    .toList()) : "")
+                    + (benchbase != null ? " --benchbase " + benchbase : "") + (out != null ? " --out " + out : "");
+            return new AttachBenchmark(quick, benchmarks, instances, benchbase != null ? benchbase : Path.of("../shared/third-party/benchbase"),
+                    OwnedFolder.fresh(dir, "--out"), System.out, command).run();
         }
         if (scenario.equals(ScaleSimScenario.NAME)) return scaleSim();
         if (scenario.equals(ReplicasBenchmark.NAME)) {

@@ -99,6 +99,13 @@ class AttachCommandTest {
         assertThat(wrong.out()).contains("backend: unknown backend 'oracle' (known: sqlite, postgres, mariadb)");
 
         Files.writeString(dir.resolve("classification.json"), CLASSIFICATION.formatted(Bank.class.getName()));
+        Files.writeString(dir.resolve("attach.yaml"), "classification: classification.json\ncapacity: fast\n");
+        Run capacity = attach("--agent");
+        assertThat(capacity.status()).isEqualTo(2);
+        assertThat(capacity.out()).contains("capacity: CxMms (C transactions at a time, M ms each, e.g. 2x20ms), not fast");
+        Files.writeString(dir.resolve("attach.yaml"), "classification: classification.json\ncapacity: 2x20ms\n");
+        assertThat(attach("--agent").out()).contains(",capacity=2x20ms");
+
         Files.writeString(dir.resolve("attach.yaml"), "classification: classification.json\ninstances: 2\n");
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
         Run failing = attach("--", java, "-cp", System.getProperty("surefire.test.class.path",

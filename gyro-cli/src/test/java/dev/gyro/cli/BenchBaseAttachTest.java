@@ -63,23 +63,6 @@ class BenchBaseAttachTest {
         }
     }
 
-    /** A JDK that runs BenchBase (its jars are Java 23 bytecode), or none. */
-    private static Optional<Path> jdk23() throws IOException {
-        Path jvms = Path.of("/usr/lib/jvm");
-        if (!Files.isDirectory(jvms)) return Optional.empty();
-        try (Stream<Path> all = Files.list(jvms)) {
-            return all.filter(j -> Files.isExecutable(j.resolve("bin/javac"))).filter(j -> {
-                try {
-                    String release = Files.readString(j.resolve("release"));
-                    int at = release.indexOf("JAVA_VERSION=\"");
-                    return at >= 0 && Integer.parseInt(release.substring(at + 14).split("[.\"]")[0]) >= 23;
-                } catch (IOException | RuntimeException e) {
-                    return false;
-                }
-            }).sorted().findFirst();
-        }
-    }
-
     private static int run(Path log, Path in, Path javaHome, List<String> command) throws Exception {
         ProcessBuilder pb = new ProcessBuilder(command).directory(in.toFile()).redirectErrorStream(true)
                 .redirectOutput(log.toFile());
@@ -102,18 +85,12 @@ class BenchBaseAttachTest {
     @Test
     void smallBankAndVoterRunUnmodifiedThroughTheirOwnDriverOnThreeInstances() throws Exception {
         assumeTrue(Files.isRegularFile(SOURCE.resolve("pom.xml")), "BenchBase's source is not at " + SOURCE);
-        Optional<Path> jdk = jdk23();
+        Optional<Path> jdk = AttachBenchmark.jdk23();
         assumeTrue(jdk.isPresent(), "BenchBase needs a JDK of version 23 or later under /usr/lib/jvm; there is none");
 
         // Build it as shipped (docs/testing.md, "CMU BenchBase"), in a copy: the source is read-only.
         Path src = dir.resolve("benchbase");
-        try (Stream<Path> files = Files.walk(SOURCE)) {
-            for (Path f : (Iterable<Path>) files::iterator) {
-                Path to = src.resolve(SOURCE.relativize(f).toString());
-                if (Files.isDirectory(f)) Files.createDirectories(to);
-                else Files.copy(f, to);
-            }
-        }
+        AttachBenchmark.copy(SOURCE, src);
         assertThat(analyze(src, "smallbank")).contains("\"name\" : \"Balance.run\"", PROCEDURES + "SendPayment",
                 "\"type\" : \"java.sql.Connection\"");
         assertThat(analyze(src, "voter")).contains("\"class\" : \"local\"", "phoneNumber");
@@ -215,19 +192,8 @@ class BenchBaseAttachTest {
      * statement and procedure classes, its constants and its DDL beside them), naming each procedure's run method.
      */
     private String analyze(Path src, String benchmark) throws Exception {
-        Path kit = src.resolve("src/main/java/com/oltpbenchmark");
-        String constants;
-        try (Stream<Path> files = Files.list(kit.resolve("benchmarks/" + benchmark))) {
-            constants = files.map(f -> f.getFileName().toString()).filter(f -> f.endsWith("Constants.java"))
-                    .findFirst().orElseThrow().replace(".java", "");
-        }
         Path json = dir.resolve(benchmark + ".json");
-        List<String> analyze = GyroProcesses.command(List.of("analyze",
-                kit.resolve("benchmarks/" + benchmark + "/procedures").toString(),
-                kit.resolve("api/Procedure.java").toString(), kit.resolve("api/SQLStmt.java").toString(),
-                kit.resolve("benchmarks/" + benchmark + "/" + constants + ".java").toString(),
-                src.resolve("src/main/resources/benchmarks/" + benchmark + "/ddl-postgres.sql").toString(),
-                "--json", json.toString()));
+        List<String> analyze = GyroProcesses.command(AttachBenchmark.analyzeArguments(src, benchmark, json));
         Path log = dir.resolve("analyze-" + benchmark + ".log");
         assertThat(run(log, dir, null, analyze)).as(Files.readString(log)).isZero();
         return Files.readString(json);
