@@ -37,22 +37,9 @@ public final class Attachment implements AutoCloseable {
     private final ConcurrentHashMap<String, Figures> figures = new ConcurrentHashMap<>();
     private volatile Runnable beforeFirstCall;
 
-    private final boolean localOnItsThread;
-
     /** @param instances the running instances of the ring, by id */
     public Attachment(List<GyroInstance> instances) {
-        this(instances, true);
-    }
-
-    /**
-     * @param instances        the running instances of the ring, by id
-     * @param localOnItsThread whether a local call runs on a connection of its instance's database taken on the
-     *                         application's own thread (no other thread involved); false runs it through the instance's
-     *                         request path, where what observes requests (the recorder of the dynamic check) sees it
-     */
-    public Attachment(List<GyroInstance> instances, boolean localOnItsThread) {
         this.instances = List.copyOf(instances);
-        this.localOnItsThread = localOnItsThread;
     }
 
     /** Runs {@code r} once, before the first call begins; every call waits for it. */
@@ -118,26 +105,21 @@ public final class Attachment implements AutoCloseable {
         RoutingTable.Decision decision = routing.decide(request.transaction(), request.parameters(), 0);
         int owner = decision.owner();
         Figures f = figures(method.rule().name());
-        if (!decision.global() && localOnItsThread) {
-            // A local request runs at once, with no coordination (paper Section III): its transaction is the call's
-            Database db = instances.get(owner).database();
-            Connection c = method.rule().readOnly() ? db.readConnection() : db.writeConnection();
-            return new Call(method, c, db, owner, f.local, f.notCommitted);
+        if (!decision.global()) {
+            // A local request runs at once, with no coordination (paper Section III): on the application's own thread
+            long begun = System.nanoTime();
+            GyroInstance at = instances.get(owner);
+            Call local = new Call(method, at.openLocal(request), at.database(), owner, f.local, f.notCommitted);
+            local.begun = begun;
+            local.opened = System.nanoTime();
+            return local;
         }
         Handoff h = Handoff.open(id);
-        h.begun = System.nanoTime();
-        CompletableFuture<Reply> reply = CompletableFuture.supplyAsync(() -> {
-            h.started = System.nanoTime();
-            Reply r = instances.get(owner).call(request);
-            h.replied = System.nanoTime();
-            return r;
-        }, requests);
+        CompletableFuture<Reply> reply = CompletableFuture.supplyAsync(() -> instances.get(owner).call(request), requests);
         reply.whenComplete((r, t) -> h.go.completeExceptionally(new IllegalStateException(
                 r != null ? r.status() + ": " + r.message() : String.valueOf(t)))); // it ended without running
         try {
-            Connection connection = h.go.get();
-            h.resumed = System.nanoTime();
-            return new Call(method, h, connection, reply, decision.global() ? f.global : f.local, f.notCommitted);
+            return new Call(method, h, h.go.get(), reply, decision.global() ? f.global : f.local, f.notCommitted);
         } catch (ExecutionException e) {
             h.close();
             throw new SQLException("gyro: " + method.rule().name() + " did not run: " + e.getCause().getMessage());
@@ -159,7 +141,10 @@ public final class Attachment implements AutoCloseable {
         volatile boolean endsWithMethod;
 
         private final LongAdder committed, notCommitted;
-        /** For a local call on the application's thread: its instance's database and the instance; else null. */
+        /** For a local call, run on the application's thread: its request, its database and instance; else null. */
+        private final GyroInstance.OpenLocal local;
+        /** A local call's stamps ({@link CallTiming}). */
+        private long begun, opened;
         private final Database database;
         private final int instance;
 
@@ -171,27 +156,31 @@ public final class Attachment implements AutoCloseable {
             this.reply = reply;
             this.committed = committed;
             this.notCommitted = notCommitted;
+            this.local = null;
             this.database = null;
             this.instance = -1;
         }
 
-        private Call(AttachedMethod method, Connection connection, Database database, int instance, LongAdder committed,
-                     LongAdder notCommitted) {
+        private Call(AttachedMethod method, GyroInstance.OpenLocal local, Database database, int instance,
+                     LongAdder committed, LongAdder notCommitted) {
             this.method = method;
             this.handoff = null;
-            this.connection = connection;
+            this.connection = local.connection();
             this.reply = null;
             this.committed = committed;
             this.notCommitted = notCommitted;
+            this.local = local;
             this.database = database;
             this.instance = instance;
         }
 
-        /** A local call on the application's thread commits its own transaction. */
+        /** A local call commits its own request's transaction, on the application's thread. */
         private Reply commitHere() throws SQLException {
+            long committing = System.nanoTime();
             try {
-                database.commit(connection);
+                local.commit();
                 committed.increment();
+                CallTiming.record(begun, opened, committing, System.nanoTime());
                 return new Reply(Reply.Status.OK, "", List.of(), instance, "local", 0);
             } catch (SQLException e) {
                 notCommitted.increment();
@@ -199,8 +188,6 @@ public final class Attachment implements AutoCloseable {
                     throw new SQLTransactionRollbackException("gyro: " + method.rule().name() + " did not commit: "
                             + e.getMessage() + " (SQLSTATE 40001)", "40001", e);
                 throw e;
-            } finally {
-                connection.close();
             }
         }
 
@@ -218,14 +205,10 @@ public final class Attachment implements AutoCloseable {
          *                      40001), which the application's own retry loop expects
          */
         public Reply commit() throws SQLException {
-            if (database != null) return commitHere();
-            handoff.committing = System.nanoTime();
+            if (local != null) return commitHere();
             handoff.done.complete(true);
             Reply r = end();
             (r.ok() ? committed : notCommitted).increment();
-            if (r.ok() && method.rule().kind() == dev.gyro.app.Kind.LOCAL)
-                CallTiming.record(handoff.begun, handoff.started, handoff.lent, handoff.resumed, handoff.committing,
-                        handoff.decided, handoff.replied, System.nanoTime());
             if (!r.ok()) {
                 String message = "gyro: " + method.rule().name() + " did not commit: " + r.status() + ": " + r.message();
                 if (r.message().contains("40001") || r.message().contains("could not serialize"))
@@ -238,9 +221,8 @@ public final class Attachment implements AutoCloseable {
         /** The application rolls back: nothing is written, nothing shipped. */
         public void rollback() throws SQLException {
             notCommitted.increment();
-            if (database != null) {
-                database.rollback(connection);
-                connection.close();
+            if (local != null) {
+                local.rollback();
                 return;
             }
             handoff.done.complete(false);

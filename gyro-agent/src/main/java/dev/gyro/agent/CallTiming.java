@@ -6,16 +6,15 @@ import java.util.Locale;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
- * Where a local call's time goes under the agent (docs/decisions/36-attached-benchmark.md): a call's request runs on a
- * Gyro thread that lends its DBMS transaction to the application's thread ({@link Handoff}), so a call crosses between
- * the two threads four times. Summed over the local calls that committed, for the agent's report at exit.
+ * Where a local call's time goes under the agent (docs/decisions/36-attached-benchmark.md): a local call runs on the
+ * application's own thread, in a request of its instance opened at the method's entry and committed at the
+ * application's commit. Summed over the local calls that committed, for the agent's report at exit.
  */
 final class CallTiming {
 
-    /** The phases of one call, in order: each from one stamp of {@link Handoff} to the next. */
-    static final List<String> PHASES = List.of("to a Gyro thread", "Gyro begins the request (route, gate, DBMS"
-            + " transaction)", "back to the application's thread", "the application's own statements",
-            "to the Gyro thread at its commit", "Gyro commits (the DBMS commit)", "back to the application");
+    /** The phases of one call, in order: each from one stamp to the next. */
+    static final List<String> PHASES = List.of("Gyro begins the request (route, gate, DBMS transaction)",
+            "the application's own statements", "Gyro commits (the DBMS commit)");
 
     private static final LongAdder[] SUMS = new LongAdder[PHASES.size()];
     private static final LongAdder CALLS = new LongAdder();
@@ -28,7 +27,7 @@ final class CallTiming {
 
     private CallTiming() {}
 
-    /** One local call that committed: its {@link Handoff} stamps, in the order of {@link #PHASES}, one more than it. */
+    /** One local call that committed: its stamps ({@link System#nanoTime()}), one more than {@link #PHASES}. */
     static void record(long... stamps) {
         for (int i = 0; i < SUMS.length; i++) SUMS[i].add(stamps[i + 1] - stamps[i]);
         CALLS.increment();

@@ -200,9 +200,7 @@ public final class GyroAgent {
             throw new IllegalArgumentException("the instances did not start: " + e.getMessage());
         }
         if (accesses != null) for (int i = 0; i < n; i++) cluster.instance(i).observeRequests(accesses);
-        // with the recorder on, local calls go through the instances' request path, where it sees them
-        Attachment attachment = new Attachment(java.util.stream.IntStream.range(0, n).mapToObj(cluster::instance).toList(),
-                accesses == null);
+        Attachment attachment = new Attachment(java.util.stream.IntStream.range(0, n).mapToObj(cluster::instance).toList());
         List<String> auditFailures = new java.util.concurrent.CopyOnWriteArrayList<>();
         if (audits != null) attachment.beforeFirstCall(() -> {
             dev.gyro.runtime.db.Database first = cluster.instance(0).database();

@@ -11,9 +11,9 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
- * The meeting point of one call of an application's method and the request Gyro runs for it
- * (docs/decisions/34-attaching.md). The request's body, on the thread Gyro runs it on once the call may run (at once
- * for a local call; once the token and its commit turn allow for a global one), hands the application's thread the
+ * The meeting point of one global call of an application's method and the request Gyro runs for it
+ * (docs/decisions/34-attaching.md; a local call needs none, it runs on the application's thread). The request's body,
+ * on the thread Gyro runs it on once the token and its commit turn allow, hands the application's thread the
  * request's connection ({@link #go}) and waits until the application commits or rolls back ({@link #done}); then the
  * request commits, or rolls back and ships nothing, as any request of Gyro's API does.
  */
@@ -29,12 +29,6 @@ final class Handoff {
             + " run it again (SQLSTATE 40001)";
 
     final String id;
-    /**
-     * When the call crossed between the application's thread and the request's (System.nanoTime, {@link CallTiming}):
-     * the call began, its request started, lent its connection, the application resumed, committed, the request saw
-     * it, replied, the application's commit returned.
-     */
-    volatile long begun, started, lent, resumed, committing, decided, replied;
     /** The request's connection, once the call may run. */
     final CompletableFuture<Connection> go = new CompletableFuture<>();
     /** The application's decision: true to commit, false to roll back. */
@@ -65,12 +59,10 @@ final class Handoff {
         if (h == null) throw new UserAbort("the call " + id + " no longer waits to run");
         if (!h.ran.compareAndSet(false, true)) // Gyro runs a request again only after it lost a race (RetryRule)
             throw new UserAbort(LOST_RACE);
-        h.lent = System.nanoTime();
         h.go.complete(ctx.connection());
         boolean commit;
         try {
             commit = h.done.get();
-            h.decided = System.nanoTime();
         } catch (ExecutionException e) {
             throw new UserAbort("the application's call failed: " + e.getCause());
         }

@@ -166,6 +166,28 @@ public final class GyroInstance implements AutoCloseable {
     }
 
     /**
+     * A local request of this instance whose work runs on the caller's own thread, between this call and its
+     * {@link OpenLocal#commit()} or {@link OpenLocal#rollback()} (an attached application's call, run at once with no
+     * coordination as every local request is, docs/decisions/34-attaching.md).
+     *
+     * @throws java.sql.SQLException when it cannot begin
+     */
+    public OpenLocal openLocal(Request request) throws java.sql.SQLException {
+        return parts.local.open(request);
+    }
+
+    /** A local request open on its caller's thread ({@link #openLocal}). */
+    public interface OpenLocal {
+        /** The connection the caller's work runs on, in the request's transaction. */
+        java.sql.Connection connection();
+
+        /** Commits; when that fails the transaction is rolled back and the failure thrown. */
+        void commit() throws java.sql.SQLException;
+
+        void rollback();
+    }
+
+    /**
      * Watches what every request of this instance reads and writes ({@link RequestObserver#NONE}, the default,
      * stops watching): the dynamic check of Definition 1, for tests and diagnosis.
      */

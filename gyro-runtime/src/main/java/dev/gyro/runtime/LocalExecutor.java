@@ -11,6 +11,8 @@ import dev.gyro.runtime.db.MetadataStore;
 import dev.gyro.runtime.hook.RequestObserver;
 import dev.gyro.runtime.hook.TransactionGate;
 
+import java.sql.Connection;
+import java.sql.SQLException;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
@@ -124,6 +126,95 @@ final class LocalExecutor {
             if (Replies.groupUnavailable(e) == null && db.failures().kind(e) == Failures.Kind.UNREACHABLE)
                 return replies.databaseUnavailable(request, e, ran[0], db.failures().health());
             return replies.failure(request, e);
+        }
+    }
+
+    /**
+     * A local request whose work runs on the caller's own thread, from here to {@link Open#commit()} or
+     * {@link Open#rollback()}: an attached application's call (docs/decisions/34-attaching.md). It passes the gate,
+     * runs as one DBMS transaction on a connection of this instance's database and is seen by what observes requests,
+     * as {@link #execute} runs a request; but the caller's code cannot be run again, so a lost race reaches the caller.
+     *
+     * @throws SQLException when the transaction cannot begin (no such local transaction, the database refuses)
+     */
+    Open open(Request request) throws SQLException {
+        LocalTransaction local = transactions.get(request.transaction());
+        if (local == null) throw new SQLException("unknown local transaction '" + request.transaction() + "'");
+        TransactionGate.Slot slot;
+        try {
+            slot = gate.enter();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new SQLException("interrupted while " + request.transaction() + " waited for the database", e);
+        }
+        Connection c = null;
+        try {
+            c = local.readOnly() ? db.readConnection() : db.writeConnection();
+            RequestObserver watcher = observer;
+            return new Open(requestIds.getAndIncrement(), slot, c, watcher.begin(observed(request, watcher), c, null));
+        } catch (SQLException | RuntimeException e) {
+            if (c != null) {
+                db.rollback(c);
+                c.close();
+            }
+            slot.close();
+            throw e;
+        }
+    }
+
+    /** A local request open on its caller's thread ({@link #open}). */
+    final class Open implements GyroInstance.OpenLocal {
+        private final long id;
+        private final TransactionGate.Slot slot;
+        private final Connection connection;
+        private final RequestObserver.Attempt attempt;
+
+        private Open(long id, TransactionGate.Slot slot, Connection connection, RequestObserver.Attempt attempt) {
+            this.id = id;
+            this.slot = slot;
+            this.connection = connection;
+            this.attempt = attempt;
+        }
+
+        @Override
+        public Connection connection() {
+            return attempt.connection();
+        }
+
+        @Override
+        public void commit() throws SQLException {
+            try {
+                try {
+                    attempt.ran();
+                } catch (SQLException | RuntimeException e) {
+                    db.rollback(connection);
+                    throw e;
+                }
+                db.commit(connection);
+            } finally {
+                end();
+            }
+            GlobalAttempts.observed(attempt, id);
+            stats.local.increment();
+        }
+
+        @Override
+        public void rollback() {
+            try {
+                db.rollback(connection);
+            } finally {
+                end();
+            }
+        }
+
+        private void end() {
+            try {
+                connection.close();
+            } catch (SQLException e) {
+                // a connection that cannot close is the pool's to throw out
+            } finally {
+                slot.close();
+            }
         }
     }
 
