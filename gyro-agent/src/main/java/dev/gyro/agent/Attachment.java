@@ -139,6 +139,13 @@ public final class Attachment implements AutoCloseable {
         private final CompletableFuture<Reply> reply;
         /** The application's connection that did the call's work commits each statement: the call ends with it. */
         volatile boolean endsWithMethod;
+        /** The call's method returned; its transaction goes on until the application commits or rolls back. */
+        volatile boolean methodReturned;
+
+        /** The classified method's transaction name. */
+        String name() {
+            return method.rule().name();
+        }
 
         private final LongAdder committed, notCommitted;
         /** For a local call, run on the application's thread: its request, its database and instance; else null. */

@@ -98,7 +98,13 @@ public final class Calls {
     public static Object enter(String key, Object[] args) {
         Transaction t = byKey.get(key);
         if (t == null) return null; // a method of the same name the classification does not name
-        if (Takeover.current() != null) return null; // called within a call: part of its request
+        Attachment.Call open = Takeover.current();
+        if (open != null && open.methodReturned) // a second call in the first one's transaction, after its method
+            throw Calls.<RuntimeException>sneaky(new java.sql.SQLException("gyro: " + t.name() + " began in the"
+                    + " transaction of " + open.name() + ", whose method returned but which has not committed: one"
+                    + " transaction runs one classified method's request. Classify the method that runs both (the"
+                    + " caller of " + t.name() + ") instead, or commit in between (docs/attach.md)", "0A000"));
+        if (open != null) return null; // called within a call's method: part of its request
         List<Object> values = t.method.partitionValues(args); // read once: a call without one fails here
         Attachment a = attachment;
         if (a == null) {
@@ -136,6 +142,7 @@ public final class Calls {
             c.slot().close();
         }
         Attachment.Call request = c.request();
+        if (request != null) request.methodReturned = true;
         if (request != null && request.endsWithMethod && Takeover.current() == request) {
             Takeover.ended(); // its connection commits each statement: the call's transaction ends with the method
             try {

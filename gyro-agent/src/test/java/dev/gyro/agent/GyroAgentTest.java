@@ -204,6 +204,9 @@ class GyroAgentTest {
     void statementsKeptInFieldsRunInEachCallsRequestAndAWriteOutsideCallsIsRefused() throws Exception {
         Classification c = new Classification(List.of(rule("bump", Kind.LOCAL, List.of("id"),
                 new Classification.Method(dev.gyro.agent.fixtures.Counters.class.getName(), "bump",
+                        List.of(new Classification.Parameter("id", "long")))),
+                new Classification.Rule("peek", Kind.LOCAL, true, List.of("id"), "", new Classification.Method(
+                        dev.gyro.agent.fixtures.Counters.class.getName(), "peek",
                         List.of(new Classification.Parameter("id", "long"))))));
         Path instances = dir.resolve("instances");
         Path audits = dir.resolve("audits.json");
@@ -214,6 +217,7 @@ class GyroAgentTest {
                 "jdbc:sqlite:" + dir.resolve("own.db"), "" + rounds);
         assertThat(r.status()).as(r.err()).isZero();
         assertThat(r.out()).contains("last count read: " + rounds).contains("app done")
+                .contains("second call refused: gyro: bump began in the transaction of peek, whose method returned")
                 .contains("outside write refused: gyro: " + dev.gyro.agent.fixtures.Counters.class.getName() + ".main may"
                         + " write outside any transaction method");
         assertThat(r.err()).contains("gyro agent: bump: " + 12 * rounds + " call(s): " + 12 * rounds
