@@ -365,7 +365,7 @@ final class Fuzzer {
                 RowChange.Kind kind = RowChange.Kind.values()[r.nextInt(RowChange.Kind.values().length)];
                 changes.add(new RowChange(r.nextBoolean() ? "ITEMS" : text(r, 6), kind, List.of("I_ID", "NAME"),
                         List.of(new Value.Int(r.nextLong()), new Value.Text("FUZZED")),
-                        kind == RowChange.Kind.APPEND ? List.of() : List.of("I_ID")));
+                        kind.keyless() ? List.of() : List.of("I_ID")));
             }
             updates.add(new StateUpdate(gsn, r.nextInt(t.addresses().size() + 2), changes));
         }
