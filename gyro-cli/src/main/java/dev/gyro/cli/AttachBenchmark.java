@@ -127,7 +127,7 @@ final class AttachBenchmark {
         this.quick = quick;
         this.settings = (quick ? Settings.quick() : Settings.full()).only(only, instances);
         this.source = source.toAbsolutePath().normalize();
-        this.out = out;
+        this.out = out.toAbsolutePath().normalize(); // BenchBase runs in a folder of its own: every path absolute
         this.say = say;
         this.command = command;
     }
