@@ -100,8 +100,8 @@ final class BenchCommand implements Callable<Integer> {
             + "counts instead of the scenario's sweep, e.g. --clients 32")
     List<Integer> clients;
 
-    @Option(names = "--benchbase", paramLabel = "DIR", description = "attach: CMU BenchBase's source (default"
-            + " ../shared/third-party/benchbase; docs/testing.md, \"CMU BenchBase\"), built once, never changed")
+    @Option(names = "--benchbase", paramLabel = "DIR", description = "attach: CMU BenchBase's source (default: the"
+            + " build's setting gyro.benchbase; docs/testing.md, \"CMU BenchBase\"), built once, never changed")
     Path benchbase;
 
     @Option(names = "--benchmarks", paramLabel = "B1,B2,..", split = ",", description = "attach: only these of"
@@ -145,7 +145,7 @@ final class BenchCommand implements Callable<Integer> {
                     + (instances != null ? " --instances " + String.join(",", instances.stream().map(String::valueOf)
                     .toList()) : "")
                     + (benchbase != null ? " --benchbase " + benchbase : "") + (out != null ? " --out " + out : "");
-            return new AttachBenchmark(quick, benchmarks, instances, benchbase != null ? benchbase : Path.of("../shared/third-party/benchbase"),
+            return new AttachBenchmark(quick, benchmarks, instances, benchbase != null ? benchbase : BuildSettings.benchbase(),
                     OwnedFolder.fresh(dir, "--out"), System.out, command).run();
         }
         if (scenario.equals(ScaleSimScenario.NAME)) return scaleSim();

@@ -32,7 +32,7 @@ public final class Gyro implements Runnable {
     /** The version of the build, as Maven knows it (the version an application's pom depends on). */
     static final class Version implements CommandLine.IVersionProvider {
         public String[] getVersion() {
-            return new String[] {"gyro " + NewAppCommand.gyroVersion()};
+            return new String[] {"gyro " + BuildSettings.version()};
         }
     }
 

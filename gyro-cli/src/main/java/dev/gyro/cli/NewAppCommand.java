@@ -17,7 +17,6 @@ import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Properties;
 import java.util.concurrent.Callable;
 import java.util.stream.Stream;
 
@@ -81,7 +80,7 @@ final class NewAppCommand implements Callable<Integer> {
         }
         String pkgPath = pkg.replace('.', '/');
         Map<String, String> values = Map.of("__NAME__", name, "__PACKAGE__", pkg, "__PACKAGE_PATH__", pkgPath,
-                "__GYRO_VERSION__", gyroVersion());
+                "__GYRO_VERSION__", BuildSettings.version());
         for (Map.Entry<String, String> f : FILES.entrySet()) {
             Path target = d.resolve(f.getValue().replace("PKG", pkgPath));
             Files.createDirectories(target.getParent());
@@ -112,16 +111,6 @@ final class NewAppCommand implements Callable<Integer> {
     private static boolean isEmpty(Path d) throws IOException {
         try (Stream<Path> s = Files.list(d)) {
             return s.findAny().isEmpty();
-        }
-    }
-
-    static String gyroVersion() {
-        try (InputStream in = NewAppCommand.class.getResourceAsStream("gyro.properties")) {
-            Properties p = new Properties();
-            p.load(in);
-            return p.getProperty("version");
-        } catch (IOException | NullPointerException e) {
-            throw new IllegalStateException("gyro.properties is missing from the gyro command's jar: rebuild Gyro", e);
         }
     }
 
