@@ -2,7 +2,6 @@ package dev.gyro.agent;
 
 import dev.gyro.protocol.Value;
 import dev.gyro.runtime.GyroInstance;
-import dev.gyro.runtime.db.Database;
 import dev.gyro.wire.Reply;
 import dev.gyro.wire.Request;
 import dev.gyro.wire.RoutingTable;
@@ -12,7 +11,6 @@ import java.sql.SQLException;
 import java.sql.SQLTransactionRollbackException;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
@@ -35,6 +33,8 @@ public final class Attachment implements AutoCloseable {
     });
 
     private final ConcurrentHashMap<String, Figures> figures = new ConcurrentHashMap<>();
+    /** Names each call to its request ({@link Handoff}, whose calls in progress are the process's). */
+    private static final java.util.concurrent.atomic.AtomicLong CALLS = new java.util.concurrent.atomic.AtomicLong();
     private volatile Runnable beforeFirstCall;
 
     /** @param instances the running instances of the ring, by id */
@@ -96,7 +96,7 @@ public final class Attachment implements AutoCloseable {
     /** {@link #begin(AttachedMethod, Object[])} with the call's partitioning values read already. */
     Call begin(AttachedMethod method, List<Object> keys) throws SQLException {
         firstCall();
-        String id = UUID.randomUUID().toString();
+        String id = Long.toString(CALLS.incrementAndGet());
         List<Value> parameters = new ArrayList<>();
         parameters.add(Value.of(id));
         for (Object k : keys) parameters.add(Value.of(String.valueOf(k)));
@@ -109,17 +109,15 @@ public final class Attachment implements AutoCloseable {
             // A local request runs at once, with no coordination (paper Section III): on the application's own thread
             long begun = System.nanoTime();
             GyroInstance at = instances.get(owner);
-            Call local = new Call(method, at.openLocal(request), at.database(), owner, f.local, f.notCommitted);
-            local.begun = begun;
-            local.opened = System.nanoTime();
-            return local;
+            GyroInstance.OpenLocal open = at.openLocal(request);
+            return new Call(method, open, at, begun, System.nanoTime(), f.local, f.notCommitted);
         }
         Handoff h = Handoff.open(id);
         CompletableFuture<Reply> reply = CompletableFuture.supplyAsync(() -> instances.get(owner).call(request), requests);
         reply.whenComplete((r, t) -> h.go.completeExceptionally(new IllegalStateException(
                 r != null ? r.status() + ": " + r.message() : String.valueOf(t)))); // it ended without running
         try {
-            return new Call(method, h, h.go.get(), reply, decision.global() ? f.global : f.local, f.notCommitted);
+            return new Call(method, h, h.go.get(), reply, f.global, f.notCommitted);
         } catch (ExecutionException e) {
             h.close();
             throw new SQLException("gyro: " + method.rule().name() + " did not run: " + e.getCause().getMessage());
@@ -142,18 +140,12 @@ public final class Attachment implements AutoCloseable {
         /** The call's method returned; its transaction goes on until the application commits or rolls back. */
         volatile boolean methodReturned;
 
-        /** The classified method's transaction name. */
-        String name() {
-            return method.rule().name();
-        }
-
         private final LongAdder committed, notCommitted;
-        /** For a local call, run on the application's thread: its request, its database and instance; else null. */
+        /** For a local call, run on the application's thread: its request and instance; else null. */
         private final GyroInstance.OpenLocal local;
-        /** A local call's stamps ({@link CallTiming}). */
-        private long begun, opened;
-        private final Database database;
-        private final int instance;
+        private final GyroInstance instance;
+        /** A local call's stamps ({@link CallTiming}): it began, its request was open. */
+        private final long begun, opened;
 
         private Call(AttachedMethod method, Handoff handoff, Connection connection, CompletableFuture<Reply> reply,
                      LongAdder committed, LongAdder notCommitted) {
@@ -164,12 +156,12 @@ public final class Attachment implements AutoCloseable {
             this.committed = committed;
             this.notCommitted = notCommitted;
             this.local = null;
-            this.database = null;
-            this.instance = -1;
+            this.instance = null;
+            this.begun = this.opened = 0;
         }
 
-        private Call(AttachedMethod method, GyroInstance.OpenLocal local, Database database, int instance,
-                     LongAdder committed, LongAdder notCommitted) {
+        private Call(AttachedMethod method, GyroInstance.OpenLocal local, GyroInstance instance, long begun,
+                     long opened, LongAdder committed, LongAdder notCommitted) {
             this.method = method;
             this.handoff = null;
             this.connection = local.connection();
@@ -177,8 +169,14 @@ public final class Attachment implements AutoCloseable {
             this.committed = committed;
             this.notCommitted = notCommitted;
             this.local = local;
-            this.database = database;
             this.instance = instance;
+            this.begun = begun;
+            this.opened = opened;
+        }
+
+        /** The classified method's transaction name. */
+        String name() {
+            return method.rule().name();
         }
 
         /** A local call commits its own request's transaction, on the application's thread. */
@@ -188,10 +186,10 @@ public final class Attachment implements AutoCloseable {
                 local.commit();
                 committed.increment();
                 CallTiming.record(begun, opened, committing, System.nanoTime());
-                return new Reply(Reply.Status.OK, "", List.of(), instance, "local", 0);
+                return new Reply(Reply.Status.OK, "", List.of(), instance.id(), "local", 0);
             } catch (SQLException e) {
                 notCommitted.increment();
-                if (database.failures().lostRace(e) && !"40001".equals(e.getSQLState()))
+                if (instance.database().failures().lostRace(e) && !"40001".equals(e.getSQLState()))
                     throw new SQLTransactionRollbackException("gyro: " + method.rule().name() + " did not commit: "
                             + e.getMessage() + " (SQLSTATE 40001)", "40001", e);
                 throw e;

@@ -94,7 +94,7 @@ final class VirtualStatement implements InvocationHandler {
                 batch.clear();
                 return null;
             case "unwrap", "isWrapperFor":
-                return call(current(), m, args);
+                return call(current(place.get()), m, args);
             default:
         }
         if (args != null && args.length >= 2 && name.startsWith("set") && args[0] instanceof Integer index
@@ -121,7 +121,7 @@ final class VirtualStatement implements InvocationHandler {
                     throw refused(text);
                 }
             }
-            Statement s = current();
+            Statement s = current(now);
             if (name.equals("executeBatch")) {
                 for (Object b : batch) {
                     if (b instanceof String plain) {
@@ -138,13 +138,13 @@ final class VirtualStatement implements InvocationHandler {
             }
             return call(s, m, args);
         }
-        return call(current(), m, args); // results, warnings, generated keys, getters: of the statement that ran last
+        // results, warnings, generated keys, getters: of the statement that ran last
+        return call(real != null ? real : current(place.get()), m, args);
     }
 
-    /** The real statement for where the statement runs now, made there on first need. */
-    private Statement current() throws SQLException {
+    /** The real statement for where the statement runs {@code now}, made there on first need. */
+    private Statement current(Place now) throws SQLException {
         if (closed) throw new SQLException("gyro: the statement is closed");
-        Place now = place.get();
         if (real != null && boundTo == now.key()) return real;
         closeReal();
         try {

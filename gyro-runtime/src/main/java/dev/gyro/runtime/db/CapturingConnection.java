@@ -232,17 +232,11 @@ public final class CapturingConnection {
         TableInfo table = target.table();
         WrittenRows written;
         long count;
-        List<RowChange> rows = null;
+        List<RowChange> rows = new ArrayList<>();
         try {
-            if (target.before() != null) {
-                List<List<Object>> before = selectRows(target.before(), params, table.columns());
-                try (ResultSet rs = ps.executeQuery()) {
-                    written = read(rs, table);
-                }
-                count = written.rows().size();
-                rows = new ArrayList<>(removals(before, target));
-                rows.addAll(changes(written, target));
-            } else if (target.reRead() == null) {
+            if (target.before() != null) // the rows as they were, each replaced by its row as it becomes (returned)
+                rows.addAll(removals(selectRows(target.before(), params, table.columns()), target));
+            if (target.reRead() == null) {
                 try (ResultSet rs = ps.executeQuery()) {
                     written = read(rs, table);
                 }
@@ -252,7 +246,7 @@ public final class CapturingConnection {
                 count = ps.executeUpdate();
                 written = readBack(target, keys);
             }
-            if (target.before() == null) rows = changes(written, target);
+            rows.addAll(changes(written, target));
         } catch (SQLException | RuntimeException e) {
             // The statement ran (or may have): whatever it wrote is not described by the capture.
             spoil(e instanceof SQLException s ? s : new SQLException(e.toString(), e));
