@@ -187,9 +187,7 @@ public final class GyroAgent {
                 .disableClassFormatChanges()
                 .with(AgentBuilder.RedefinitionStrategy.RETRANSFORMATION) // a driver may be loaded already
                 .type(ElementMatchers.isSubTypeOf(java.sql.Driver.class).and(ElementMatchers.not(ElementMatchers.isInterface())))
-                .transform((builder, type, loader, module, domain) -> builder.visit(Advice.to(ConnectAdvice.class)
-                        .on(ElementMatchers.named("connect").and(ElementMatchers.takesArguments(String.class,
-                                java.util.Properties.class)))))
+                .transform((builder, type, loader, module, domain) -> builder.visit(new ConnectAdvice()))
                 .installOn(instrumentation);
         // The instances start now, before the application's main: their start-up never delays the application's first
         // call (a benchmark's measured window), and the databases are theirs from the start.

@@ -235,6 +235,24 @@ class GyroAgentTest {
         assertThat(bumpedAt).as("each counter bumped at its own instance").hasSizeGreaterThan(1);
     }
 
+    /**
+     * A driver whose {@code connect} returns its own connection class (MariaDB's does) is reached through the bridge
+     * method the compiler made for {@code Driver.connect}: Gyro takes the connection over there.
+     */
+    @Test
+    void aDriverThatNarrowsConnectsReturnTypeIsTakenOverToo() throws Exception {
+        Classification c = new Classification(List.of(rule("noop", Kind.LOCAL, List.of("id"),
+                new Classification.Method(dev.gyro.agent.fixtures.NarrowDriverApp.class.getName(), "noop",
+                        List.of(new Classification.Parameter("id", "long"))))));
+        Path instances = dir.resolve("instances");
+        Run r = run(c, ",dir=" + instances, dev.gyro.agent.fixtures.NarrowDriverApp.class.getName());
+        assertThat(r.status()).as(r.err()).isZero();
+        assertThat(r.out()).contains("read through Gyro: 7").contains("app done");
+        for (int i = 0; i < 3; i++)
+            assertThat(table(dev.gyro.cluster.LocalCluster.databaseFile(instances, i), "SELECT id, id FROM t"))
+                    .as("instance %d", i).containsOnlyKeys(7L);
+    }
+
     @Test
     void aClassificationThatDoesNotMatchStopsTheApplicationBeforeItsMain() throws Exception {
         Classification c = new Classification(List.of(rule("Amalgamate", Kind.LOCAL, List.of("custId"),
