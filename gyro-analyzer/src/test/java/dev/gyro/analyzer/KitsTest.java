@@ -255,4 +255,18 @@ class KitsTest {
         AnalysisResult r = Fixtures.analyze(dir);
         assertThat(Fixtures.entries(transaction(r, "clear").writeSet(), "TASKS")).containsExactly("TASKS.* | any row");
     }
+
+    /**
+     * A worker method that another one calls inside its own transaction stays a transaction of its own when the kit's
+     * dispatcher also runs it directly (BenchBase's Wikipedia: getPageAnonymous, and updatePage calling it); one only
+     * ever called inside another is a helper.
+     */
+    @Test
+    void aWorkerMethodTheDispatcherAlsoRunsOnItsOwnIsATransactionToo() {
+        AnalysisResult r = Fixtures.analyze(Fixtures.fixture("kits/worker"));
+        assertThat(r.transactions()).extracting(t -> t.name())
+                .containsExactlyInAnyOrder("readMember", "awardAfterReading");
+        assertThat(Fixtures.entries(transaction(r, "awardAfterReading").writeSet(), "AWARDS")).isNotEmpty();
+        assertThat(classification(r, "readMember").kind()).isEqualTo(Kind.LOCAL);
+    }
 }

@@ -126,22 +126,31 @@ class BenchBaseAttachTest {
         // a vote for no contestant, or over the phone's limit, commits without a row
         assertThat(Long.parseLong(rows.group(1))).as("votes recorded").isPositive().isLessThanOrEqualTo(committed);
 
-        // More of the kit's benchmarks, on SQLite and PostgreSQL with the dynamic check, when asked (docs/attach.md):
+        // More of the kit's benchmarks, with the dynamic check, when asked (docs/attach.md):
         // -Dgyro.benchbase.more=tpcc,tatp,ycsb (TPC-C at one warehouse with its consistency conditions, the others at
-        // scale factor 0.1)
+        // scale factor 0.1), on SQLite and PostgreSQL, or on the backends -Dgyro.benchbase.backends names (sqlite,
+        // postgres, mariadb; SmallBank and Voter may be named there too, with their audits)
+        java.util.Map<String, Path> builds = new java.util.HashMap<>(java.util.Map.of("sqlite", sqlite, "postgres", postgres));
         for (String more : System.getProperty("gyro.benchbase.more", "").split(",")) {
             if (more.isBlank()) continue;
             String bench = more.strip();
             analyze(src, bench);
-            String audits = bench.equals("tpcc") ? TPCC_AUDITS : "";
-            String factor = bench.equals("tpcc") ? "1" : "0.1";
-            for (Path build : List.of(sqlite, postgres)) {
-                String profile = build == sqlite ? "sqlite" : "postgres";
+            String audits = switch (bench) {
+                case "tpcc" -> TPCC_AUDITS;
+                case "smallbank" -> SMALLBANK_AUDITS;
+                case "voter" -> VOTER_AUDITS;
+                default -> "";
+            };
+            String factor = bench.equals("tpcc") || bench.equals("voter") ? "1" : bench.equals("wikipedia") ? "0.01" : "0.1";
+            for (String backend : System.getProperty("gyro.benchbase.backends", "sqlite,postgres").split(",")) {
+                String profile = backend.strip();
+                Path build = builds.get(profile);
+                if (build == null) builds.put(profile, build = build(src, jdk.get(), profile));
                 String config = Files.readString(build.resolve("config/" + profile + "/sample_" + bench + "_config.xml"));
                 String terminals = config.replaceAll("(?s).*(<terminals>[^<]*</terminals>).*", "$1");
                 String scale = config.replaceAll("(?s).*(<scalefactor>[^<]*</scalefactor>).*", "$1");
                 attach(build, jdk.get(), profile, bench, audits, terminals,
-                        build == sqlite ? "<terminals>1</terminals>" : "<terminals>2</terminals>", scale, factor);
+                        profile.equals("sqlite") ? "<terminals>1</terminals>" : "<terminals>2</terminals>", scale, factor);
             }
         }
     }

@@ -69,7 +69,7 @@ class YourApplicationTest {
         Path transfer = bad.resolve("src/main/java/com/example/badsql/Transfer.java");
         Files.writeString(transfer, Files.readString(transfer).replace(
                 "\"UPDATE ACCOUNTS SET BALANCE = BALANCE + ? WHERE ACC_ID = ?\"",
-                "\"UPDATE ACCOUNTS SET BALANCE = BALANCE + ? WHERE ACC_ID = ? RETURNING BALANCE\""));
+                "\"UPDATE ACCOUNTS SET BALANCE = BALANCE + ? WHERE ACC_ID = ? RETURNING BALANCE * 100\""));
         // its own BankTest would fail, as it should: transfer's statement now returns rows
         deleteTree(bad.resolve("src/test"));
         Files.writeString(base.resolve("pom.xml"), """
@@ -278,7 +278,7 @@ class YourApplicationTest {
         Path badJar = bad.resolve("target/badsql-0.1.0.jar");
         assertThat(loadWith("badsql", badJar)).contains("application jar " + badJar)
                 .contains("com.example.badsql.Transfer.ADD").contains("transaction transfer, global")
-                .contains("its own RETURNING clause");
+                .contains("its RETURNING clause computes more than columns");
     }
 
     @Test

@@ -173,14 +173,17 @@ public final class JavaFrontEnd {
         // request: it is a helper. A public entry point that gets its own connection (or uses the object's)
         // stays a transaction even when another entry point also calls it: requests may run it directly. So does
         // an overload that its sibling calls (run(c, item, nickname) finding the user and calling run(c, item,
-        // userId)): overloads of one entry point are alternative ways into one operation.
+        // userId)): overloads of one entry point are alternative ways into one operation. And so does a method that
+        // code outside every candidate also calls on its own (a kit's worker running it as one transaction type, and
+        // inside another method for another): there it is a request of its own; inside the other, part of that one.
         List<Candidate> transactions = new ArrayList<>();
         for (Candidate c : candidates) {
             boolean helper = false;
             for (Candidate d : candidates) {
                 boolean sibling = d.owner() == c.owner() && d.method().getNameAsString().equals(c.method().getNameAsString());
                 if (d != c && !sibling && d.walk().visited.contains(c.method()) && !c.walk().visited.contains(d.method())) {
-                    helper = c.kind() == Kind.RECEIVES || c.kind() == Kind.SERVLET;
+                    helper = (c.kind() == Kind.RECEIVES || c.kind() == Kind.SERVLET)
+                            && !calledOutside(c.method(), candidates, index);
                     break;
                 }
             }
@@ -195,6 +198,24 @@ public final class JavaFrontEnd {
         interpreter.replacedTexts.forEach((at, message) -> diagnostics.add(Diagnostic.warning(at, message)));
         List<DiscoveredTransaction> out = name(transactions, diagnostics, index);
         return new Result(out, schemaTexts(index, diagnostics), diagnostics);
+    }
+
+    /**
+     * Whether a method of the sources that no candidate's walk reaches calls {@code m} (by name and number of
+     * arguments) directly.
+     */
+    private static boolean calledOutside(MethodDeclaration m, List<Candidate> candidates, SourceIndex index) {
+        String name = m.getNameAsString();
+        int arity = m.getParameters().size();
+        for (CompilationUnit unit : index.units().values()) {
+            for (MethodDeclaration caller : unit.findAll(MethodDeclaration.class)) {
+                if (caller == m || candidates.stream().anyMatch(d -> d.walk().visited.contains(caller))) continue;
+                boolean calls = caller.findAll(com.github.javaparser.ast.expr.MethodCallExpr.class).stream()
+                        .anyMatch(call -> call.getNameAsString().equals(name) && call.getArguments().size() == arity);
+                if (calls) return true;
+            }
+        }
+        return false;
     }
 
     /** Whether the type (or a supertype in the sources) keeps a Connection or a statement in a field. */

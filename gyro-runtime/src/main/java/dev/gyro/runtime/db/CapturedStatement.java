@@ -20,6 +20,7 @@ final class CapturedStatement implements InvocationHandler {
     final GeneratedKeys keys;
     long lastCount = -1;
     boolean lastWasCaptured;
+    private java.sql.ResultSet returned; // the rows of the last captured write's own RETURNING clause
 
     CapturedStatement(CapturingConnection owner, Statement st) {
         this.owner = owner;
@@ -60,7 +61,7 @@ final class CapturedStatement implements InvocationHandler {
                 if (lastWasCaptured) return lastCount;
                 break;
             case "getResultSet":
-                if (lastWasCaptured) return null;
+                if (lastWasCaptured) return returned;
                 break;
             case "getMoreResults":
                 if (lastWasCaptured) {
@@ -91,7 +92,7 @@ final class CapturedStatement implements InvocationHandler {
             lastWasCaptured = false;
             return JdbcProxies.call(m, st, args);
         }
-        if (m.getName().equals("executeQuery"))
+        if (m.getName().equals("executeQuery") && ws.returning() == null)
             throw new SQLException("executeQuery() called with a write statement: ["
                     + WriteStatement.abbreviate(sql) + "]; use executeUpdate()");
         CapturingConnection.Target target = owner.target(ws);
@@ -104,10 +105,12 @@ final class CapturedStatement implements InvocationHandler {
         keys.afterWrite(ws.kind(), KeyRequest.of(args));
         lastWasCaptured = true;
         lastCount = count;
+        returned = ws.returning() == null ? null : owner.lastWritten.returned(ws.returning());
         switch (m.getName()) {
             case "executeUpdate": return (int) Math.min(Integer.MAX_VALUE, count);
             case "executeLargeUpdate": return count;
-            default: return false; // execute(): the first result is an update count
+            case "executeQuery": return returned;
+            default: return returned != null; // execute(): rows when the statement returns them, else a count
         }
     }
 

@@ -24,6 +24,7 @@ final class CapturedWrite implements InvocationHandler {
     final GeneratedKeys keys;
     final KeyRequest keyRequest;
     long lastCount = -1;
+    private java.sql.ResultSet returned; // the rows of the statement's own RETURNING clause, from its last run
 
     CapturedWrite(CapturingConnection owner, PreparedStatement ps, CapturingConnection.Target target,
                   KeyRequest keyRequest) {
@@ -60,10 +61,13 @@ final class CapturedWrite implements InvocationHandler {
                 return lastCount;
             case "execute":
                 run();
-                return false;
+                return returned != null;
             case "executeQuery":
-                throw new SQLException("executeQuery() called on a write statement: ["
-                        + WriteStatement.abbreviate(target.statement().sql()) + "]; use executeUpdate()");
+                if (target.statement().returning() == null)
+                    throw new SQLException("executeQuery() called on a write statement: ["
+                            + WriteStatement.abbreviate(target.statement().sql()) + "]; use executeUpdate()");
+                run();
+                return returned;
             case "addBatch":
                 batch.add(new TreeMap<>(params));
                 return null;
@@ -81,9 +85,9 @@ final class CapturedWrite implements InvocationHandler {
                 lastCount = -1;
                 return false;
             case "getResultSet":
-                return null;
+                return returned;
             case "getMetaData":
-                return null; // a write produces no result set
+                return returned == null ? null : returned.getMetaData(); // a write returns rows only when it asks
             case "getGeneratedKeys":
                 return keys.get();
             case "getConnection":
@@ -98,8 +102,10 @@ final class CapturedWrite implements InvocationHandler {
 
     private void run() throws SQLException {
         keys.close();
+        returned = null;
         lastCount = owner.runCaptured(ps, target, params);
         keys.afterWrite(target.statement().kind(), keyRequest);
+        if (target.statement().returning() != null) returned = owner.lastWritten.returned(target.statement().returning());
     }
 
     private Object executeBatch(boolean large) throws SQLException {

@@ -23,14 +23,22 @@ import java.util.concurrent.ConcurrentHashMap;
 /**
  * What one SQL string does, as far as write capture cares (docs/decisions/04-row-images.md): it only reads, or it
  * writes rows of one table (INSERT, REPLACE, UPDATE, DELETE; {@code kind} is null for reads), with which conflict
- * resolution and which SET columns. Statements are recognised with JSqlParser after {@link SqlText} has rewritten the
+ * resolution and which SET columns. A write with a RETURNING clause of its own that names columns (or {@code *}) is
+ * held without it ({@code sql}), the columns in {@code returning}: the capture runs it returning every column, as it
+ * runs every write, and answers the application's columns from the rows it wrote. Statements are recognised with JSqlParser after {@link SqlText} has rewritten the
  * SQLite spellings it does not read. Results are cached per SQL string: an application has a few hundred distinct
  * statements at most.
  *
  * <p>A statement that is neither clearly a read nor a write of this shape is refused with an
  * {@link SQLException} naming it: writes the capture does not see would silently diverge the instances.
  */
-record WriteStatement(WriteKind kind, String sql, String schema, String table, String conflict, List<String> setColumns) {
+record WriteStatement(WriteKind kind, String sql, String schema, String table, String conflict, List<String> setColumns,
+                      List<String> returning) {
+
+    /** A statement without a RETURNING clause of its own. */
+    WriteStatement(WriteKind kind, String sql, String schema, String table, String conflict, List<String> setColumns) {
+        this(kind, sql, schema, table, conflict, setColumns, null);
+    }
 
     private static final Set<String> CONFLICT_ACTIONS = Set.of("ROLLBACK", "ABORT", "REPLACE", "FAIL", "IGNORE");
     /** Statements whose first word makes them reads on every supported DBMS, even when JSqlParser cannot parse them. */
@@ -122,14 +130,21 @@ record WriteStatement(WriteKind kind, String sql, String schema, String table, S
         if (st instanceof Select || st instanceof net.sf.jsqlparser.statement.select.Values) {
             return new WriteStatement(null, sql, null, null, null, List.of());
         }
+        List<String> returning = null;
+        String written = sql;
+        net.sf.jsqlparser.statement.ReturningClause own = st instanceof Insert i ? i.getReturningClause()
+                : st instanceof Update u ? u.getReturningClause() : st instanceof Delete d ? d.getReturningClause() : null;
+        if (own != null) {
+            returning = returningColumns(own, sql);
+            written = withoutReturning(tokens, sql);
+        }
         if (st instanceof Insert ins) {
-            if (ins.getReturningClause() != null) throw ownReturning(sql);
             List<String> sets = new ArrayList<>();
             if (ins.getConflictAction() != null && ins.getConflictAction().getUpdateSets() != null)
                 sets.addAll(columns(ins.getConflictAction().getUpdateSets()));
             if (ins.getDuplicateUpdateSets() != null) sets.addAll(columns(ins.getDuplicateUpdateSets()));
-            return new WriteStatement(WriteKind.INSERT, sql, schema(ins.getTable()), name(ins.getTable()), conflict,
-                    sets);
+            return new WriteStatement(WriteKind.INSERT, written, schema(ins.getTable()), name(ins.getTable()), conflict,
+                    sets, returning);
         }
         if (st instanceof Upsert ups) {
             UpsertType type = ups.getUpsertType();
@@ -143,19 +158,17 @@ record WriteStatement(WriteKind kind, String sql, String schema, String table, S
             return new WriteStatement(WriteKind.INSERT, sql, schema(ups.getTable()), name(ups.getTable()), c, sets);
         }
         if (st instanceof Update upd) {
-            if (upd.getReturningClause() != null) throw ownReturning(sql);
             if (upd.getStartJoins() != null && !upd.getStartJoins().isEmpty() || upd.getTable() == null)
                 throw refused("cannot capture writes of [" + abbreviate(sql) + "]: multi-table UPDATE");
-            return new WriteStatement(WriteKind.UPDATE, sql, schema(upd.getTable()), name(upd.getTable()), conflict,
-                    columns(upd.getUpdateSets()));
+            return new WriteStatement(WriteKind.UPDATE, written, schema(upd.getTable()), name(upd.getTable()), conflict,
+                    columns(upd.getUpdateSets()), returning);
         }
         if (st instanceof Delete del) {
-            if (del.getReturningClause() != null) throw ownReturning(sql);
             if ((del.getTables() != null && !del.getTables().isEmpty()) || del.getTable() == null
                     || (del.getJoins() != null && !del.getJoins().isEmpty()))
                 throw refused("cannot capture writes of [" + abbreviate(sql) + "]: multi-table DELETE");
-            return new WriteStatement(WriteKind.DELETE, sql, schema(del.getTable()), name(del.getTable()), conflict,
-                    List.of());
+            return new WriteStatement(WriteKind.DELETE, written, schema(del.getTable()), name(del.getTable()), conflict,
+                    List.of(), returning);
         }
         throw refused("statement not allowed in a captured (global) transaction: [" + abbreviate(sql) + "] is a "
                 + st.getClass().getSimpleName() + "; only SELECT, INSERT, REPLACE, UPDATE and DELETE are captured"
@@ -180,9 +193,38 @@ record WriteStatement(WriteKind kind, String sql, String schema, String table, S
         return QUERY_PRAGMAS.contains(SqlText.unquote(name.text()).toLowerCase(Locale.ROOT));
     }
 
-    private static SQLException ownReturning(String sql) {
-        return refused("cannot capture writes of [" + abbreviate(sql) + "]: the statement has its own RETURNING"
-                + " clause; use getGeneratedKeys() or a SELECT after the write instead");
+    /**
+     * The columns a write's own RETURNING clause names ({@code *} for all), refused when it computes anything else:
+     * the capture can answer columns of the rows written, not expressions over them.
+     */
+    private static List<String> returningColumns(net.sf.jsqlparser.statement.ReturningClause own, String sql)
+            throws SQLException {
+        List<String> out = new ArrayList<>();
+        boolean plain = own.getDataItems() == null || own.getDataItems().isEmpty();
+        for (net.sf.jsqlparser.statement.select.SelectItem<?> item : own) {
+            if (!plain || item.getAlias() != null) break;
+            if (item.getExpression() instanceof net.sf.jsqlparser.statement.select.AllColumns) out.add("*");
+            else if (item.getExpression() instanceof Column c) out.add(SqlText.unquote(c.getColumnName()));
+            else break;
+        }
+        if (out.size() != own.size() || !plain)
+            throw refused("cannot capture writes of [" + abbreviate(sql) + "]: its RETURNING clause computes more than"
+                    + " columns of the written rows (an expression, an alias or INTO); return the columns and compute"
+                    + " in the application, or use getGeneratedKeys()");
+        return List.copyOf(out);
+    }
+
+    /** {@code sql} up to its own top-level RETURNING (or RETURN) clause, which the capture replaces. */
+    private static String withoutReturning(List<SqlText.Token> tokens, String sql) throws SQLException {
+        int depth = 0;
+        int at = -1;
+        for (SqlText.Token t : tokens) {
+            if (t.isPunct('(')) depth++;
+            else if (t.isPunct(')')) depth--;
+            else if (depth == 0 && (t.isWord("RETURNING") || t.isWord("RETURN"))) at = t.start();
+        }
+        if (at < 0) throw refused("cannot capture writes of [" + abbreviate(sql) + "]: its RETURNING clause is not found");
+        return sql.substring(0, at).strip();
     }
 
     private static List<String> columns(List<UpdateSet> sets) {

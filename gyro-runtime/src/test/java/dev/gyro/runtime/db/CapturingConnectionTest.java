@@ -146,6 +146,37 @@ class CapturingConnectionTest {
                         vals(3L, "pad", 5L, 4.5, null), List.of("id")));
     }
 
+    /**
+     * A write with a RETURNING clause of its own that names columns runs captured as any write, and the application
+     * reads the columns it asked for, of the rows written, as the DBMS would have answered.
+     */
+    @Test
+    void aWritesOwnReturningClauseOfColumnsIsAnsweredFromTheRowsItWrote() throws SQLException {
+        List<Object> answered = new java.util.ArrayList<>();
+        List<RowChange> changes = capture(c -> {
+            try (PreparedStatement ps = c.prepareStatement("UPDATE items SET stock = stock + ? WHERE id = ? RETURNING stock, \"name\"")) {
+                ps.setInt(1, 5);
+                ps.setInt(2, 3);
+                try (ResultSet rs = ps.executeQuery()) {
+                    assertThat(rs.next()).isTrue();
+                    answered.add(rs.getLong("stock"));
+                    answered.add(rs.getString(2));
+                    assertThat(rs.next()).isFalse();
+                }
+            }
+            try (Statement st = c.createStatement()) {
+                assertThat(st.execute("DELETE FROM items WHERE id = 3 RETURNING *")).isTrue();
+                try (ResultSet rs = st.getResultSet()) {
+                    assertThat(rs.next()).isTrue();
+                    answered.add(rs.getLong("id"));
+                }
+            }
+            return null;
+        });
+        assertThat(answered).containsExactly(5L, "pad", 3L);
+        assertThat(changes).extracting(RowChange::kind).containsExactly(DELETE); // the update folded into the delete
+    }
+
     @Test
     void deleteCapturesTheKeysOfTheDeletedRows() throws SQLException {
         List<RowChange> changes = capture(c -> {
@@ -432,7 +463,7 @@ class CapturingConnectionTest {
         assertRefused("CREATE TABLE sneaky (id INTEGER PRIMARY KEY)", "not allowed", "CreateTable");
         assertRefused("PRAGMA user_version = 3", "not understood");
         assertRefused("UPDATE items SET stock = 1 WHERE id = 1; DELETE FROM items", "more than one SQL statement");
-        assertRefused("DELETE FROM items WHERE id = 1 RETURNING id", "own RETURNING");
+        assertRefused("DELETE FROM items WHERE id = 1 RETURNING id * 2", "RETURNING clause computes");
         assertRefused("INSERT INTO temp.scratch VALUES (1)", "temp.scratch");
         assertRefused("UPDATE gyro_state SET last_gsn = 0", "Gyro's own metadata");
         assertRefused("REPLACE INTO users VALUES ('z@x', 'Zed', 'ann')", "REPLACE", "UNIQUE", "users");

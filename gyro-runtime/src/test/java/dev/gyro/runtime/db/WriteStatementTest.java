@@ -50,7 +50,8 @@ class WriteStatementTest {
         assertThatThrownBy(() -> w("  ;  ")).hasMessageContaining("empty");
         assertThatThrownBy(() -> w("PRAGMA user_version(7)")).isInstanceOf(SQLException.class);
         assertThatThrownBy(() -> w("PRAGMA main.user_version = 7")).isInstanceOf(SQLException.class);
-        assertThatThrownBy(() -> w("UPDATE t SET a = 1 RETURNING a")).hasMessageContaining("own RETURNING");
+        assertThatThrownBy(() -> w("UPDATE t SET a = 1 RETURNING a + 1")).hasMessageContaining("RETURNING clause computes");
+        assertThatThrownBy(() -> w("UPDATE t SET a = 1 RETURNING a AS b")).hasMessageContaining("an alias");
     }
 
     @Test
