@@ -55,7 +55,7 @@ final class BenchCommand implements Callable<Integer> {
     Path out;
 
     @Option(names = "--backend", paramLabel = "DB", description = "sqlite, postgres or mariadb for every instance "
-            + "(default: sqlite for local-ratio; postgres for the others, since 2pc and the peer refuse SQLite and "
+            + "(default: sqlite for local-ratio and faults; postgres for the others, since 2pc and the peer refuse SQLite and "
             + "the WAN's centralized-jdbc needs row locks)")
     String backend;
 

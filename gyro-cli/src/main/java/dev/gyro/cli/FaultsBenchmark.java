@@ -141,6 +141,9 @@ final class FaultsBenchmark {
     private final AtomicLong unacknowledgedOrders = new AtomicLong(), failedCalls = new AtomicLong();
     private final Map<String, AtomicLong> failures = new ConcurrentHashMap<>();
     private final List<Double> loads = new ArrayList<>();
+    /** The faults injected so far, and what went wrong (a run that stops early still reports those). */
+    private final List<Fault> faults = new ArrayList<>();
+    private final List<String> problems = new ArrayList<>();
 
     FaultsBenchmark(Settings settings, Path out, PrintStream print, String command) {
         this.settings = settings;
@@ -159,12 +162,10 @@ final class FaultsBenchmark {
                 s.orderClients(), s.quietSeconds(), s.kills(), s.freezes(), s.freezeSeconds(), s.dbKills(),
                 s.dbDownSeconds());
         loads.add(loadAverage());
-        List<Fault> faults = new ArrayList<>();
-        List<String> problems = new ArrayList<>();
         OwnedFolder.fresh(work, "--out");
         try {
             start();
-            faults = inject(problems);
+            inject();
             problems.addAll(check());
         } catch (RuntimeException | AssertionError e) {
             problems.add(e.getMessage());
@@ -183,8 +184,8 @@ final class FaultsBenchmark {
         Files.writeString(out.resolve("results.csv"), csv(faults));
         String plot = plot(faults);
         Files.writeString(out.resolve("summary.md"), summary(faults, table, problems, plot, wall));
-        print.printf(Locale.ROOT, "%nwrote %s, %s, %s (%.0f s)%n", out.resolve("summary.md"), out.resolve("results.csv"),
-                out.resolve(plot), wall);
+        print.printf(Locale.ROOT, "%nwrote %s, %s%s (%.0f s)%n", out.resolve("summary.md"), out.resolve("results.csv"),
+                plot == null ? "" : ", " + out.resolve(plot), wall);
         keepLogs();
         if (problems.isEmpty()) {
             OwnedFolder.delete(work);
@@ -353,7 +354,7 @@ final class FaultsBenchmark {
 
     // ---- the load and the faults ------------------------------------------------------------------------------------
 
-    private List<Fault> inject(List<String> problems) throws Exception {
+    private void inject() throws Exception {
         Settings s = settings;
         AtomicBoolean stop = new AtomicBoolean();
         List<Thread> clients = new ArrayList<>();
@@ -369,7 +370,6 @@ final class FaultsBenchmark {
             clients.add(th);
             th.start();
         }
-        List<Fault> faults = new ArrayList<>();
         try {
             quiet(s.quietSeconds());
             List<Kind> plan = new ArrayList<>();
@@ -390,7 +390,6 @@ final class FaultsBenchmark {
             for (GyroClient c : connections) c.close();
         }
         for (Thread t : clients) if (t.isAlive()) problems.add(t.getName() + " still waits for a reply after the run");
-        return faults;
     }
 
     /** One client: a local one writes carts of its group (a cart, two items); an ordering one also orders each cart. */
@@ -490,7 +489,7 @@ final class FaultsBenchmark {
         long recoveryMs = recovered < 0 ? -1 : TimeUnit.NANOSECONDS.toMillis(recovered - at);
         if (kind == Kind.KILL) processes[group][victim] = launch(group, victim);
         relaunchExited();
-        if (recoveryMs >= 0) awaitCaughtUp(group);
+        if (recoveryMs >= 0) catchUp(group, kind.label + " " + number);
         quiet(settings.quietSeconds());
         long windowEnd = System.nanoTime();
         long gap = longestGap(acks.get(group), at, windowEnd), globalGap = longestGap(globalAcks, at, windowEnd);
@@ -556,20 +555,39 @@ final class FaultsBenchmark {
     }
 
     /**
-     * Until every replica of {@code group} has applied its group's log at least as far as any replica had when this
-     * began (read from each replica's database, where the applied log index is recorded with the rows).
+     * Until every replica of {@code group} caught up with its group's log. One that does not within the limit is a
+     * problem of the run, reported; it is then restarted (as a supervisor would) and must catch up once restarted.
      */
-    private void awaitCaughtUp(int group) throws Exception {
+    private void catchUp(int group, String after) throws Exception {
+        int behind = awaitCaughtUp(group);
+        if (behind < 0) return;
+        problems.add("after " + after + ", replica " + behind + " of group " + group + " did not catch up with its"
+                + " group's log within " + RECOVERY_LIMIT_MS / 1000 + " s (its log: logs/group-" + group + "-replica-"
+                + behind + ".log.gz)");
+        progress("after %s, replica %d of group %d did not catch up within %d s: restarted", after, behind, group,
+                RECOVERY_LIMIT_MS / 1000);
+        processes[group][behind].destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+        processes[group][behind] = launch(group, behind);
+        if (awaitCaughtUp(group) >= 0)
+            throw new IllegalStateException("replica " + behind + " of group " + group + " did not catch up even once"
+                    + " restarted");
+    }
+
+    /**
+     * Until every replica of {@code group} has applied its group's log at least as far as any replica had when this
+     * began (read from each replica's database, where the applied log index is recorded with the rows); the first
+     * replica that did not within the limit, or -1.
+     */
+    private int awaitCaughtUp(int group) throws Exception {
         long target = 0;
         for (int r = 0; r < settings.replicas(); r++) target = Math.max(target, appliedIndex(group, r));
         long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(RECOVERY_LIMIT_MS);
         for (int r = 0; r < settings.replicas(); r++)
             while (appliedIndex(group, r) < target) {
-                if (System.nanoTime() > deadline)
-                    throw new IllegalStateException("replica " + r + " of group " + group + " did not catch up with its"
-                            + " group's log within " + RECOVERY_LIMIT_MS / 1000 + " s: " + tail(logOf(group, r)));
+                if (System.nanoTime() > deadline) return r;
                 Thread.sleep(100); // applied by another process, seen in its database
             }
+        return -1;
     }
 
     private long appliedIndex(int group, int replica) {
@@ -653,7 +671,7 @@ final class FaultsBenchmark {
      */
     private List<String> check() throws Exception {
         Settings s = settings;
-        List<String> problems = new ArrayList<>();
+        List<String> found = new ArrayList<>();
         for (int g = 0; g < s.groups(); g++) awaitSameIndex(g);
         stopAll();
         processes = null;
@@ -671,7 +689,7 @@ final class FaultsBenchmark {
                         ReplicaCheck.TableDigest d = ReplicaCheck.digest(conns.get(r), table, r);
                         copies.add(d.rows() + "/" + d.sha256());
                     }
-                    if (copies.size() != 1) problems.add("group " + g + ": its replicas' copies of " + table + " differ");
+                    if (copies.size() != 1) found.add("group " + g + ": its replicas' copies of " + table + " differ");
                 }
                 for (String table : new OnlineStore().replicatedTables())
                     acrossGroups.add(table + "=" + ReplicaCheck.digest(conns.get(0), table, 0).sha256());
@@ -691,7 +709,7 @@ final class FaultsBenchmark {
                         }
                         if (gsn != orders.size()) {
                             twice++;
-                            problems.add("replica " + r + " of group " + g + ": applied gsn " + gsn + " but "
+                            found.add("replica " + r + " of group " + g + ": applied gsn " + gsn + " but "
                                     + orders.size() + " orders");
                         }
                     }
@@ -708,7 +726,7 @@ final class FaultsBenchmark {
                     for (long o : ackedOrders) if (!orders.contains(o)) lost++;
                     long unexplained = orders.stream().filter(o -> !ackedOrders.contains(o)).count();
                     if (unexplained > unacknowledgedOrders.get())
-                        problems.add("replica " + r + " of group " + g + " holds " + unexplained + " orders no client"
+                        found.add("replica " + r + " of group " + g + " holds " + unexplained + " orders no client"
                                 + " saw acknowledged, more than the " + unacknowledgedOrders.get() + " left unanswered");
                 }
             } finally {
@@ -716,14 +734,14 @@ final class FaultsBenchmark {
             }
         }
         if (acrossGroups.size() != new OnlineStore().replicatedTables().size())
-            problems.add("the replicated tables differ between groups");
-        if (lost > 0) problems.add(lost + " acknowledged writes missing on a replica");
-        if (twice > 0) problems.add(twice + " writes applied twice");
+            found.add("the replicated tables differ between groups");
+        if (lost > 0) found.add(lost + " acknowledged writes missing on a replica");
+        if (twice > 0) found.add(twice + " writes applied twice");
         List<Connection> one = new ArrayList<>();
         try {
             for (int g = 0; g < s.groups(); g++) one.add(connect(g, 0));
             long[] initial = OnlineStore.initialStock(OnlineStore.ITEMS_PER_SCALE, OnlineStore.MIN_STOCK, SEED);
-            problems.addAll(StoreAudit.audit(one, map, initial, -1));
+            found.addAll(StoreAudit.audit(one, map, initial, -1));
         } finally {
             for (Connection c : one) c.close();
         }
@@ -731,8 +749,9 @@ final class FaultsBenchmark {
                         + " twice, on each of %d replicas; %,d calls not acknowledged (%,d orders)", ackedCarts.size(),
                 ackedLines.size(), ackedOrders.size(), lost, twice, s.groups() * s.replicas(), failedCalls.get(),
                 unacknowledgedOrders.get());
-        progress("check: %s; %s", checked, problems.isEmpty() ? "replicas equal, audit holds" : String.join("; ", problems));
-        return problems;
+        checked += found.isEmpty() ? "; replicas equal, audit holds: OK" : "; FAILED: " + String.join("; ", found);
+        progress("check: %s", checked);
+        return found;
     }
 
     private String checked = "not reached";
@@ -821,8 +840,9 @@ final class FaultsBenchmark {
             b.setMarker(SeriesMarkers.DIAMOND);
             b.setMarkerColor(colors[k.ordinal()].darker());
         }
+        if (faults.isEmpty()) return null;
         String file = "unavailability.png";
-        if (!faults.isEmpty()) BitmapEncoder.saveBitmap(chart, out.resolve(file).toString(), BitmapEncoder.BitmapFormat.PNG);
+        BitmapEncoder.saveBitmap(chart, out.resolve(file).toString(), BitmapEncoder.BitmapFormat.PNG);
         return file;
     }
 
@@ -854,9 +874,10 @@ final class FaultsBenchmark {
                 + " requests) from the fault to the end of its quiet period; a new leader, its instance serving: from the"
                 + " fault to the first replica of the group that took up leading, and to its instance serving, as the"
                 + " replicas logged; leader changes: how many times a replica of the group took up leading\n");
-        r.append("- check: ").append(checked).append(problems.isEmpty() ? "; replicas equal, audit holds: OK"
-                : "; FAILED: " + String.join("; ", problems)).append("\n\n");
-        r.append(table).append("\n![unavailability per fault](").append(plot).append(")\n\n");
+        r.append("- check: ").append(checked).append('\n');
+        if (!problems.isEmpty()) r.append("- problems: ").append(String.join("; ", problems)).append('\n');
+        r.append('\n');
+        r.append(table).append(plot == null ? "\n" : "\n![unavailability per fault](" + plot + ")\n\n");
         r.append("| fault | kind | group | replica | at | served again | longest gap | globals' gap | a new leader |"
                 + " its instance serving | leader changes | load average |\n|---|---|---|---|---|---|---|---|---|---|---|---|\n");
         for (Fault f : faults)
