@@ -588,7 +588,7 @@ final class AttachBenchmark {
         return file;
     }
 
-    private static String commit() {
+    static String commit() {
         try {
             Process p = new ProcessBuilder("git", "rev-parse", "--short", "HEAD").redirectErrorStream(true).start();
             String c = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8).strip();
@@ -598,7 +598,7 @@ final class AttachBenchmark {
         }
     }
 
-    private static String machine() {
+    static String machine() {
         String cpu = "";
         try (Stream<String> lines = Files.lines(Path.of("/proc/cpuinfo"))) {
             cpu = lines.filter(l -> l.startsWith("model name")).findFirst().map(l -> l.replaceAll(".*:\\s*", ""))

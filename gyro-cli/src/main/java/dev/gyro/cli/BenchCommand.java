@@ -30,12 +30,14 @@ import java.util.concurrent.Callable;
                 + "Figure 5), wan-latency (Table III), wan-scale (Figure 6), tpcc (TPC-C vs 2PC), scale-sim (the ring "
                 + "at 1 to 128 instances in the performance simulator: results.csv, summary.md, plots), attach (CMU "
                 + "BenchBase, unmodified, with Gyro attached at 1-8 instances against one database, and the agent's own "
-                + "cost: README.md, results.json, a plot). The last line "
+                + "cost: README.md, results.json, a plot), faults (leader kills, leader freezes and database-server kills "
+                + "injected into replicated groups of separate processes under load: client-seen unavailability, then "
+                + "every acknowledged request checked on every replica: summary.md, results.csv, a plot). The last line "
                 + "starts with 'bench: OK' or 'bench: FAILED'.")
 final class BenchCommand implements Callable<Integer> {
 
     @Parameters(index = "0", paramLabel = "SCENARIO", description = "local-ratio, scale-lan, wan-latency, wan-scale, "
-            + "tpcc, scale-sim, replicas (one replica per instance against groups of three: latency, throughput, failover), attach (BenchBase with Gyro attached), or app (an application's own workload: --app NAME [--app-jar PATH])")
+            + "tpcc, scale-sim, replicas (one replica per instance against groups of three: latency, throughput, failover), faults (faults injected into groups of processes), attach (BenchBase with Gyro attached), or app (an application's own workload: --app NAME [--app-jar PATH])")
     String scenario;
 
     @Option(names = "--app", paramLabel = "NAME", description = "the application of the 'app' scenario")
@@ -53,7 +55,7 @@ final class BenchCommand implements Callable<Integer> {
     Path out;
 
     @Option(names = "--backend", paramLabel = "DB", description = "sqlite, postgres or mariadb for every instance "
-            + "(default: sqlite for local-ratio; postgres for the others, since 2pc and the peer refuse SQLite and "
+            + "(default: sqlite for local-ratio and faults; postgres for the others, since 2pc and the peer refuse SQLite and "
             + "the WAN's centralized-jdbc needs row locks)")
     String backend;
 
@@ -112,8 +114,31 @@ final class BenchCommand implements Callable<Integer> {
             + " replicated group of this many replicas (system gyro-rR); 1, the default, measures only the single instances")
     int replicas;
 
+    @Option(names = "--kills", paramLabel = "N", description = "faults: leader kills (SIGKILL) to inject (default 12;"
+            + " --quick: 1)")
+    Integer kills;
+
+    @Option(names = "--freezes", paramLabel = "N", description = "faults: leader freezes (SIGSTOP, then SIGCONT) to"
+            + " inject (default 6; --quick: 1)")
+    Integer freezes;
+
+    @Option(names = "--freeze-seconds", paramLabel = "S", description = "faults: how long a frozen leader stays stopped"
+            + " (default 15; --quick: 3)")
+    Integer freezeSeconds;
+
+    @Option(names = "--db-kills", paramLabel = "N", description = "faults, with --backend postgres: kills of a leader's"
+            + " PostgreSQL server, started again after 5 s (default 4 on postgres; --quick: 1)")
+    Integer dbKills;
+
     @Override
     public Integer call() throws Exception {
+        if ((kills != null || freezes != null || freezeSeconds != null || dbKills != null)
+                && !scenario.equals(FaultsBenchmark.NAME)) {
+            System.out.println("bench: FAILED: --kills, --freezes, --freeze-seconds and --db-kills go with the faults"
+                    + " scenario");
+            return 2;
+        }
+        if (scenario.equals(FaultsBenchmark.NAME)) return faults();
         if ((instances != null || systems != null || clients != null)
                 && (scenario.equals(ScaleSimScenario.NAME) || scenario.equals(ReplicasBenchmark.NAME))) {
             System.out.println("bench: FAILED: --instances, --systems and --clients go with the scenarios that run"
@@ -284,6 +309,32 @@ final class BenchCommand implements Callable<Integer> {
         System.out.println("bench: FAILED: " + invalid.size() + " invalid point(s): " + String.join(" | ", invalid)
                 + skipped);
         return 1;
+    }
+
+    /** {@code faults}: replicated groups of processes with faults injected under load (FaultsBenchmark). */
+    private int faults() throws Exception {
+        if (instances != null || systems != null || clients != null || plain || thinkMs != null
+                || (rates != null && !rates.isEmpty()) || app != null || !apps.jars.isEmpty() || seed != null
+                || applyMs != null || hopMs != null || replicas != 1 || benchbase != null || benchmarks != null) {
+            System.out.println("bench: FAILED: faults runs the online store on groups of three replicas with its own"
+                    + " load: it takes --quick, --backend, --kills, --freezes, --freeze-seconds, --db-kills and --out");
+            return 2;
+        }
+        FaultsBenchmark.Settings settings;
+        try {
+            settings = FaultsBenchmark.Settings.of(quick, backend == null ? Backend.SQLITE : Backend.parse(backend),
+                    kills, freezes, freezeSeconds, dbKills);
+        } catch (IllegalArgumentException e) {
+            System.out.println("bench: FAILED: " + e.getMessage());
+            return 2;
+        }
+        Path dir = claimOut();
+        if (dir == null) return 2;
+        String command = "./gyro bench faults" + (quick ? " --quick" : "") + (backend != null ? " --backend " + backend
+                : "") + (kills != null ? " --kills " + kills : "") + (freezes != null ? " --freezes " + freezes : "")
+                + (freezeSeconds != null ? " --freeze-seconds " + freezeSeconds : "")
+                + (dbKills != null ? " --db-kills " + dbKills : "") + (out != null ? " --out " + out : "");
+        return new FaultsBenchmark(settings, OwnedFolder.fresh(dir, "--out"), System.out, command).run();
     }
 
     /**

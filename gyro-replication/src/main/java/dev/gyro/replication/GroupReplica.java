@@ -150,6 +150,11 @@ public final class GroupReplica implements Replication, AutoCloseable {
         // Pre-vote (Ratis' default, set here because the short election timeouts rely on it): a follower that missed
         // heartbeats only because its machine was busy asks first, and the others, still hearing their leader, say no.
         RaftServerConfigKeys.LeaderElection.setPreVote(p, true);
+        // A leader that stepped down (a vote or an entry of a newer term reached it) may stand again after one election
+        // timeout, not Ratis' 10 s: on a loaded machine both survivors of a kill had stepped down within it, and the
+        // group waited 10 s without a leader (docs/decisions/41-failover-on-a-loaded-machine.md). Pre-vote still keeps
+        // it from deposing a leader the others hear.
+        RaftServerConfigKeys.LeaderElection.setLeaderStepDownWaitTime(p, ratis(t.electionMax()));
         // Reads (decision 24): linearizable, served by the leader once a round of heartbeats confirms it still leads
         // (Ratis' read index). Not by leader lease: measured side by side (gyro bench replicas), the lease made a
         // quarter of the failovers last about 3 s instead of 1-1.8 s, since followers refuse to vote while it may hold.

@@ -77,6 +77,9 @@ public final class InstanceReplica implements AutoCloseable {
         });
         InstanceReplica ir = new InstanceReplica(g, own, signal);
         ir.watcher.start();
+        // A follower has never run what its instance needs once it leads: loaded now, not in the failover
+        // (docs/decisions/41-failover-on-a-loaded-machine.md).
+        dev.gyro.runtime.LeaderWarmUp.inBackground(own);
         return ir;
     }
 
