@@ -97,9 +97,27 @@ class AttachCommandTest {
      */
     @Test
     void severalProcessesOfTheCommandEachBesideItsInstance() throws Exception {
+        runsInSeveralProcesses("sqlite", "jdbc:sqlite:" + dir.resolve("own.db"));
+
+        Files.writeString(dir.resolve("attach.yaml"), "classification: classification.json\ncheck: true\n");
+        Run check = attach("--processes", "2", "--agent");
+        assertThat(check.status()).isEqualTo(2);
+        assertThat(check.out()).contains("gyro attach: check and audits are not built for several processes");
+    }
+
+    /** The same on PostgreSQL: each process's instance on a throwaway server of its own. */
+    @Test
+    void severalProcessesOnPostgreSql() throws Exception {
+        ClusterCommandTest.require(dev.gyro.cluster.Backend.POSTGRES);
+        // JUnit's folder is rwx------: the servers run as the postgres user when the tests run as root
+        Files.setPosixFilePermissions(dir, java.nio.file.attribute.PosixFilePermissions.fromString("rwxr-xr-x"));
+        runsInSeveralProcesses("postgres", "jdbc:postgresql://127.0.0.1:1/never_reached?user=app");
+    }
+
+    private void runsInSeveralProcesses(String backend, String url) throws Exception {
         Files.writeString(dir.resolve("classification.json"), WALLETS.formatted(
                 dev.gyro.agent.fixtures.Wallets.class.getName()));
-        Files.writeString(dir.resolve("attach.yaml"), "classification: classification.json\n");
+        Files.writeString(dir.resolve("attach.yaml"), "backend: " + backend + "\nclassification: classification.json\n");
         Run agent = attach("--processes", "2", "--agent");
         assertThat(agent.status()).as(agent.out()).isZero();
         assertThat(agent.out().strip().lines()).hasSize(2).allSatisfy(line -> assertThat(line).startsWith("-javaagent:")
@@ -108,18 +126,12 @@ class AttachCommandTest {
 
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
         String cp = System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
-        Run r = attach("--processes", "2", "--", java, "-cp", cp, dev.gyro.agent.fixtures.WalletsApp.class.getName(),
-                "jdbc:sqlite:" + dir.resolve("own.db"));
+        Run r = attach("--processes", "2", "--", java, "-cp", cp, dev.gyro.agent.fixtures.WalletsApp.class.getName(), url);
         assertThat(r.status()).as(r.out()).isZero();
         assertThat(r.out()).contains("[0] app done", "[1] app done", "[0] withdrawals refused with 45000: 12",
                 "[1] withdrawals refused with 45000: 12", "at other processes' instances)",
                 "gyro attach: every instance applied global requests 1 to 2 (2 processes, each beside its instance)");
         assertThat(r.out().strip().lines().reduce((a, b) -> b).orElse("")).isEqualTo("attach: OK");
-
-        Files.writeString(dir.resolve("attach.yaml"), "classification: classification.json\ncheck: true\n");
-        Run check = attach("--processes", "2", "--agent");
-        assertThat(check.status()).isEqualTo(2);
-        assertThat(check.out()).contains("gyro attach: check and audits are not built for several processes");
     }
 
     @Test
