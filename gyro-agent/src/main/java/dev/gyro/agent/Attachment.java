@@ -129,6 +129,8 @@ public final class Attachment implements AutoCloseable {
      */
     Call begin(AttachedMethod method, List<Object> keys, Object[] args) throws SQLException {
         firstCall();
+        if (processes != null && processes.refusal() != null)
+            throw new SQLException("gyro: " + method.rule().name() + " is refused: " + processes.refusal());
         String id = Long.toString(CALLS.incrementAndGet());
         Request request = request(method, id, keys);
         RoutingTable routing = instances.get(0).routing();

@@ -74,6 +74,10 @@ final class Processes implements PeerCalls {
     /** Calls of other processes run here. */
     final Attachment.Figures served = new Attachment.Figures();
     private volatile boolean ready, done;
+    /** What this process's start-up left in its instance's database: one line per table of the application's. */
+    private volatile String startup = "";
+    /** Why calls are refused here: the start-ups left the instances with different data; or null. */
+    private volatile String differs;
     private final CountDownLatch finished = new CountDownLatch(1);
     private volatile String outcome;
 
@@ -464,6 +468,7 @@ final class Processes implements PeerCalls {
             out.writeBoolean(done);
             out.writeLong(self == null ? -1 : self.appliedGsn());
             out.writeUTF(self == null ? "STARTING" : self.role());
+            out.writeUTF(startup);
         } catch (IOException e) {
             throw new IllegalStateException(e);
         }
@@ -471,7 +476,7 @@ final class Processes implements PeerCalls {
     }
 
     /** What instance {@code i}'s process says of itself. */
-    private record State(boolean ready, boolean done, long appliedGsn, String role) {}
+    private record State(boolean ready, boolean done, long appliedGsn, String role, String startup) {}
 
     /** Instance {@code i}'s process's state, or null when it does not answer. */
     private State stateOf(int i) {
@@ -489,7 +494,7 @@ final class Processes implements PeerCalls {
             }
         }
         try (DataInputStream in = new DataInputStream(new ByteArrayInputStream(answer))) {
-            return new State(in.readBoolean(), in.readBoolean(), in.readLong(), in.readUTF());
+            return new State(in.readBoolean(), in.readBoolean(), in.readLong(), in.readUTF(), in.readUTF());
         } catch (IOException e) {
             return null;
         }
@@ -497,20 +502,54 @@ final class Processes implements PeerCalls {
 
     /**
      * Before this process's first call: every process has reached its own first call (or its exit), so each start-up
-     * has written its schema and data to its instance before any call reaches it.
+     * has written its schema and data to its instance before any call reaches it; and the start-ups left every instance
+     * with the same data (each table's rows, digested), else every call is refused and the exit says why.
      */
     void meetBeforeFirstCall() {
+        try (Connection c = self.database().readConnection()) {
+            StringBuilder lines = new StringBuilder();
+            for (String table : dev.gyro.check.ReplicaCheck.tables(c))
+                if (!table.toLowerCase(java.util.Locale.ROOT).startsWith("gyro_")) {
+                    dev.gyro.check.ReplicaCheck.TableDigest d = dev.gyro.check.ReplicaCheck.digest(c, table, position);
+                    lines.append(table).append(": ").append(d.rows()).append(" rows, ").append(d.sha256()).append('\n');
+                }
+            self.database().rollback(c);
+            startup = lines.toString();
+        } catch (SQLException e) {
+            throw new IllegalStateException("gyro: instance " + position + "'s database could not be read after the"
+                    + " application's start-up: " + e.getMessage(), e);
+        }
         ready = true;
         for (int i = 0; i < ring; i++) {
             int k = i;
+            State[] seen = new State[1];
             if (!waitFor(() -> {
-                State s = stateOf(k);
-                return s != null && (s.ready() || s.done());
+                seen[0] = stateOf(k);
+                return seen[0] != null && (seen[0].ready() || seen[0].done());
             }, MEET_MILLIS))
                 throw new IllegalStateException("gyro: instance " + k + "'s process did not reach its first call within "
                         + MEET_MILLIS / 1000 + " s of this process's (every process of the application serves once each"
                         + " has started; docs/attach.md, \"Several processes\")");
+            // a process that exited before its first call has no start-up to compare; one that exited since has
+            if (!seen[0].startup().isEmpty() && !seen[0].startup().equals(startup) && differs == null)
+                differs = "the application's start-up left instance " + k + " with other data than instance " + position
+                        + " (" + firstDifference(startup, seen[0].startup()) + "): each process's start-up writes to its"
+                        + " own instance, and must write the same schema and data (docs/attach.md, \"Several processes\")";
         }
+    }
+
+    /** Why calls are refused in this process (see {@link #meetBeforeFirstCall}), or null. */
+    String refusal() {
+        return differs;
+    }
+
+    private static String firstDifference(String mine, String theirs) {
+        List<String> a = mine.lines().toList(), b = theirs.lines().toList();
+        for (int i = 0; i < Math.max(a.size(), b.size()); i++) {
+            String x = i < a.size() ? a.get(i) : "no table", y = i < b.size() ? b.get(i) : "no table";
+            if (!x.equals(y)) return "here " + x + ", there " + y;
+        }
+        return "the same tables";
     }
 
     /**
@@ -539,7 +578,7 @@ final class Processes implements PeerCalls {
                 Thread.currentThread().interrupt();
             }
         } else {
-            outcome = gone != null ? "FAILED: " + gone : agree();
+            outcome = gone != null ? "FAILED: " + gone : differs != null ? "FAILED: " + differs : agree();
             for (int i = 1; i < ring; i++) {
                 String said = outcome;
                 try {

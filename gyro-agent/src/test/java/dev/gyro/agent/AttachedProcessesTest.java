@@ -133,6 +133,35 @@ class AttachedProcessesTest {
         return -1;
     }
 
+    /** A start-up that wrote other data at one instance than at the others: every call is refused, and the exit says so. */
+    @Test
+    void startUpsThatLeaveTheInstancesWithOtherDataAreRefused() throws Exception {
+        Path classification = dir.resolve("classification.json");
+        WALLETS.write(classification);
+        Path instances = dir.resolve("instances");
+        ProcessRing ring = ProcessRing.create(dir, 2, "skewed");
+        List<Process> processes = new ArrayList<>();
+        for (int p = 0; p < 2; p++)
+            processes.add(start(classification, ",dir=" + instances + ring.options(p), dir.resolve("out-" + p + ".txt"),
+                    dir.resolve("err-" + p + ".txt"), WalletsApp.class.getName(),
+                    "jdbc:sqlite:" + dir.resolve("own-" + p + ".db"), p == 1 ? "skew" : "even"));
+        try {
+            for (Process p : processes) assertThat(p.waitFor(3, TimeUnit.MINUTES)).as("%s exits", p).isTrue();
+        } finally {
+            processes.forEach(Process::destroyForcibly);
+        }
+        for (int p = 0; p < 2; p++) {
+            String err = Files.readString(dir.resolve("err-" + p + ".txt"), StandardCharsets.UTF_8);
+            assertThat(processes.get(p).exitValue()).as(err).isEqualTo(1);
+            assertThat(err).contains("java.sql.SQLException: gyro: deposit is refused: the application's start-up left"
+                    + " instance " + (1 - p) + " with other data than instance " + p + " (here wallets: " + (12 + p)
+                    + " rows, ");
+        }
+        assertThat(Files.readAllLines(instances.resolve(GyroAgent.OUTCOME)).get(0)).startsWith("FAILED: the application's"
+                + " start-up left instance 1 with other data than instance 0 (here wallets: 12 rows, ")
+                .contains("there wallets: 13 rows, ");
+    }
+
     @Test
     void whatCannotCrossProcessesIsRefusedNamingTheMethod() throws Exception {
         Classification c = new Classification(List.of(
