@@ -170,6 +170,7 @@ final class Processes implements PeerCalls {
             if (ended) return;
             byte[] answer = ask(owner, out -> {
                 out.writeByte(END);
+                out.writeInt(position);
                 out.writeUTF(id);
                 out.writeBoolean(commit);
             }, "the " + (commit ? "commit" : "rollback") + " of call " + id);
@@ -210,6 +211,7 @@ final class Processes implements PeerCalls {
         boolean commitsEach = autoCommit;
         byte[] answer = ask(owner, out -> {
             out.writeByte(RUN);
+            out.writeInt(position);
             out.writeUTF(id);
             out.writeUTF(method.rule().name());
             out.writeBoolean(commitsEach);
@@ -264,21 +266,34 @@ final class Processes implements PeerCalls {
                     out.accept(new byte[0]);
                 }
                 case RUN -> {
+                    int caller = caller(from, in.readInt());
                     String id = in.readUTF(), name = in.readUTF();
                     boolean autoCommit = in.readBoolean();
                     byte[] args = in.readNBytes(in.readInt());
-                    runs.execute(() -> out.accept(run(from, id, name, autoCommit, args)));
+                    runs.execute(() -> out.accept(run(caller, id, name, autoCommit, args)));
                 }
                 case END -> {
+                    int caller = caller(from, in.readInt());
                     String id = in.readUTF();
                     boolean commit = in.readBoolean();
-                    runs.execute(() -> out.accept(end(from, id, commit)));
+                    runs.execute(() -> out.accept(end(caller, id, commit)));
                 }
                 default -> throw new IllegalArgumentException("not a call of an attached application's process: " + kind);
             }
         } catch (IOException e) {
             throw new IllegalArgumentException("a malformed call of an attached application's process: " + e);
         }
+    }
+
+    /**
+     * The caller's position: its certificate's under TLS ({@code certified}, which it must not contradict), else the one
+     * it says (plaintext trusts whoever reaches the port).
+     */
+    private static int caller(int certified, int said) {
+        if (certified >= 0 && certified != said)
+            throw new IllegalArgumentException("a call says it is from instance " + said + " but came with instance "
+                    + certified + "'s certificate");
+        return said;
     }
 
     /** Runs a call of instance {@code from}'s process here, as a local request of this instance. */
