@@ -23,6 +23,7 @@ public final class AgentJar {
 
     /** The bridge's classes, by binary name. */
     private static final List<String> BRIDGE = List.of(Bridge.class.getName(), Bridge.Handler.class.getName(),
+            Bridge.Ran.class.getName(),
             Premain.class.getName(), Premain.class.getName() + "$Apart");
 
     private AgentJar() {}

@@ -36,10 +36,27 @@ public final class Attachment implements AutoCloseable {
     /** Names each call to its request ({@link Handoff}, whose calls in progress are the process's). */
     private static final java.util.concurrent.atomic.AtomicLong CALLS = new java.util.concurrent.atomic.AtomicLong();
     private volatile Runnable beforeFirstCall;
+    /**
+     * Where this process is one of several, each beside its instance (docs/decisions/38-attached-processes.md): its
+     * ring position, and how a call another instance owns runs there; null when this process hosts every instance.
+     */
+    private final Processes processes;
 
     /** @param instances the running instances of the ring, by id */
     public Attachment(List<GyroInstance> instances) {
         this.instances = List.copyOf(instances);
+        this.processes = null;
+    }
+
+    /** This process hosts one instance of a ring, {@code self}; the others are other processes' ({@link Processes}). */
+    Attachment(GyroInstance self, Processes processes) {
+        this.instances = java.util.Collections.singletonList(self);
+        this.processes = processes;
+    }
+
+    /** The running instance at ring position {@code id}: one of this process's. */
+    private GyroInstance at(int id) {
+        return processes == null ? instances.get(id) : instances.get(0);
     }
 
     /** Runs {@code r} once, before the first call begins; every call waits for it. */
@@ -63,7 +80,7 @@ public final class Attachment implements AutoCloseable {
     /** What became of one transaction's calls: committed as local or as global requests, or not committed. */
     public static final class Figures {
         final LongAdder local = new LongAdder(),
-                global = new LongAdder(), notCommitted = new LongAdder();
+                global = new LongAdder(), notCommitted = new LongAdder(), forwarded = new LongAdder();
 
         public long local() {
             return local.sum();
@@ -71,6 +88,11 @@ public final class Attachment implements AutoCloseable {
 
         public long global() {
             return global.sum();
+        }
+
+        /** Of the local ones, those that ran at another process's instance (docs/decisions/38-attached-processes.md). */
+        public long forwarded() {
+            return forwarded.sum();
         }
 
         /** Rolled back by the application, or refused (a lost race included). */
@@ -90,30 +112,43 @@ public final class Attachment implements AutoCloseable {
      * @throws SQLException when Gyro refused or failed the request before the call could run (its message says why)
      */
     public Call begin(AttachedMethod method, Object[] args) throws SQLException {
-        return begin(method, method.partitionValues(args));
+        return begin(method, method.partitionValues(args), args);
     }
 
-    /** {@link #begin(AttachedMethod, Object[])} with the call's partitioning values read already. */
-    Call begin(AttachedMethod method, List<Object> keys) throws SQLException {
-        firstCall();
-        String id = Long.toString(CALLS.incrementAndGet());
+    /** The request of call {@code id} of {@code method} with partitioning values {@code keys}. */
+    static Request request(AttachedMethod method, String id, List<Object> keys) {
         List<Value> parameters = new ArrayList<>();
         parameters.add(Value.of(id));
         for (Object k : keys) parameters.add(Value.of(String.valueOf(k)));
-        Request request = new Request(method.rule().name(), parameters, false, 0);
+        return new Request(method.rule().name(), parameters, false, 0);
+    }
+
+    /**
+     * {@link #begin(AttachedMethod, Object[])} with the call's partitioning values read already; {@code args} are the
+     * call's arguments, which a call another process's instance owns takes there.
+     */
+    Call begin(AttachedMethod method, List<Object> keys, Object[] args) throws SQLException {
+        firstCall();
+        if (processes != null && processes.refusal() != null)
+            throw new SQLException("gyro: " + method.rule().name() + " is refused: " + processes.refusal());
+        String id = Long.toString(CALLS.incrementAndGet());
+        Request request = request(method, id, keys);
         RoutingTable routing = instances.get(0).routing();
-        RoutingTable.Decision decision = routing.decide(request.transaction(), request.parameters(), 0);
+        int entry = processes == null ? 0 : processes.position();
+        RoutingTable.Decision decision = routing.decide(request.transaction(), request.parameters(), entry);
         int owner = decision.owner();
         Figures f = figures(method.rule().name());
+        if (!decision.global() && processes != null && owner != entry) // it runs at its owner, another process
+            return new Call(method, processes.forward(owner, method, id, keys, args), f.local, f.notCommitted,
+                    f.forwarded);
         if (!decision.global()) {
             // A local request runs at once, with no coordination (paper Section III): on the application's own thread
-            long begun = System.nanoTime();
-            GyroInstance at = instances.get(owner);
-            GyroInstance.OpenLocal open = at.openLocal(request);
-            return new Call(method, open, at, begun, System.nanoTime(), f.local, f.notCommitted);
+            return openHere(method, request, owner, f);
         }
         Handoff h = Handoff.open(id);
-        CompletableFuture<Reply> reply = CompletableFuture.supplyAsync(() -> instances.get(owner).call(request), requests);
+        // Where the instances are other processes', a global call runs where it arrived: its update rides the belt
+        CompletableFuture<Reply> reply = CompletableFuture.supplyAsync(() -> processes == null
+                ? instances.get(owner).call(request) : at(entry).callHere(request), requests);
         reply.whenComplete((r, t) -> h.go.completeExceptionally(new IllegalStateException(
                 r != null ? r.status() + ": " + r.message() : String.valueOf(t)))); // it ended without running
         try {
@@ -129,6 +164,14 @@ public final class Attachment implements AutoCloseable {
         }
     }
 
+    /** A local request of instance {@code owner} (one of this process's), on the calling thread. */
+    Call openHere(AttachedMethod method, Request request, int owner, Figures f) throws SQLException {
+        long begun = System.nanoTime();
+        GyroInstance at = at(owner);
+        GyroInstance.OpenLocal open = at.openLocal(request);
+        return new Call(method, open, at, begun, System.nanoTime(), f.local, f.notCommitted);
+    }
+
     /** One call in progress: its connection, and its end (the application's commit or rollback). */
     public static final class Call {
         private final AttachedMethod method;
@@ -141,6 +184,9 @@ public final class Attachment implements AutoCloseable {
         volatile boolean methodReturned;
 
         private final LongAdder committed, notCommitted;
+        /** For a call that runs at another process's instance: there; else null. */
+        private final Processes.Forwarded remote;
+        private final LongAdder forwarded;
         /** For a local call, run on the application's thread: its request and instance; else null. */
         private final GyroInstance.OpenLocal local;
         private final GyroInstance instance;
@@ -158,6 +204,28 @@ public final class Attachment implements AutoCloseable {
             this.local = null;
             this.instance = null;
             this.begun = this.opened = 0;
+            this.remote = null;
+            this.forwarded = null;
+        }
+
+        private Call(AttachedMethod method, Processes.Forwarded remote, LongAdder committed, LongAdder notCommitted,
+                     LongAdder forwarded) {
+            this.method = method;
+            this.handoff = null;
+            this.connection = null;
+            this.reply = null;
+            this.committed = committed;
+            this.notCommitted = notCommitted;
+            this.local = null;
+            this.instance = null;
+            this.begun = this.opened = 0;
+            this.remote = remote;
+            this.forwarded = forwarded;
+        }
+
+        /** For a call that ran at another process's instance: what it answered there; else null. */
+        Processes.Forwarded remote() {
+            return remote;
         }
 
         private Call(AttachedMethod method, GyroInstance.OpenLocal local, GyroInstance instance, long begun,
@@ -172,6 +240,8 @@ public final class Attachment implements AutoCloseable {
             this.instance = instance;
             this.begun = begun;
             this.opened = opened;
+            this.remote = null;
+            this.forwarded = null;
         }
 
         /** The classified method's transaction name. */
@@ -197,7 +267,11 @@ public final class Attachment implements AutoCloseable {
         }
 
         /** The connection the call's work runs on: its instance's database, in its request's transaction. */
-        public Connection connection() {
+        public Connection connection() throws SQLException {
+            if (remote != null)
+                throw new SQLException("gyro: " + method.rule().name() + " ran at instance " + remote.owner() + ", which"
+                        + " owns its partition; its transaction is there until the application commits or rolls back,"
+                        + " and this statement cannot join it (docs/attach.md, \"Several processes\")", "0A000");
             return connection;
         }
 
@@ -211,6 +285,17 @@ public final class Attachment implements AutoCloseable {
          */
         public Reply commit() throws SQLException {
             if (local != null) return commitHere();
+            if (remote != null) {
+                try {
+                    remote.end(true);
+                } catch (SQLException e) {
+                    notCommitted.increment();
+                    throw e;
+                }
+                committed.increment();
+                forwarded.increment();
+                return new Reply(Reply.Status.OK, "", List.of(), remote.owner(), "local", 0);
+            }
             handoff.done.complete(true);
             Reply r = end();
             (r.ok() ? committed : notCommitted).increment();
@@ -228,6 +313,10 @@ public final class Attachment implements AutoCloseable {
             notCommitted.increment();
             if (local != null) {
                 local.rollback();
+                return;
+            }
+            if (remote != null) {
+                remote.end(false);
                 return;
             }
             handoff.done.complete(false);

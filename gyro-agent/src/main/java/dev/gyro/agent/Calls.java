@@ -56,6 +56,17 @@ public final class Calls {
         attachment = a;
     }
 
+    /** Where this process is one of several, each beside its instance: the other processes; else null. */
+    private static volatile Processes beside;
+
+    static void beside(Processes p) {
+        beside = p;
+    }
+
+    static Processes beside() {
+        return beside;
+    }
+
     /** Where calls are not run as requests, each holds one of this emulated server's slots; null: none. */
     private static volatile Capacity passThrough;
     /** The call passed through that holds a slot on this thread. */
@@ -122,9 +133,18 @@ public final class Calls {
             }
         }
         try {
-            Attachment.Call request = a.begin(t.method, values);
-            Takeover.begun(request);
-            return new Call(t, request, null, 0);
+            Attachment.Call request = a.begin(t.method, values, args);
+            Processes.Forwarded remote = request.remote();
+            if (remote == null) {
+                Takeover.begun(request);
+                return new Call(t, request, null, 0);
+            }
+            // It ran at the instance that owns it (docs/decisions/38-attached-processes.md): the method is not run
+            // here; its transaction there ends with the application's commit or rollback, unless it ended already
+            if (!remote.ended) Takeover.begun(request);
+            else if (remote.thrown != null) request.rollback();
+            else request.commit();
+            return new dev.gyro.agent.bridge.Bridge.Ran(new Call(t, request, null, 0), remote.value, remote.thrown);
         } catch (java.sql.SQLException e) {
             throw Calls.<RuntimeException>sneaky(e); // the application's JDBC code expects an SQLException
         }

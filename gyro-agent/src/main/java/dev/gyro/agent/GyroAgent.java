@@ -7,6 +7,7 @@ import dev.gyro.check.ReadFromChecker;
 import dev.gyro.cluster.Backend;
 import dev.gyro.cluster.LocalCluster;
 import dev.gyro.emulation.Capacity;
+import dev.gyro.runtime.GyroInstance;
 import dev.gyro.servers.DatabaseServer;
 import net.bytebuddy.agent.builder.AgentBuilder;
 import net.bytebuddy.asm.Advice;
@@ -99,14 +100,18 @@ public final class GyroAgent {
         new AgentBuilder.Default()
                 .disableClassFormatChanges()
                 .with(AgentBuilder.RedefinitionStrategy.RETRANSFORMATION) // resolving loaded the classes already
+                .with(AgentBuilder.Listener.StreamWriting.toSystemError().withErrorsOnly())
                 .type(ElementMatchers.namedOneOf(owners.toArray(String[]::new)))
-                .transform((builder, type, loader, module, domain) ->
-                        builder.visit(Advice.to(CallAdvice.class).on(advised)))
+                .transform((builder, type, loader, module, domain) -> builder
+                        .visit(Advice.to(CallAdvice.class).on(advised.and(ElementMatchers.not(ElementMatchers.returns(void.class)))))
+                        .visit(Advice.to(CallAdvice.Void.class).on(advised.and(ElementMatchers.returns(void.class)))))
                 .installOn(instrumentation);
         Audits audits = given.containsKey("audits") ? Audits.read(Path.of(given.get("audits"))) : null;
         if (audits != null && !given.containsKey("dir"))
             throw new IllegalArgumentException("audits=" + given.get("audits") + " needs dir=DIR: audits ask the instances");
-        if (given.containsKey("dir"))
+        if (given.containsKey("position"))
+            runBeside(given, capacity, methods, instrumentation);
+        else if (given.containsKey("dir"))
             runOver(Path.of(given.get("dir")), instances(given), backend(given), "true".equals(given.get("check")),
                     capacity, audits, methods, instrumentation);
         else if (capacity.emulated()) Calls.passThrough(capacity);
@@ -181,14 +186,7 @@ public final class GyroAgent {
             throw new IllegalArgumentException("the instances' databases in " + dir + " could not be made: " + e.getMessage());
         }
         List<String> urls = java.util.stream.IntStream.range(0, n).mapToObj(cluster::jdbcUrl).toList();
-        Takeover takeover = new Takeover(n, urls::get, url -> urls.stream().anyMatch(u -> sameDatabase(u, url)));
-        Takeover.activate(takeover);
-        new AgentBuilder.Default()
-                .disableClassFormatChanges()
-                .with(AgentBuilder.RedefinitionStrategy.RETRANSFORMATION) // a driver may be loaded already
-                .type(ElementMatchers.isSubTypeOf(java.sql.Driver.class).and(ElementMatchers.not(ElementMatchers.isInterface())))
-                .transform((builder, type, loader, module, domain) -> builder.visit(new ConnectAdvice()))
-                .installOn(instrumentation);
+        Takeover takeover = takeOver(n, urls, instrumentation);
         // The instances start now, before the application's main: their start-up never delays the application's first
         // call (a benchmark's measured window), and the databases are theirs from the start.
         try {
@@ -199,6 +197,27 @@ public final class GyroAgent {
         }
         if (accesses != null) for (int i = 0; i < n; i++) cluster.instance(i).observeRequests(accesses);
         Attachment attachment = new Attachment(java.util.stream.IntStream.range(0, n).mapToObj(cluster::instance).toList());
+        runOverRest(dir, n, check, audits, cluster, takeover, accesses, attachment);
+    }
+
+    /**
+     * The application's connections taken over from now on: those to {@code urls}, the instances' own databases, left
+     * alone; outside calls, a statement runs on each of the {@code n} instances' databases.
+     */
+    private static Takeover takeOver(int n, List<String> urls, Instrumentation instrumentation) {
+        Takeover takeover = new Takeover(n, urls::get, url -> urls.stream().anyMatch(u -> sameDatabase(u, url)));
+        Takeover.activate(takeover);
+        new AgentBuilder.Default()
+                .disableClassFormatChanges()
+                .with(AgentBuilder.RedefinitionStrategy.RETRANSFORMATION) // a driver may be loaded already
+                .type(ElementMatchers.isSubTypeOf(java.sql.Driver.class).and(ElementMatchers.not(ElementMatchers.isInterface())))
+                .transform((builder, type, loader, module, domain) -> builder.visit(new ConnectAdvice()))
+                .installOn(instrumentation);
+        return takeover;
+    }
+
+    private static void runOverRest(Path dir, int n, boolean check, Audits audits, LocalCluster cluster,
+                                    Takeover takeover, AccessLog accesses, Attachment attachment) {
         List<String> auditFailures = new java.util.concurrent.CopyOnWriteArrayList<>();
         if (audits != null) attachment.beforeFirstCall(() -> {
             dev.gyro.runtime.db.Database first = cluster.instance(0).database();
@@ -223,6 +242,88 @@ public final class GyroAgent {
                 checked.complete(null);
             }
         }, "gyro-agent-stop"));
+    }
+
+    /**
+     * This process is one of several, each beside its instance of a ring (docs/decisions/38-attached-processes.md):
+     * {@code position=P} of {@code ring=HOST:PORT/HOST:PORT/...}, its certificates in {@code tls=DIR} (or plaintext
+     * with {@code insecure=true}), its database {@code db=URL|FILE} (default: the SQLite file of instance P in {@code
+     * dir}). The application's start-up writes to this instance's database only; the processes meet before their
+     * first calls and at exit, where position 0 checks the ring and writes {@code dir/outcome.txt}.
+     */
+    private static void runBeside(Map<String, String> given, Capacity capacity, List<AttachedMethod> methods,
+                                  Instrumentation instrumentation) {
+        if (!given.containsKey("dir")) throw new IllegalArgumentException("position= needs dir=DIR, where the outcome goes");
+        if (!given.containsKey("ring"))
+            throw new IllegalArgumentException("position= needs ring=HOST:PORT/HOST:PORT/..., every instance's address in"
+                    + " ring order");
+        if ("true".equals(given.get("check")) || given.containsKey("audits"))
+            throw new IllegalArgumentException("check=true and audits= are not built for several processes (each beside"
+                    + " its instance): run the application in one process for them (docs/attach.md)");
+        List<String> ring = List.of(given.get("ring").split("/"));
+        int position = positionIn(given.get("position"));
+        if (position < 0 || position >= ring.size())
+            throw new IllegalArgumentException("position=" + given.get("position") + ": a position in the ring of "
+                    + ring.size() + " instances, 0 to " + (ring.size() - 1));
+        List<String> problems = Processes.refusals(methods);
+        if (!problems.isEmpty())
+            throw new IllegalArgumentException("the classification's methods cannot run in several processes, each"
+                    + " beside its instance:\n  " + String.join("\n  ", problems));
+        Path dir = Path.of(given.get("dir"));
+        dev.gyro.wire.Transport transport;
+        if (given.containsKey("tls") == "true".equals(given.get("insecure")))
+            throw new IllegalArgumentException("give the ring's certificates with tls=DIR, or insecure=true, exactly one");
+        try {
+            transport = given.containsKey("tls") ? dev.gyro.wire.Transport.mutualTls(new dev.gyro.wire.tls.TlsFiles(
+                    Path.of(given.get("tls")).toAbsolutePath()), dev.gyro.wire.Transport.instanceIdentity(position))
+                    : dev.gyro.wire.Transport.insecure();
+        } catch (RuntimeException e) {
+            throw new IllegalArgumentException("tls=" + given.get("tls") + ": " + e.getMessage());
+        }
+        String target = given.getOrDefault("db", LocalCluster.databaseFile(dir, position).toString());
+        Processes processes = new Processes(position, ring.size(), methods);
+        GyroInstance instance;
+        try {
+            Files.createDirectories(dir);
+            dev.gyro.runtime.InstanceConfig config = dev.gyro.runtime.InstanceConfig.of(position, ring, target,
+                            new AttachedApplication("attached", methods))
+                    .withNetwork(new dev.gyro.runtime.InstanceConfig.Network(transport, null, null))
+                    .withPeerCalls(processes);
+            if (capacity.emulated()) config = config.withGate(capacity.copy());
+            Takeover takeover = takeOver(1, List.of(dev.gyro.runtime.db.Dialect.forTarget(target).jdbcUrl(target)),
+                    instrumentation);
+            instance = new GyroInstance(config).start();
+            Attachment attachment = new Attachment(instance, processes);
+            processes.serve(instance, attachment);
+            attachment.beforeFirstCall(processes::meetBeforeFirstCall);
+            Calls.runThrough(attachment);
+            Calls.beside(processes);
+            System.err.println(PREFIX + "instance " + position + " of " + ring.size() + " serves on " + ring.get(position)
+                    + " (" + transport + ", database " + target.replaceAll("(?i)(password=)[^&;]*", "$1***") + ")");
+            Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+                String outcome = processes.meetAtExit();
+                if (position == 0) {
+                    try {
+                        Files.writeString(dir.resolve(OUTCOME), outcome + System.lineSeparator());
+                    } catch (java.io.IOException e) {
+                        System.err.println(PREFIX + "cannot write " + dir.resolve(OUTCOME) + ": " + e.getMessage());
+                    }
+                }
+                attachment.close();
+                instance.close();
+                if (!takeover.serving()) System.err.println(PREFIX + "instance " + position + ": no call began here");
+            }, "gyro-agent-stop"));
+        } catch (java.io.IOException | RuntimeException e) {
+            throw new IllegalArgumentException("instance " + position + " did not start: " + e.getMessage());
+        }
+    }
+
+    private static int positionIn(String p) {
+        try {
+            return Integer.parseInt(p);
+        } catch (NumberFormatException e) {
+            return -1;
+        }
     }
 
     /** At exit: the checks, their outcome written to {@code dir/outcome.txt}; then the instances stop. */
@@ -301,12 +402,17 @@ public final class GyroAgent {
             String ran = "";
             if (a != null) {
                 Attachment.Figures f = a.figures(t.name());
-                ran = ": " + f.local() + " committed as local requests, " + f.global() + " as global requests, "
-                        + f.notCommitted() + " not committed";
+                ran = ": " + f.local() + " committed as local requests"
+                        + (f.forwarded() > 0 ? " (" + f.forwarded() + " at other processes' instances)" : "") + ", "
+                        + f.global() + " as global requests, " + f.notCommitted() + " not committed";
             }
             System.err.println(PREFIX + t.name() + ": " + t.calls() + " call(s)" + ran
                     + (t.failed() > 0 ? "; " + t.failed() + " ended with an exception" : ""));
         }
+        Processes beside = Calls.beside();
+        if (beside != null)
+            System.err.println(PREFIX + beside.served.local() + " call(s) of other processes committed here, "
+                    + beside.served.notCommitted() + " not committed");
         if (CallTiming.passed() > 0)
             System.err.printf(java.util.Locale.ROOT, "%sa local call's method passed through, entry to exit, mean of %d:"
                     + " %.1f us%n", PREFIX, CallTiming.passed(), CallTiming.passedMicros());
@@ -323,14 +429,16 @@ public final class GyroAgent {
         for (String part : options.split(",")) {
             int eq = part.indexOf('=');
             String key = eq < 0 ? part : part.substring(0, eq);
-            if (!Set.of("classification", "dir", "instances", "backend", "check", "audits", "capacity").contains(key))
+            if (!Set.of("classification", "dir", "instances", "backend", "check", "audits", "capacity", "position",
+                    "ring", "tls", "insecure", "db").contains(key))
                 unknown.add(key);
             m.put(key, eq < 0 ? "" : part.substring(eq + 1));
         }
         if (!unknown.isEmpty())
             throw new IllegalArgumentException("unknown agent option(s) " + unknown + "; known: classification=FILE,"
                     + " dir=DIR, instances=N, backend=sqlite|postgres|mariadb, check=true, audits=FILE,"
-                    + " capacity=CxMms");
+                    + " capacity=CxMms; for one of several processes: position=P, ring=HOST:PORT/..., tls=DIR or"
+                    + " insecure=true, db=URL|FILE");
         return m;
     }
 }

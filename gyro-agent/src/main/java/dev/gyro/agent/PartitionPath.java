@@ -47,11 +47,29 @@ public final class PartitionPath {
     private final String text;
     private final int parameter;
     private final List<Step> steps;
+    /** The types of the values the path passes through: the parameter's, then each step's but the last. */
+    private final List<Class<?>> through;
 
-    private PartitionPath(String text, int parameter, List<Step> steps) {
+    private PartitionPath(String text, int parameter, List<Step> steps, List<Class<?>> through) {
         this.text = text;
         this.parameter = parameter;
         this.steps = List.copyOf(steps);
+        this.through = List.copyOf(through);
+    }
+
+    /**
+     * Why this path's value would not reach another process with the call's serialized arguments
+     * (docs/decisions/38-attached-processes.md), or null: it passes through a value of a type that is not serializable,
+     * or reads a transient field.
+     */
+    String notSerialized() {
+        for (Class<?> t : through)
+            if (!Processes.serializable(t))
+                return "passes through a value of type " + t.getTypeName() + ", which is not serializable";
+        for (Step s : steps)
+            if (s instanceof FieldRead f && Modifier.isTransient(f.field().getModifiers()))
+                return "reads the transient field " + f.field().getName() + ", which is not serialized";
+        return null;
     }
 
     /** The path as the classification writes it. */
@@ -91,7 +109,9 @@ public final class PartitionPath {
         Class<?> type = types[parameter];
         String sofar = tokens.get(0);
         List<Step> steps = new ArrayList<>();
+        List<Class<?>> through = new ArrayList<>();
         for (String token : tokens.subList(1, tokens.size())) {
+            through.add(type);
             if (token.startsWith("[")) {
                 if (!type.isArray())
                     throw new IllegalArgumentException(sofar + " is not an array (its type is " + type.getTypeName() + ")");
@@ -111,7 +131,7 @@ public final class PartitionPath {
         if (!ROUTABLE.contains(type))
             throw new IllegalArgumentException("its value's type " + type.getTypeName() + " cannot be routed: a"
                     + " partitioning value is an integral number or a String");
-        return new PartitionPath(text, parameter, steps);
+        return new PartitionPath(text, parameter, steps, through);
     }
 
     /** A public getter ({@code getX}, {@code isX}, or a record's {@code x()}), else a field, of {@code type}. */

@@ -77,6 +77,17 @@ public final class Takeover {
                 t.new AppConnection());
     }
 
+
+    /**
+     * A connection of the application's for a call another process sent here (docs/decisions/38-attached-processes.md):
+     * in place of its {@code Connection} argument, with the caller's connection's autocommit.
+     */
+    static Connection connection(boolean autoCommit) {
+        AppConnection c = active.new AppConnection();
+        c.autoCommit = autoCommit;
+        return (Connection) Proxy.newProxyInstance(Takeover.class.getClassLoader(), new Class<?>[] {Connection.class}, c);
+    }
+
     /** One connection the application holds. */
     private final class AppConnection implements InvocationHandler {
         private Connection everywhere; // every instance's database, outside calls; opened when first needed

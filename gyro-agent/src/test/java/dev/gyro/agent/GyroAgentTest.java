@@ -41,7 +41,7 @@ class GyroAgentTest {
      * The application's class path: its own classes (the fixtures) and its JDBC driver, nothing of Gyro's, as an
      * application that has never heard of Gyro has.
      */
-    private static String applicationClassPath() {
+    static String applicationClassPath() {
         List<String> out = new java.util.ArrayList<>();
         for (String entry : System.getProperty("java.class.path").split(java.io.File.pathSeparator))
             if (entry.endsWith("test-classes") || entry.endsWith("test-classes/") || entry.contains("sqlite-jdbc"))

@@ -41,12 +41,17 @@ final class AttachCommand implements java.util.concurrent.Callable<Integer> {
     @Option(names = "--agent", description = "print the -javaagent argument for those who start java themselves, and exit")
     boolean agent;
 
+    @Option(names = "--processes", paramLabel = "N", defaultValue = "1", description = "run N processes of the command,"
+            + " each beside its own instance of a ring of N (mutual TLS between them); a call another instance owns runs"
+            + " there (default: ${DEFAULT-VALUE}, one process over every instance)")
+    int processes;
+
     @Parameters(paramLabel = "COMMAND", arity = "0..*", description = "the application's command line, beginning with java")
     List<String> command = new ArrayList<>();
 
     /** What FILE says, checked. */
     record Config(Backend backend, int instances, Path classification, Path dir, boolean check,
-                  List<Map<String, String>> audits, String capacity) {}
+                  List<Map<String, String>> audits, String capacity, boolean instancesGiven) {}
 
     @Override
     public Integer call() throws Exception {
@@ -57,6 +62,7 @@ final class AttachCommand implements java.util.concurrent.Callable<Integer> {
             System.err.println("gyro attach: " + e.getMessage());
             return 2;
         }
+        if (processes != 1) return several(c);
         Path instances = c.dir().resolve("instances");
         String javaagent = "-javaagent:" + agentJar(c.dir()) + "=classification=" + c.classification() + ",dir="
                 + instances + ",instances=" + c.instances() + ",backend=" + c.backend().label()
@@ -81,6 +87,85 @@ final class AttachCommand implements java.util.concurrent.Callable<Integer> {
         String failed = status != 0 ? "the command exited with status " + status : check(instances);
         System.out.println(failed == null ? "attach: OK" : "attach: FAILED: " + failed);
         return failed == null ? 0 : 1;
+    }
+
+    /**
+     * {@code --processes N}: N processes of the command, each beside its own instance of a ring of N on free loopback
+     * ports with fresh certificates (docs/decisions/38-attached-processes.md). Each process's start-up writes to its own
+     * instance's database; position 0 checks the ring once every process is done.
+     */
+    private int several(Config c) throws Exception {
+        String refused = processes < 2 || processes > 64 ? "--processes " + processes + ": from 2 to 64 processes"
+                : c.instancesGiven() && c.instances() != processes ? "instances: " + c.instances() + " but --processes "
+                + processes + ": each process hosts one instance"
+                : c.check() || !c.audits().isEmpty() ? "check and audits are not built for several processes: run the"
+                + " application in one process for them" : null;
+        if (refused != null) {
+            System.err.println("gyro attach: " + refused);
+            return 2;
+        }
+        Path instances = c.dir().resolve("instances");
+        if (!agent && (command.isEmpty() || !Path.of(command.get(0)).getFileName().toString().equals("java"))) {
+            System.err.println("gyro attach: give the application's command line after --, beginning with java");
+            return 2;
+        }
+        if (!agent && Files.exists(instances)) {
+            System.err.println("gyro attach: " + instances + " holds the instances of an earlier run: remove it, or"
+                    + " give another dir");
+            return 2;
+        }
+        Files.createDirectories(c.dir());
+        dev.gyro.agent.ProcessRing ring = dev.gyro.agent.ProcessRing.create(c.dir(), processes, "attach");
+        List<dev.gyro.servers.DatabaseServer> servers = new ArrayList<>();
+        try {
+            List<String> javaagents = new ArrayList<>();
+            for (int p = 0; p < processes; p++) {
+                String db = "";
+                if (c.backend().serverKind() != null && !agent) {
+                    dev.gyro.servers.DatabaseServer s = dev.gyro.servers.DatabaseServer.create(c.backend().serverKind(),
+                            dev.gyro.cluster.LocalCluster.serverDirectory(instances, p)).start();
+                    servers.add(s);
+                    s.createDatabase(dev.gyro.cluster.LocalCluster.DATABASE);
+                    db = ",db=" + s.jdbcUrl(dev.gyro.cluster.LocalCluster.DATABASE);
+                }
+                javaagents.add("-javaagent:" + agentJar(c.dir()) + "=classification=" + c.classification() + ",dir="
+                        + instances + db + ring.options(p) + (c.capacity() != null ? ",capacity=" + c.capacity() : ""));
+            }
+            if (agent) {
+                javaagents.forEach(System.out::println);
+                return 0;
+            }
+            List<Process> started = new ArrayList<>();
+            List<Thread> copies = new ArrayList<>();
+            for (int p = 0; p < processes; p++) {
+                List<String> run = new ArrayList<>(command);
+                run.add(1, javaagents.get(p));
+                Process process = new ProcessBuilder(run).redirectErrorStream(true).start();
+                started.add(process);
+                String prefix = "[" + p + "] ";
+                Thread copy = new Thread(() -> {
+                    try (java.io.BufferedReader in = process.inputReader(StandardCharsets.UTF_8)) {
+                        for (String line = in.readLine(); line != null; line = in.readLine())
+                            System.out.println(prefix + line);
+                    } catch (IOException e) {
+                        System.out.println(prefix + "output lost: " + e.getMessage());
+                    }
+                }, "gyro-attach-output-" + p);
+                copy.start();
+                copies.add(copy);
+            }
+            String failed = null;
+            for (int p = 0; p < processes; p++) {
+                int status = started.get(p).waitFor();
+                copies.get(p).join();
+                if (status != 0 && failed == null) failed = "process " + p + " exited with status " + status;
+            }
+            if (failed == null) failed = check(instances);
+            System.out.println(failed == null ? "attach: OK" : "attach: FAILED: " + failed);
+            return failed == null ? 0 : 1;
+        } finally {
+            for (dev.gyro.servers.DatabaseServer s : servers) s.stop();
+        }
     }
 
     /**
@@ -164,7 +249,7 @@ final class AttachCommand implements java.util.concurrent.Callable<Integer> {
                     + " 2x20ms), not " + capacity);
         return new Config(backend, instances, classification,
                 folder.resolve(dir == null ? "gyro-attach" : String.valueOf(dir)), Boolean.TRUE.equals(check),
-                audits(file, map.get("audits")), capacity == null ? null : String.valueOf(capacity));
+                audits(file, map.get("audits")), capacity == null ? null : String.valueOf(capacity), n != null);
     }
 
     /**

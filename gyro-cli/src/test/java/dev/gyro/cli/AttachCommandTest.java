@@ -75,6 +75,65 @@ class AttachCommandTest {
         assertThat(again.out()).contains("holds the instances of an earlier run");
     }
 
+    private static final String WALLETS = """
+            {"transactions": [
+             {"name": "deposit", "class": "local", "partitionBy": ["d.wallet"], "method": {"class": "%1$s",
+              "name": "deposit", "parameters": [{"name": "c", "type": "java.sql.Connection"},
+              {"name": "d", "type": "%1$s$Deposit"}]}},
+             {"name": "withdrawTooMuch", "class": "local", "partitionBy": ["wallet"], "method": {"class": "%1$s",
+              "name": "withdrawTooMuch", "parameters": [{"name": "c", "type": "java.sql.Connection"},
+              {"name": "wallet", "type": "long"}]}},
+             {"name": "tag", "class": "local", "partitionBy": ["t.wallet"], "method": {"class": "%1$s",
+              "name": "tag", "parameters": [{"name": "c", "type": "java.sql.Connection"},
+              {"name": "t", "type": "%1$s$Tagged"}]}},
+             {"name": "collectFee", "class": "global", "partitionBy": [], "method": {"class": "%1$s",
+              "name": "collectFee", "parameters": [{"name": "c", "type": "java.sql.Connection"},
+              {"name": "amount", "type": "long"}]}}]}
+            """;
+
+    /**
+     * {@code --processes 2}: two processes of the same command line, each beside its own instance; deposits another
+     * instance owns are answered there, and position 0 says whether the ring agrees.
+     */
+    @Test
+    void severalProcessesOfTheCommandEachBesideItsInstance() throws Exception {
+        runsInSeveralProcesses("sqlite", "jdbc:sqlite:" + dir.resolve("own.db"));
+
+        Files.writeString(dir.resolve("attach.yaml"), "classification: classification.json\ncheck: true\n");
+        Run check = attach("--processes", "2", "--agent");
+        assertThat(check.status()).isEqualTo(2);
+        assertThat(check.out()).contains("gyro attach: check and audits are not built for several processes");
+    }
+
+    /** The same on PostgreSQL: each process's instance on a throwaway server of its own. */
+    @Test
+    void severalProcessesOnPostgreSql() throws Exception {
+        ClusterCommandTest.require(dev.gyro.cluster.Backend.POSTGRES);
+        // JUnit's folder is rwx------: the servers run as the postgres user when the tests run as root
+        Files.setPosixFilePermissions(dir, java.nio.file.attribute.PosixFilePermissions.fromString("rwxr-xr-x"));
+        runsInSeveralProcesses("postgres", "jdbc:postgresql://127.0.0.1:1/never_reached?user=app");
+    }
+
+    private void runsInSeveralProcesses(String backend, String url) throws Exception {
+        Files.writeString(dir.resolve("classification.json"), WALLETS.formatted(
+                dev.gyro.agent.fixtures.Wallets.class.getName()));
+        Files.writeString(dir.resolve("attach.yaml"), "backend: " + backend + "\nclassification: classification.json\n");
+        Run agent = attach("--processes", "2", "--agent");
+        assertThat(agent.status()).as(agent.out()).isZero();
+        assertThat(agent.out().strip().lines()).hasSize(2).allSatisfy(line -> assertThat(line).startsWith("-javaagent:")
+                .contains(",ring=127.0.0.1:").contains(",tls=" + dir.resolve("gyro-attach").resolve("tls")));
+        assertThat(agent.out()).contains(",position=0,", ",position=1,");
+
+        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+        String cp = System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
+        Run r = attach("--processes", "2", "--", java, "-cp", cp, dev.gyro.agent.fixtures.WalletsApp.class.getName(), url);
+        assertThat(r.status()).as(r.out()).isZero();
+        assertThat(r.out()).contains("[0] app done", "[1] app done", "[0] withdrawals refused with 45000: 12",
+                "[1] withdrawals refused with 45000: 12", "at other processes' instances)",
+                "gyro attach: every instance applied global requests 1 to 2 (2 processes, each beside its instance)");
+        assertThat(r.out().strip().lines().reduce((a, b) -> b).orElse("")).isEqualTo("attach: OK");
+    }
+
     @Test
     void aClassificationThatIsNotSoundIsCaughtByTheCheck() throws Exception {
         // transfer classified local by its first account: it writes the second account at its own instance only, and

@@ -166,6 +166,26 @@ public final class GyroInstance implements AutoCloseable {
     }
 
     /**
+     * Runs a global request at this instance, whichever instance owns its partition (an attached application's global
+     * call runs where it arrived, docs/decisions/38-attached-processes.md). Blocks until the reply.
+     *
+     * @throws IllegalArgumentException when the request is not global
+     */
+    public Reply callHere(Request request) {
+        RoutingTable.Decision d = routing.decide(request.transaction(), request.parameters(), self);
+        if (d == null || !d.global()) throw new IllegalArgumentException(request + " is not a global request");
+        return parts.router.callHere(request);
+    }
+
+    /**
+     * A call to instance {@code to} that its process answers ({@code InstanceConfig.withPeerCalls}), over the ring's
+     * link: the future completes with the answer, or fails (unreachable, refused, no answer within {@code millis}).
+     */
+    public java.util.concurrent.CompletableFuture<byte[]> callPeer(int to, byte[] body, long millis) {
+        return parts.peers.call(to, body, millis);
+    }
+
+    /**
      * A local request of this instance whose work runs on the caller's own thread, between this call and its
      * {@link OpenLocal#commit()} or {@link OpenLocal#rollback()} (an attached application's call, run at once with no
      * coordination as every local request is, docs/decisions/34-attaching.md).

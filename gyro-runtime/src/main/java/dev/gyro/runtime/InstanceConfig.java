@@ -7,6 +7,7 @@ import dev.gyro.protocol.PartitionMap;
 
 import dev.gyro.runtime.db.Dialect;
 import dev.gyro.runtime.hook.LinkDelay;
+import dev.gyro.runtime.hook.PeerCalls;
 import dev.gyro.runtime.hook.TransactionGate;
 import dev.gyro.wire.Transport;
 import dev.gyro.wire.Wire;
@@ -66,16 +67,19 @@ public record InstanceConfig(int self, List<String> addresses, Path database, Ap
      * @param links    makes the instance's links to its peers ({@link LinkDelay.Factory#NONE}: a LAN)
      * @param clock    monotonic milliseconds for the belt's resend timers
      * @param failStop what the process does once the instance stopped itself ({@link FailStop#KEEP_PROCESS})
+     * @param calls    answers the calls of other instances the process serves itself ({@link PeerCalls#NONE})
      */
-    public record Hooks(TransactionGate gate, LinkDelay.Factory links, LongSupplier clock, FailStop failStop) {
+    public record Hooks(TransactionGate gate, LinkDelay.Factory links, LongSupplier clock, FailStop failStop,
+                        PeerCalls calls) {
         public static final Hooks DEFAULT = new Hooks(TransactionGate.NONE, LinkDelay.Factory.NONE,
-                () -> System.nanoTime() / 1_000_000, FailStop.KEEP_PROCESS);
+                () -> System.nanoTime() / 1_000_000, FailStop.KEEP_PROCESS, PeerCalls.NONE);
 
         public Hooks {
             Objects.requireNonNull(gate, "gate");
             Objects.requireNonNull(links, "links");
             Objects.requireNonNull(clock, "clock");
             Objects.requireNonNull(failStop, "failStop");
+            Objects.requireNonNull(calls, "calls");
         }
     }
 
@@ -236,17 +240,25 @@ public record InstanceConfig(int self, List<String> addresses, Path database, Ap
 
     /** This instance with every transaction passing {@code gate} (benchmarks: an emulated server's capacity). */
     public InstanceConfig withGate(TransactionGate gate) {
-        return withHooks(new Hooks(gate, hooks.links(), hooks.clock(), hooks.failStop()));
+        return withHooks(new Hooks(gate, hooks.links(), hooks.clock(), hooks.failStop(), hooks.calls()));
     }
 
     /** This instance with its links to its peers made by {@code links} (benchmarks: an emulated WAN). */
     public InstanceConfig withLinks(LinkDelay.Factory links) {
-        return withHooks(new Hooks(hooks.gate(), links, hooks.clock(), hooks.failStop()));
+        return withHooks(new Hooks(hooks.gate(), links, hooks.clock(), hooks.failStop(), hooks.calls()));
     }
 
     /** This instance with {@code failStop} told when it stops itself ({@link FailStop#EXIT} for its own process). */
     public InstanceConfig withFailStop(FailStop failStop) {
-        return withHooks(new Hooks(hooks.gate(), hooks.links(), hooks.clock(), failStop));
+        return withHooks(new Hooks(hooks.gate(), hooks.links(), hooks.clock(), failStop, hooks.calls()));
+    }
+
+    /**
+     * This instance with the calls of other instances answered by {@code calls} (an attached application's process,
+     * docs/decisions/38-attached-processes.md).
+     */
+    public InstanceConfig withPeerCalls(PeerCalls calls) {
+        return withHooks(new Hooks(hooks.gate(), hooks.links(), hooks.clock(), hooks.failStop(), calls));
     }
 
     /** What {@link dev.gyro.runtime.db.Database#open} opens: the JDBC URL, or the SQLite file. */

@@ -82,6 +82,7 @@ final class InstanceServer implements AutoCloseable {
                         .addMethod(Wire.DELIVER, ServerCalls.asyncUnaryCall((body, out) -> deliverOne(deliver, body, out)))
                         .addMethod(Wire.LINK, ServerCalls.asyncBidiStreamingCall(out -> new LinkIn(deliver, out)))
                         .addMethod(Wire.POSITION, ServerCalls.asyncUnaryCall((body, out) -> respond(out, position.get())))
+                        .addMethod(Wire.CALL, ServerCalls.asyncUnaryCall((body, out) -> answer(config, body, out)))
                         .build(), check))
                 .build();
     }
@@ -110,6 +111,18 @@ final class InstanceServer implements AutoCloseable {
         long answerBy = deadline == null ? DeadlinePassedException.NONE
                 : RequestRouter.answerBy(System.nanoTime(), deadline.timeRemaining(TimeUnit.NANOSECONDS));
         router.handle(request, answerBy, reply -> respond(out, reply.encode()));
+    }
+
+    /** A call of another instance that this instance's process answers ({@link Wire#CALL}). */
+    private void answer(InstanceConfig config, byte[] body, StreamObserver<byte[]> out) {
+        String caller = PeerCheck.CALLER.get();
+        int from = caller != null ? dev.gyro.wire.Transport.instanceOf(caller) : -1;
+        try {
+            config.hooks().calls().answer(from, body, answer -> respond(out, answer));
+        } catch (RuntimeException e) {
+            out.onError(Status.UNIMPLEMENTED.withDescription("instance " + self + ": " + e.getMessage())
+                    .asRuntimeException());
+        }
     }
 
     private void deliverOne(Consumer<BeltEvent> loop, byte[] body, StreamObserver<byte[]> out) {

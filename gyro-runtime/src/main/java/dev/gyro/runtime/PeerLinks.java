@@ -310,6 +310,35 @@ final class PeerLinks implements BeltActions.Peers, AutoCloseable {
         });
     }
 
+    /**
+     * A call to instance {@code to} that its process answers ({@link Wire#CALL}): the future completes with its answer,
+     * or fails with the call's status (unreachable, refused, or no answer within {@code millis}).
+     */
+    java.util.concurrent.CompletableFuture<byte[]> call(int to, byte[] body, long millis) {
+        java.util.concurrent.CompletableFuture<byte[]> answer = new java.util.concurrent.CompletableFuture<>();
+        if (to == self || to < 0 || to >= channels.length) {
+            answer.completeExceptionally(new IllegalArgumentException("instance " + self + " has no link to " + to));
+            return answer;
+        }
+        delay.send(to, () -> ClientCalls.asyncUnaryCall(channels[to].newCall(Wire.CALL,
+                CallOptions.DEFAULT.withDeadlineAfter(millis, TimeUnit.MILLISECONDS)), body, new StreamObserver<>() {
+            @Override
+            public void onNext(byte[] value) {
+                delay.receive(to, () -> answer.complete(value));
+            }
+
+            @Override
+            public void onError(Throwable t) {
+                raw[to].resetConnectBackoff();
+                delay.receive(to, () -> answer.completeExceptionally(t));
+            }
+
+            @Override
+            public void onCompleted() {}
+        }));
+        return answer;
+    }
+
     @Override
     public void close() {
         for (ManagedChannel ch : raw) if (ch != null) ch.shutdownNow();

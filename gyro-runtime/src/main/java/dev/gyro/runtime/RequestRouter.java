@@ -221,6 +221,27 @@ final class RequestRouter {
         return reply.join();
     }
 
+    /**
+     * Runs a global request at this instance, whichever partition it names (a global request may run at any instance,
+     * paper Section III): an attached application's global call runs where it arrived
+     * (docs/decisions/38-attached-processes.md). Blocks until the reply.
+     */
+    Reply callHere(Request request) {
+        long arrived = System.nanoTime();
+        Object[] converted;
+        try {
+            converted = catalog.get(request.transaction()).arguments(null, request.parameters());
+        } catch (BadRequestException e) {
+            return replies.error(Reply.Status.BAD_REQUEST, e.getMessage());
+        }
+        CompletableFuture<Reply> reply = new CompletableFuture<>();
+        dispatch(request, converted, true, arrived, DeadlinePassedException.NONE, r -> {
+            metrics.request(request.transaction(), true, r.status(), arrived);
+            reply.complete(r);
+        });
+        return reply.join();
+    }
+
     private void runLocal(Request request, Object[] converted, long deadline, Consumer<Reply> reply) {
         try {
             requestThreads.execute(() -> reply.accept(local.execute(request, converted, deadline)));

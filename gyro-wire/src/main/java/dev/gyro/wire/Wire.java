@@ -65,6 +65,11 @@ public final class Wire {
      * its last gsn), asked by an instance at start to check that its database is the ring's; the body is empty.
      */
     public static final MethodDescriptor<byte[], byte[]> POSITION = unary(PEER_SERVICE + "/Position");
+    /**
+     * A call from one instance to another that the process hosting the instance answers itself (an attached
+     * application's call another process's instance owns, docs/decisions/38-attached-processes.md): bytes in, bytes out.
+     */
+    public static final MethodDescriptor<byte[], byte[]> CALL = unary(PEER_SERVICE + "/Call");
 
     /**
      * Sends one message on a {@link #LINK} stream of its own and closes it: the future completes with the

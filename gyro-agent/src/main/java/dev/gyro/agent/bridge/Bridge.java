@@ -26,6 +26,23 @@ public final class Bridge {
 
     private static volatile Handler handler;
 
+    /**
+     * What {@link #enter} returns for a call that ran elsewhere (at the instance of another process that owns it,
+     * docs/decisions/38-attached-processes.md): the method is not run here, and returns {@code value} or throws
+     * {@code thrown} instead; {@code call} is handed to {@link #exit} as any call's token.
+     */
+    public static final class Ran {
+        public final Object call;
+        public final Object value;
+        public final Throwable thrown;
+
+        public Ran(Object call, Object value, Throwable thrown) {
+            this.call = call;
+            this.value = value;
+            this.thrown = thrown;
+        }
+    }
+
     private Bridge() {}
 
     /** Gyro answers from now on. */
@@ -39,6 +56,7 @@ public final class Bridge {
     }
 
     public static void exit(Object call, Throwable thrown) {
+        if (call instanceof Ran ran) call = ran.call;
         Handler h = handler;
         if (h != null && call != null) h.exit(call, thrown);
     }
