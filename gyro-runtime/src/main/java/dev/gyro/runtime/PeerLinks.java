@@ -203,15 +203,18 @@ final class PeerLinks implements BeltActions.Peers, AutoCloseable {
                     return;
                 }
                 synchronized (this) {
-                    if (open == s) open = null;
+                    if (open != s) return; // given up already
+                    open = null;
+                    // Before the next stream can be opened (transmit holds this lock): a stream opened before would
+                    // run over the frozen connection, which only new calls leave. The next one connects afresh, to
+                    // the replica that leads now.
+                    raw[to].enterIdle();
                 }
                 if (s.abandon("no acknowledgement within " + LIVENESS.toMillis() + " ms, and no answer to Status within "
-                        + LIVENESS.toMillis() + " ms: its leader stopped answering")) {
+                        + LIVENESS.toMillis() + " ms: its leader stopped answering"))
                     log.info("instance {}: the replica of instance {} ({}) that its belt messages went to stopped"
                             + " answering; the connection to it is dropped, and the next one goes to the group's leader",
                             self, to, addresses.get(to));
-                    raw[to].enterIdle(); // the next stream connects afresh: to the replica that leads now
-                }
             }, com.google.common.util.concurrent.MoreExecutors.directExecutor());
         }
     }
