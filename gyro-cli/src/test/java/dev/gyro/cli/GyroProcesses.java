@@ -26,6 +26,43 @@ final class GyroProcesses {
         return cmd;
     }
 
+    /**
+     * Starts {@code pb} (its standard error merged into its output) and reads what it says until a line that begins
+     * with {@code startedLine}; then copies the rest to {@code log} (appended) as it comes, in the background, and
+     * notes there when the process exits. Fails when the process ended before it said so.
+     */
+    static Process start(ProcessBuilder pb, String startedLine, java.nio.file.Path log) throws java.io.IOException {
+        pb.redirectErrorStream(true);
+        Process p = pb.start();
+        java.io.BufferedReader out = new java.io.BufferedReader(new java.io.InputStreamReader(p.getInputStream()));
+        StringBuilder seen = new StringBuilder();
+        for (String line; (line = out.readLine()) != null; ) {
+            seen.append(line).append('\n');
+            if (line.startsWith(startedLine)) break;
+        }
+        org.assertj.core.api.Assertions.assertThat(p.isAlive()).as("'" + startedLine + "' started; it said:\n" + seen)
+                .isTrue();
+        Thread drain = new Thread(() -> {
+            try (var w = java.nio.file.Files.newBufferedWriter(log, java.nio.file.StandardOpenOption.CREATE,
+                    java.nio.file.StandardOpenOption.APPEND)) {
+                for (String line; (line = out.readLine()) != null; ) w.write(line + "\n");
+            } catch (Exception ignored) {
+                // the process was killed
+            }
+        });
+        drain.setDaemon(true);
+        drain.start();
+        p.onExit().thenAccept(x -> { // a process that ends by itself is a failure its log must show
+            try {
+                java.nio.file.Files.writeString(log, "-- process " + x.pid() + " exited with status " + x.exitValue()
+                        + "\n", java.nio.file.StandardOpenOption.CREATE, java.nio.file.StandardOpenOption.APPEND);
+            } catch (java.io.IOException ignored) {
+                // the folder is gone
+            }
+        });
+        return p;
+    }
+
     /** {@link #command} followed by {@code args}. */
     static List<String> command(List<String> args) {
         List<String> cmd = command();

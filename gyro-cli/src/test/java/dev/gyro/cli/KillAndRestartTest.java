@@ -5,7 +5,6 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.gyro.apps.store.OnlineStore;
 import dev.gyro.apps.store.StoreAudit;
 import dev.gyro.client.GyroClient;
-import dev.gyro.wire.Reply;
 import dev.gyro.cluster.LocalCluster;
 import dev.gyro.check.ReplicaCheck;
 import org.junit.jupiter.api.AfterEach;
@@ -13,9 +12,6 @@ import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-import java.io.BufferedReader;
-import java.io.InputStreamReader;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
@@ -27,7 +23,6 @@ import java.util.List;
 import java.util.Set;
 import java.util.SplittableRandom;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -58,26 +53,7 @@ class KillAndRestartTest {
         ProcessBuilder pb = new ProcessBuilder(GyroProcesses.command(List.of("instance", "--id", Integer.toString(id),
                 "--ring", String.join(",", ring), "--db", LocalCluster.databaseFile(dir, id).toString(), "--load", "1",
                 "--seed", Long.toString(SEED), "--tls-dir", dir.resolve("tls").toString()))); // three processes, mutual TLS
-        pb.redirectErrorStream(true);
-        Process p = pb.start();
-        BufferedReader out = new BufferedReader(new InputStreamReader(p.getInputStream()));
-        StringBuilder seen = new StringBuilder();
-        for (String line; (line = out.readLine()) != null; ) {
-            seen.append(line).append('\n');
-            if (line.startsWith("gyro instance " + id)) break;
-        }
-        assertThat(p.isAlive()).as("instance " + id + " started; it said:\n" + seen).isTrue();
-        Thread drain = new Thread(() -> {
-            try (var w = Files.newBufferedWriter(log, java.nio.file.StandardOpenOption.CREATE,
-                    java.nio.file.StandardOpenOption.APPEND)) {
-                for (String line; (line = out.readLine()) != null; ) w.write(line + "\n");
-            } catch (Exception ignored) {
-                // the process was killed
-            }
-        });
-        drain.setDaemon(true);
-        drain.start();
-        return p;
+        return GyroProcesses.start(pb, "gyro instance " + id, log);
     }
 
     @Test
@@ -85,40 +61,21 @@ class KillAndRestartTest {
         for (int port : dev.gyro.servers.FreePorts.take(3)) ring.add("127.0.0.1:" + port);
         dev.gyro.wire.tls.Certificates.createCluster(dir.resolve("tls"), "kill-and-restart", 3, List.of());
         for (int i = 0; i < 3; i++) processes[i] = launch(i);
-        AtomicBoolean stop = new AtomicBoolean();
-        AtomicLong ordersOk = new AtomicLong(), uncertain = new AtomicLong();
+        OrderLoad load;
         try (GyroClient client = GyroClient.connect(ring, 5_000, -1, dev.gyro.wire.Transport.mutualTls(
                 new dev.gyro.wire.tls.TlsFiles(dir.resolve("tls")), dev.gyro.wire.tls.Certificates.CLIENT))) {
-            List<Thread> clients = new ArrayList<>();
-            for (int t = 0; t < 4; t++) {
-                int id = t;
-                Thread th = new Thread(() -> {
-                    SplittableRandom random = new SplittableRandom(id);
-                    for (long seq = 1; !stop.get(); seq++) {
-                        long cart = (id + 1L) * 1_000_000 + seq;
-                        if (!client.call("createCart", cart).ok()) continue;
-                        for (int l = 0; l < 2; l++)
-                            client.call("addItem", cart, 1L + random.nextInt(100), 1 + random.nextInt(2));
-                        Reply r = client.call("order", cart);
-                        if (r.ok()) ordersOk.incrementAndGet();
-                        else if (r.status() == Reply.Status.UNAVAILABLE) uncertain.incrementAndGet();
-                    }
-                });
-                clients.add(th);
-                th.start();
-            }
+            load = new OrderLoad(client, 4, 3);
             SplittableRandom chaos = new SplittableRandom(SEED);
             int[] victims = {0, 1, 2, chaos.nextInt(3)};
             for (int victim : victims) {
                 // Each kill comes once the ring has made progress since the last restart: an event, not a time.
-                awaitOrders(ordersOk, ordersOk.get() + 5 + chaos.nextInt(10));
+                load.awaitOrders(load.ordersOk.get() + 5 + chaos.nextInt(10));
                 processes[victim].destroyForcibly().waitFor(10, TimeUnit.SECONDS); // SIGKILL: no shutdown hook
                 processes[victim] = launch(victim); // returns once the instance says it serves
             }
-            awaitOrders(ordersOk, ordersOk.get() + 5);
-            stop.set(true);
-            for (Thread th : clients) th.join();
-            assertThat(ordersOk.get()).as("orders that succeeded").isPositive();
+            load.awaitOrders(load.ordersOk.get() + 5);
+            load.end();
+            assertThat(load.ordersOk.get()).as("orders that succeeded").isPositive();
             awaitQuiet(client);
         }
         for (Process p : processes) p.destroy(); // SIGTERM: clean shutdown
@@ -138,7 +95,7 @@ class KillAndRestartTest {
             long[] initial = OnlineStore.initialStock(OnlineStore.ITEMS_PER_SCALE, OnlineStore.MIN_STOCK, SEED);
             assertThat(StoreAudit.audit(conns, dev.gyro.protocol.PartitionMap.uniform(3), initial, -1)).isEmpty();
             long orders = scalar(conns.get(0), "SELECT COUNT(*) FROM ORDERS");
-            assertThat(orders).isBetween(ordersOk.get(), ordersOk.get() + uncertain.get());
+            assertThat(orders).isBetween(load.ordersOk.get(), load.ordersOk.get() + load.uncertain.get());
             for (int i = 0; i < 3; i++)
                 assertThat(scalar(conns.get(i), "SELECT last_gsn FROM gyro_state"))
                         .as("last applied gsn of instance " + i).isEqualTo(orders);

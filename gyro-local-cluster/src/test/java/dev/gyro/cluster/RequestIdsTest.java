@@ -63,8 +63,9 @@ class RequestIdsTest {
         return Request.of("addItem", cart, item, 1).withId(UUID.randomUUID().toString());
     }
 
-    /** A transaction gate that holds the next local request once armed, until released. */
+    /** A transaction gate that holds the next local request (or global one) once armed, until released. */
     static final class Holding implements TransactionGate {
+        final boolean globals; // holds a global request the token holder runs (enterAhead) instead of a local one
         final AtomicBoolean hold = new AtomicBoolean();
         volatile CountDownLatch held = new CountDownLatch(1);
         volatile CountDownLatch release = new CountDownLatch(1);
@@ -78,8 +79,15 @@ class RequestIdsTest {
             hold.set(true);
         }
 
-        @Override
-        public Slot enter() throws InterruptedException {
+        Holding() {
+            this(false);
+        }
+
+        Holding(boolean globals) {
+            this.globals = globals;
+        }
+
+        private Slot held() throws InterruptedException {
             if (!hold.compareAndSet(true, false)) return Slot.NOTHING;
             CountDownLatch done = over;
             held.countDown();
@@ -88,8 +96,13 @@ class RequestIdsTest {
         }
 
         @Override
-        public Slot enterAhead() {
-            return Slot.NOTHING;
+        public Slot enter() throws InterruptedException {
+            return globals ? Slot.NOTHING : held();
+        }
+
+        @Override
+        public Slot enterAhead() throws InterruptedException {
+            return globals ? held() : Slot.NOTHING;
         }
     }
 
@@ -171,17 +184,88 @@ class RequestIdsTest {
     }
 
     /**
-     * The database stopped under a running instance (its PostgreSQL server killed, {@code pg_ctl stop -m immediate}),
-     * one write already inside the instance (held by its transaction gate until the server is down) and more sent
-     * meanwhile: each times out with an answer that names the database; none is committed once the database is back;
-     * sent again with the same ids, each is applied exactly once, and a second time answered from its record.
+     * A global request queued for the token when its client's deadline passes (the token held up at the other
+     * instance, whose global request the transaction gate holds) is withdrawn: its client is answered that it did not
+     * run, and it never runs, not even once the token comes (a global request queued behind it was answered and the
+     * ring is quiet); sent again with the same id, it runs once.
      */
     @Test
+    void aGlobalRequestQueuedForTheTokenIsWithdrawnWhenItsClientGivesUp(@TempDir Path dir) throws Exception {
+        Holding gate = new Holding(true);
+        try (LocalCluster cluster = LocalCluster.create(dir, new OnlineStore(), 2, 1, 42, n -> {})
+                .withInstanceConfig(c -> c.withGate(gate)).startAll();
+             GyroClient patient = GyroClient.connect(cluster.addresses());
+             GyroClient hasty = GyroClient.connect(cluster.addresses(), 1_000, -1)) {
+            long[] carts = new long[3]; // owned by instance 0, 1, 1
+            for (long cart = 100, k = 0; k < carts.length; cart++)
+                if (owner(patient, cart) == (k == 0 ? 0 : 1)) carts[(int) k++] = cart;
+            for (long cart : carts) {
+                assertThat(patient.call("createCart", cart).ok()).isTrue();
+                assertThat(patient.call(addItem(cart, 2)).ok()).isTrue();
+            }
+            gate.hold.set(true);
+            java.util.concurrent.CompletableFuture<Reply> holding =
+                    java.util.concurrent.CompletableFuture.supplyAsync(() -> patient.call("order", carts[0]));
+            assertThat(gate.held.await(1, TimeUnit.MINUTES)).isTrue(); // the token stays at instance 0 meanwhile
+
+            Request queued = Request.of("order", carts[1]).withId(UUID.randomUUID().toString());
+            Reply gaveUp = hasty.call(queued);
+            System.out.println("the client of a global request queued for the token that gave up was told: "
+                    + gaveUp.message());
+
+            gate.release.countDown();
+            assertThat(holding.get(1, TimeUnit.MINUTES).ok()).isTrue();
+            Reply behind = patient.call("order", carts[2]); // queued after the withdrawn one at instance 1
+            assertThat(behind.status()).as(behind.toString()).isEqualTo(Reply.Status.OK);
+            assertThat(cluster.awaitQuiet(60_000)).isTrue();
+            for (int i = 0; i < 2; i++)
+                assertThat(orders(cluster, i, carts[1])).as("committed at instance " + i + " after its client gave up")
+                        .isZero();
+            assertThat(gaveUp.status()).as(gaveUp.toString()).isEqualTo(Reply.Status.UNAVAILABLE);
+            assertThat(gaveUp.message()).startsWith("not run: instance 1 (" + cluster.addresses().get(1) + ") withdrew "
+                    + queued + " at its client's deadline").contains("send it again with the same id (" + queued.id() + ")");
+
+            Reply again = patient.call(queued);
+            assertThat(again.status()).as(again.toString()).isEqualTo(Reply.Status.OK);
+            assertThat(patient.call(queued)).isEqualTo(again);
+            for (int i = 0; i < 2; i++) assertThat(orders(cluster, i, carts[1])).isEqualTo(1);
+        }
+    }
+
+    static long orders(LocalCluster cluster, int i, long cart) throws Exception {
+        try (Connection c = cluster.connect(i);
+             PreparedStatement ps = c.prepareStatement("SELECT COUNT(*) FROM ORDERS WHERE CART_ID = ?")) {
+            ps.setLong(1, cart);
+            try (ResultSet rs = ps.executeQuery()) {
+                rs.next();
+                return rs.getLong(1);
+            }
+        }
+    }
+
+    @Test
     @Tag("servers")
-    void writesDuringADatabaseOutageAreAppliedOnceWhenSentAgainWithTheirIds(@TempDir Path dir) throws Exception {
-        TestServers.require(Backend.POSTGRES);
+    void writesDuringAPostgresOutageAreAppliedOnceWhenSentAgainWithTheirIds() throws Exception {
+        writesDuringADatabaseOutageAreAppliedOnceWhenSentAgainWithTheirIds(Backend.POSTGRES);
+    }
+
+    @Test
+    @Tag("servers")
+    void writesDuringAMariaDbOutageAreAppliedOnceWhenSentAgainWithTheirIds() throws Exception {
+        writesDuringADatabaseOutageAreAppliedOnceWhenSentAgainWithTheirIds(Backend.MARIADB);
+    }
+
+    /**
+     * The database stopped under a running instance (its server killed: PostgreSQL's {@code pg_ctl stop -m
+     * immediate}, MariaDB's SIGKILL), one write already inside the instance (held by its transaction gate until the
+     * server is down) and more sent meanwhile: each times out with an answer that names the database; none is
+     * committed once the database is back; sent again with the same ids, each is applied exactly once, and a second
+     * time answered from its record.
+     */
+    void writesDuringADatabaseOutageAreAppliedOnceWhenSentAgainWithTheirIds(Backend backend) throws Exception {
+        TestServers.require(backend);
         Holding gate = new Holding();
-        try (LocalCluster cluster = LocalCluster.create(Backend.POSTGRES, TestServers.base().resolve(
+        try (LocalCluster cluster = LocalCluster.create(backend, TestServers.base().resolve(
                 "request-ids-" + System.nanoTime()), new OnlineStore(), 1, 1, 42, n -> {})
                 .withInstanceConfig(c -> c.withGate(gate)).startAll();
              GyroClient patient = GyroClient.connect(cluster.addresses());

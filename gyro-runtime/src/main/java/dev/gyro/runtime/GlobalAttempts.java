@@ -33,9 +33,19 @@ final class GlobalAttempts {
 
     private static final Logger log = LoggerFactory.getLogger(GlobalAttempts.class);
 
-    /** A global request waiting for, or in, its execution. */
+    /**
+     * A global request waiting for, or in, its execution.
+     *
+     * @param deadline  when its client stops waiting ({@link System#nanoTime()}, or DeadlinePassedException.NONE)
+     * @param withdrawn it waited for the token until then, and its client was answered that it did not run
+     */
     record Pending(Request request, Arguments arguments, long arrivedAt, Consumer<Reply> reply,
-                   PhaseClock.Timeline timeline) {}
+                   PhaseClock.Timeline timeline, long deadline, boolean withdrawn) {
+
+        Pending withdraw() {
+            return new Pending(request, arguments, arrivedAt, reply, timeline, deadline, true);
+        }
+    }
 
     /** How a request ended: committed (update null if it wrote nothing), or failed (update set if it committed anyway). */
     record Outcome(Object result, StateUpdate update, Exception failure) {}

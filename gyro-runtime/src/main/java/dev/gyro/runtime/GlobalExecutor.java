@@ -11,6 +11,7 @@ import dev.gyro.protocol.BeltEvent;
 import dev.gyro.protocol.StateUpdate;
 import dev.gyro.protocol.Value;
 import dev.gyro.runtime.db.Database;
+import dev.gyro.runtime.db.DeadlinePassedException;
 import dev.gyro.runtime.db.OrderedCommits;
 import dev.gyro.runtime.hook.RequestObserver;
 import dev.gyro.runtime.hook.TransactionGate;
@@ -22,6 +23,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
 import java.util.function.Function;
@@ -57,6 +61,8 @@ final class GlobalExecutor implements BeltActions.Globals, AutoCloseable {
     private final GlobalAttempts attempts;
     private final RoundScheduler rounds;
     private final GsnGrants granted;
+    /** Where a request is withdrawn when its client's deadline passes while it waits for the token. */
+    private final ScheduledExecutorService timers;
     private volatile BeltLoop loop;
     private volatile boolean closed;
 
@@ -69,19 +75,22 @@ final class GlobalExecutor implements BeltActions.Globals, AutoCloseable {
     GlobalExecutor(int self, Database db, TransactionCatalog catalog, TransactionGate gate, Replies replies,
                    InstanceStats stats, SessionGate session, AtomicLong requestIds,
                    Function<Request, List<Value>> partitionOf, ExecutorService threads, OrderedCommits ordered,
-                   PhaseClock clock) throws SQLException {
-        this(self, db, catalog, gate, replies, stats, session, requestIds, partitionOf, threads, ordered, clock, null);
+                   PhaseClock clock, ScheduledExecutorService timers) throws SQLException {
+        this(self, db, catalog, gate, replies, stats, session, requestIds, partitionOf, threads, ordered, clock, timers,
+                null);
     }
 
     /**
      * As the constructor above, with {@code waits} instead of blocking the global thread (null: block, as in
      * production): a deterministic test, whose global threads take turns, passes waits that hand the turn back.
+     * {@code timers} withdraw a request whose client's deadline passes while it waits for the token ({@link #enqueue}).
      */
     GlobalExecutor(int self, Database db, TransactionCatalog catalog, TransactionGate gate, Replies replies,
                    InstanceStats stats, SessionGate session, AtomicLong requestIds,
                    Function<Request, List<Value>> partitionOf, ExecutorService threads, OrderedCommits ordered,
-                   PhaseClock clock, Waits waits) throws SQLException {
+                   PhaseClock clock, ScheduledExecutorService timers, Waits waits) throws SQLException {
         this.clock = clock;
+        this.timers = timers;
         this.self = self;
         this.replies = replies;
         this.stats = stats;
@@ -123,11 +132,39 @@ final class GlobalExecutor implements BeltActions.Globals, AutoCloseable {
      * @param arrivedNanos {@link System#nanoTime()} at its arrival, where its phases start
      */
     void enqueue(Request request, Object[] converted, long arrivedNanos, Consumer<Reply> reply) {
+        enqueue(request, converted, arrivedNanos, DeadlinePassedException.NONE, reply);
+    }
+
+    /**
+     * As {@link #enqueue(Request, Object[], long, Consumer)}, for a client that waits until {@code deadline} (a
+     * {@link System#nanoTime()} value, RequestRouter.answerBy): if the request still waits for the token then, it is
+     * withdrawn, and its client answered that it did not run; it never runs later (docs/decisions/37-request-ids.md).
+     * The belt's queue keeps it, and hands it out in its turn as a request that wrote nothing.
+     */
+    void enqueue(Request request, Object[] converted, long arrivedNanos, long deadline, Consumer<Reply> reply) {
         long id = requestIds.getAndIncrement();
         PhaseClock.Timeline timeline = clock.arrived(request.transaction(), arrivedNanos);
         pending.put(id, new GlobalAttempts.Pending(request, new Arguments(converted), System.currentTimeMillis(), reply,
-                timeline));
+                timeline, deadline, false));
+        if (deadline != DeadlinePassedException.NONE && timers != null) {
+            try {
+                timers.schedule(() -> withdraw(id), Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+            } catch (RejectedExecutionException closing) {
+                // stopping: close() answers it
+            }
+        }
         loop.step(new BeltEvent.GlobalRequest(id));
+    }
+
+    /** The client of request {@code id} stops waiting: if the request still waits for the token, it is withdrawn. */
+    private void withdraw(long id) {
+        boolean[] now = new boolean[1];
+        GlobalAttempts.Pending p = pending.computeIfPresent(id, (k, q) -> {
+            if (q.withdrawn()) return q;
+            now[0] = true;
+            return q.withdraw(); // kept for the belt, which hands it out in its turn (run)
+        });
+        if (now[0]) p.reply().accept(replies.withdrawn(p.request(), System.currentTimeMillis() - p.arrivedAt()));
     }
 
     /** The belt took request {@code id} into its queue ({@link BeltLoop.Actions#queued}). On the belt loop. */
@@ -210,9 +247,14 @@ final class GlobalExecutor implements BeltActions.Globals, AutoCloseable {
     /** Runs one request in its turn of its chain's slot, reports it to the belt and answers its client. */
     private void run(long id, GlobalAttempts.GsnSource gsns, RoundScheduler.Turn turn) {
         GlobalAttempts.Pending p = pending.remove(id);
-        if (p == null) { // cannot happen: a request is registered before the belt hears of it
+        // null cannot happen: a request is registered before the belt hears of it
+        boolean late = p != null && !p.withdrawn() && p.deadline() != DeadlinePassedException.NONE
+                && System.nanoTime() - p.deadline() >= 0; // its withdrawal is due and not run yet
+        if (p == null || p.withdrawn() || late) { // runs no transaction, takes no gsn
             turn.skip();
+            granted.done(id);
             report(id, null);
+            if (late) p.reply().accept(replies.withdrawn(p.request(), System.currentTimeMillis() - p.arrivedAt()));
             return;
         }
         stats.globalStarted();
@@ -262,7 +304,7 @@ final class GlobalExecutor implements BeltActions.Globals, AutoCloseable {
         closed = true;
         rounds.close();
         granted.cancelAll();
-        for (GlobalAttempts.Pending p : pending.values()) p.reply().accept(replies.shuttingDown());
+        for (GlobalAttempts.Pending p : pending.values()) if (!p.withdrawn()) p.reply().accept(replies.shuttingDown());
         pending.clear();
     }
 }

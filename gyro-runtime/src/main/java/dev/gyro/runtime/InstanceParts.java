@@ -143,7 +143,7 @@ final class InstanceParts implements AutoCloseable {
             globals = built(new GlobalExecutor(self, db, catalog, config.hooks().gate(), replies, stats, session,
                     requestIds, r -> RequestRouter.partitionOf(routing, r), Threads.fixed(self, "global", window),
                     dialect.orderedCommits() && window > 1 ? new OrderedCommits(window) : null,
-                    new PhaseClock(metrics)));
+                    new PhaseClock(metrics), timers));
             PeerCheck check = new PeerCheck(config);
             peers = new PeerLinks(self, config.addresses(), links, config.network().transport(), check.headers(), ring);
             built.remove(links); // the peer links own them now
@@ -195,11 +195,12 @@ final class InstanceParts implements AutoCloseable {
                 List<io.grpc.ManagedChannel> channels = statusChannels;
                 if (channels != null) channels.forEach(io.grpc.ManagedChannel::shutdownNow);
             });
-            // Once a second: the request rates Status reports, whether the ring has been broken for too long,
-            // whether a peer stopped acknowledging belt messages, and whether the database answers.
+            // Once a second: the request rates Status reports, whether the ring has been broken for too long, and
+            // whether the database answers; more often, whether a peer stopped acknowledging belt messages.
+            timers.scheduleAtFixedRate(peers::check, PeerLinks.CHECK_EVERY.toMillis(), PeerLinks.CHECK_EVERY.toMillis(),
+                    TimeUnit.MILLISECONDS);
             timers.scheduleAtFixedRate(() -> {
                 metrics.sample();
-                peers.check();
                 ring.check();
                 db.failures().health().check(probes);
             }, 1, 1, TimeUnit.SECONDS);

@@ -42,12 +42,21 @@ final class PeerLinks implements BeltActions.Peers, AutoCloseable {
     static final Duration DELIVER_DEADLINE = Duration.ofSeconds(10);
     /** How long the owner of a forwarded request may take to answer it. */
     static final Duration FORWARD_DEADLINE = Duration.ofSeconds(60);
+    /**
+     * How long a belt message to a replicated group may go unacknowledged before the link asks the replica it talks to
+     * for its Status, and how long that replica has to answer (docs/decisions/40-peers-abandon-a-frozen-leader.md).
+     */
+    static final Duration LIVENESS = Duration.ofSeconds(1);
+    /** How often {@link #check()} should be called: a small part of {@link #LIVENESS}. */
+    static final Duration CHECK_EVERY = Duration.ofMillis(200);
 
     private final int self;
     private final List<String> addresses;
     private final Channel[] channels;
     private final ManagedChannel[] raw;
     private final Link[] links;
+    /** Per peer: a replicated group (docs/decisions/24-ring-on-groups.md), whose leader may change under a channel. */
+    private final boolean[] replicated;
     private final LinkDelay delay;
     private final RingWatch watch;
 
@@ -69,8 +78,10 @@ final class PeerLinks implements BeltActions.Peers, AutoCloseable {
         this.channels = new Channel[addresses.size()];
         this.raw = new ManagedChannel[addresses.size()];
         this.links = new Link[addresses.size()];
+        this.replicated = new boolean[addresses.size()];
         for (int i = 0; i < addresses.size(); i++)
             if (i != self) {
+                replicated[i] = Transport.replicaAddresses(addresses.get(i)).size() > 1;
                 raw[i] = transport.channel(addresses.get(i));
                 // every message says which cluster, ring and instance it is from (PeerCheck)
                 channels[i] = ClientInterceptors.intercept(raw[i], MetadataUtils.newAttachHeadersInterceptor(identity));
@@ -117,7 +128,11 @@ final class PeerLinks implements BeltActions.Peers, AutoCloseable {
     /**
      * Gives up on streams with a message unacknowledged for longer than {@link #DELIVER_DEADLINE}: the peer is
      * reported unreachable, as a message that missed its deadline would make it, and the next message opens a new
-     * stream. Called every second or so.
+     * stream. A stream to a replicated group with a message unacknowledged for {@link #LIVENESS} makes the link ask the
+     * replica it talks to for its Status over the same channel; one that leaves that unanswered too for as long has
+     * stopped (frozen with its connection open, or cut off): the stream is given up at once and the channel drops its
+     * connection, so that the belt's next message (the token resent) reaches the group's new leader
+     * (docs/decisions/40-peers-abandon-a-frozen-leader.md). Called every {@link #CHECK_EVERY}.
      */
     void check() {
         long now = System.nanoTime();
@@ -152,10 +167,55 @@ final class PeerLinks implements BeltActions.Peers, AutoCloseable {
             Stream s;
             synchronized (this) {
                 s = open;
-                if (s == null || !s.overdue(now)) return;
-                open = null;
+                if (s == null) return;
+                if (!s.overdue(now)) s = null;
+                else open = null;
             }
-            s.abandon();
+            if (s != null) s.abandon("no acknowledgement within " + DELIVER_DEADLINE.toSeconds() + " s");
+            else if (replicated[to] && (s = current()) != null && s.probeDue(now)) probe(s);
+        }
+
+        private synchronized Stream current() {
+            return open;
+        }
+
+        /**
+         * Asks the replica {@code s} talks to for its Status, over the same channel, so over the same connection: an
+         * answer (or a refusal: a replica that answers is not frozen, and a closed connection fails the stream by
+         * itself) lets the stream wait on; no answer within {@link #LIVENESS} gives it up and drops the connection.
+         */
+        private void probe(Stream s) {
+            var answer = ClientCalls.futureUnaryCall(raw[to].newCall(Wire.STATUS,
+                    CallOptions.DEFAULT.withDeadlineAfter(LIVENESS.toMillis(), TimeUnit.MILLISECONDS)), new byte[0]);
+            answer.addListener(() -> {
+                boolean stopped;
+                try {
+                    answer.get();
+                    stopped = false;
+                } catch (java.util.concurrent.ExecutionException e) {
+                    stopped = Status.fromThrowable(e.getCause()).getCode() == Status.Code.DEADLINE_EXCEEDED;
+                } catch (InterruptedException e) { // cannot happen: the answer is there
+                    Thread.currentThread().interrupt();
+                    stopped = false;
+                }
+                if (!stopped) {
+                    s.probed(System.nanoTime());
+                    return;
+                }
+                synchronized (this) {
+                    if (open != s) return; // given up already
+                    open = null;
+                    // Before the next stream can be opened (transmit holds this lock): a stream opened before would
+                    // run over the frozen connection, which only new calls leave. The next one connects afresh, to
+                    // the replica that leads now.
+                    raw[to].enterIdle();
+                }
+                if (s.abandon("no acknowledgement within " + LIVENESS.toMillis() + " ms, and no answer to Status within "
+                        + LIVENESS.toMillis() + " ms: its leader stopped answering"))
+                    log.info("instance {}: the replica of instance {} ({}) that its belt messages went to stopped"
+                            + " answering; the connection to it is dropped, and the next one goes to the group's leader",
+                            self, to, addresses.get(to));
+            }, com.google.common.util.concurrent.MoreExecutors.directExecutor());
         }
     }
 
@@ -165,6 +225,9 @@ final class PeerLinks implements BeltActions.Peers, AutoCloseable {
         private final ClientCall<byte[], byte[]> call;
         private final java.util.ArrayDeque<Long> unacked = new java.util.ArrayDeque<>(); // guarded by this
         private boolean over; // guarded by this
+        // the replica's Status is being asked (Link.probe), and when it last answered (System.nanoTime()); by this
+        private boolean probing;
+        private long answeredAt = Long.MIN_VALUE;
 
         Stream(Link link) {
             this.link = link;
@@ -183,15 +246,36 @@ final class PeerLinks implements BeltActions.Peers, AutoCloseable {
             return oldest != null && now - oldest > DELIVER_DEADLINE.toNanos();
         }
 
-        /** No acknowledgement within the deadline: the peer counts as unreachable, the stream is given up. */
-        void abandon() {
-            String why = "no acknowledgement within " + DELIVER_DEADLINE.toSeconds() + " s";
+        /**
+         * True when the replica should be asked whether it answers: a message is unacknowledged for {@link #LIVENESS}
+         * and no question is under way or was answered within the last {@link #LIVENESS}. Marks one under way.
+         */
+        synchronized boolean probeDue(long now) {
+            Long oldest = unacked.peekFirst();
+            long liveness = LIVENESS.toNanos();
+            if (over || probing || oldest == null || now - oldest < liveness
+                    || answeredAt != Long.MIN_VALUE && now - answeredAt < liveness) return false;
+            probing = true;
+            return true;
+        }
+
+        synchronized void probed(long now) {
+            probing = false;
+            answeredAt = now;
+        }
+
+        /**
+         * The peer acknowledged nothing in time ({@code why}): it counts as unreachable, the stream is given up. False
+         * when the stream was over already.
+         */
+        boolean abandon(String why) {
             synchronized (this) {
-                if (over) return;
+                if (over) return false;
                 over = true;
                 call.cancel(why, null);
             }
             failed(link.to, "belt messages", Status.DEADLINE_EXCEEDED.withDescription(why).asRuntimeException());
+            return true;
         }
 
         @Override

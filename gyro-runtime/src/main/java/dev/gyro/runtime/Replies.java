@@ -109,6 +109,16 @@ final class Replies {
     }
 
     /**
+     * A global request withdrawn at its client's deadline while it waited for the token: it never runs
+     * (docs/decisions/37-request-ids.md).
+     */
+    Reply withdrawn(Request request, long waitedMillis) {
+        stats.failed.increment();
+        return error(Reply.Status.UNAVAILABLE, NOT_RUN + named + " withdrew " + request + " at its client's deadline,"
+                + " after " + waitedMillis + " ms waiting for the token" + notNow(request));
+    }
+
+    /**
      * What a request that did not run now changed: nothing; with an id, an earlier send of it may have run, which
      * sending it again with the same id tells.
      */

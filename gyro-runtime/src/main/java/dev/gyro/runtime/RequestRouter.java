@@ -184,7 +184,7 @@ final class RequestRouter {
     private void dispatch(Request request, Object[] converted, boolean global, long arrived, long deadline,
                           Consumer<Reply> reply) {
         if (global) {
-            globals.enqueue(request, converted, arrived, reply);
+            globals.enqueue(request, converted, arrived, deadline, reply);
         } else {
             session.await(request.afterGsn(), () -> runLocal(request, converted, deadline, reply), () -> reply.accept(
                     replies.error(Reply.Status.UNAVAILABLE, "instance " + self + " has not applied gsn "

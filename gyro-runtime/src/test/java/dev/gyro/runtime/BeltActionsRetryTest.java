@@ -77,7 +77,7 @@ class BeltActionsRetryTest {
         TransactionCatalog catalog = new TransactionCatalog(List.of(new ShellSimulationTest.Bump()));
         GlobalExecutor globals = new GlobalExecutor(1, flaky, catalog, TransactionGate.NONE, new Replies(1, stats),
                 stats, session, new AtomicLong(), r -> List.of(), new ShellSimulationTest.Lane(), null,
-                new PhaseClock(null));
+                new PhaseClock(null), null);
         actions = new BeltActions(1, new JdbcBeltStore(1, flaky, () -> false), (to, m) -> {}, globals, loop::step,
                 new ShellProgress(stats, session, ShellProgress.TokenEvents.NONE));
     }

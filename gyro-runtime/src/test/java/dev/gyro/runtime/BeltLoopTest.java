@@ -72,7 +72,7 @@ class BeltLoopTest {
         SessionGate session = new SessionGate(0, timers);
         globals = new GlobalExecutor(1, db, new TransactionCatalog(List.of(new ShellSimulationTest.Bump())),
                 TransactionGate.NONE, new Replies(1, stats), stats, session, new AtomicLong(1), r -> List.of(),
-                new ShellSimulationTest.Lane(), null, new PhaseClock(null));
+                new ShellSimulationTest.Lane(), null, new PhaseClock(null), timers);
         globals.attach(loop);
         loop.start(new BeltActions(1, new JdbcBeltStore(1, db, () -> false), (to, m) -> sent.add(m), globals,
                 loop::step, new ShellProgress(stats, session, ShellProgress.TokenEvents.NONE)));

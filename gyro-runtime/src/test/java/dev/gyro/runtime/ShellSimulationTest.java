@@ -604,7 +604,7 @@ class ShellSimulationTest {
             Replies replies = new Replies(id, stats);
             globals = new GlobalExecutor(id, db, catalog, gate, replies, stats, session,
                     run.requestIds, r -> List.of(), run.parallel ? globalTurns : globalLane, null, new PhaseClock(null),
-                    run.parallel ? globalTurns.waits() : null);
+                    timers, run.parallel ? globalTurns.waits() : null);
             locals = new LocalExecutor(id, db, Map.of("mark", new LocalExecutor.LocalTransaction(catalog.get("mark"),
                     false)), gate, replies, stats, run.requestIds, r -> List.of());
             // every other seed with updates sent ahead of the token (docs/decisions/25-updates-ahead.md), and of those
