@@ -232,10 +232,10 @@ public final class GyroClient implements AutoCloseable {
             // within its deadline, instead of failing; it is sent only once connected.
             if (replicated[instance]) options = options.withWaitForReady();
             if (!replicated[instance])
-                return Reply.decode(ClientCalls.blockingUnaryCall(channels.get(instance), Wire.EXECUTE, options,
-                        request.encode()));
+                return whoHoldsTheToken(Reply.decode(ClientCalls.blockingUnaryCall(channels.get(instance), Wire.EXECUTE,
+                        options, request.encode())));
             byte[] body = watched(channels.get(instance), options, request.encode());
-            if (body != null) return Reply.decode(body);
+            if (body != null) return whoHoldsTheToken(Reply.decode(body));
             return Reply.error(Reply.Status.UNAVAILABLE, "the replica that led instance " + instance + " at "
                     + routing.addresses().get(instance) + " stopped answering (its Status too, for " + LIVENESS_MILLIS
                     + " ms): " + request + " is sent again with its id to the group's leader", instance);
@@ -254,6 +254,23 @@ public final class GyroClient implements AutoCloseable {
                     : "") + (mayHaveArrived ? sendAgain(request) : ""), instance);
         }
     }
+
+    /**
+     * A global request its instance withdrew at the client's deadline (it waited for the token, and never runs): the
+     * answer says who holds the token, and whether that instance answers (docs/decisions/18-watching.md).
+     */
+    private Reply whoHoldsTheToken(Reply r) {
+        if (r.status() != Reply.Status.UNAVAILABLE || r.message() == null || !r.message().contains(WITHDRAWN)) return r;
+        List<RingStatus.Entry> ring = RingStatus.ask(channels, routing.addresses(), java.time.Duration.ofSeconds(2));
+        int holder = RingStatus.tokenHolder(ring);
+        String who = holder < 0 ? "; no instance that answered holds the token"
+                : "; the token is held by instance " + holder + " at " + routing.addresses().get(holder)
+                        + (ring.get(holder).up() ? "" : " (unreachable: " + ring.get(holder).error() + ")");
+        return Reply.error(r.status(), r.message() + who, r.instance());
+    }
+
+    /** What an instance's answer says of a global request it withdrew at its client's deadline (Replies.withdrawn). */
+    static final String WITHDRAWN = " at its client's deadline, after ";
 
     /** How long a call to a replicated group goes unanswered before the client asks whether its leader answers. */
     static final long LIVENESS_MILLIS = 1_000;
