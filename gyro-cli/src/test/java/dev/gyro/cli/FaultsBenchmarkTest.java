@@ -39,8 +39,11 @@ class FaultsBenchmarkTest {
         assertThat(dir.resolve("a")).doesNotExist();
     }
 
+    /** On request (docs/testing.md): 90 s of 6 replica processes, more than the suite's time allows beside the rest. */
     @Test
     @Tag("processes")
+    @org.junit.jupiter.api.condition.EnabledIfSystemProperty(named = "gyro.test.faults", matches = "true",
+            disabledReason = "on request: -Dgyro.test.faults=true (docs/testing.md)")
     void quickRunChecksEveryAcknowledgedRequestAndWritesItsFigures() throws Exception {
         Path out = dir.resolve("faults");
         BenchCommandTest.Run r = BenchCommandTest.bench("faults", "--quick", "--out", out.toString());
