@@ -260,7 +260,8 @@ public final class GyroClient implements AutoCloseable {
      * answer says who holds the token, and whether that instance answers (docs/decisions/18-watching.md).
      */
     private Reply whoHoldsTheToken(Reply r) {
-        if (r.status() != Reply.Status.UNAVAILABLE || r.message() == null || !r.message().contains(WITHDRAWN)) return r;
+        if (r.status() != Reply.Status.UNAVAILABLE || r.message() == null || !r.message().contains(Reply.WITHDRAWN))
+            return r;
         List<RingStatus.Entry> ring = RingStatus.ask(channels, routing.addresses(), java.time.Duration.ofSeconds(2));
         int holder = RingStatus.tokenHolder(ring);
         String who = holder < 0 ? "; no instance that answered holds the token"
@@ -268,9 +269,6 @@ public final class GyroClient implements AutoCloseable {
                         + (ring.get(holder).up() ? "" : " (unreachable: " + ring.get(holder).error() + ")");
         return Reply.error(r.status(), r.message() + who, r.instance());
     }
-
-    /** What an instance's answer says of a global request it withdrew at its client's deadline (Replies.withdrawn). */
-    static final String WITHDRAWN = " at its client's deadline, after ";
 
     /** How long a call to a replicated group goes unanswered before the client asks whether its leader answers. */
     static final long LIVENESS_MILLIS = 1_000;

@@ -114,8 +114,7 @@ final class Replies {
      */
     Reply withdrawn(Request request, long waitedMillis) {
         stats.failed.increment();
-        return error(Reply.Status.UNAVAILABLE, NOT_RUN + named + " withdrew " + request + " at its client's deadline,"
-                + " after " + waitedMillis + " ms waiting for the token" + notNow(request));
+        return error(Reply.Status.UNAVAILABLE, NOT_RUN + named + " withdrew " + request + Reply.WITHDRAWN + waitedMillis + " ms waiting for the token" + notNow(request));
     }
 
     /**

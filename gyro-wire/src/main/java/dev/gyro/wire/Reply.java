@@ -37,6 +37,11 @@ public record Reply(Status status, String message, List<Value> values, int insta
 
     /** The longest message a reply carries: what an error quotes of a request is cut, never echoed whole. */
     public static final int MAX_MESSAGE_CHARS = 2_000;
+    /**
+     * Part of the message of a global request its instance withdrew at its client's deadline, before it ran
+     * (docs/decisions/37-request-ids.md): followed by how long it waited for the token.
+     */
+    public static final String WITHDRAWN = " at its client's deadline, after ";
 
     public Reply {
         values = List.copyOf(values);
