@@ -182,6 +182,8 @@ public final class Attachment implements AutoCloseable {
         volatile boolean endsWithMethod;
         /** The call's method returned; its transaction goes on until the application commits or rolls back. */
         volatile boolean methodReturned;
+        /** The application asked for the call's connection: it did (or may do) its work in the call's transaction. */
+        volatile boolean used;
 
         private final LongAdder committed, notCommitted;
         /** For a call that runs at another process's instance: there; else null. */
@@ -268,6 +270,7 @@ public final class Attachment implements AutoCloseable {
 
         /** The connection the call's work runs on: its instance's database, in its request's transaction. */
         public Connection connection() throws SQLException {
+            used = true;
             if (remote != null)
                 throw new SQLException("gyro: " + method.rule().name() + " ran at instance " + remote.owner() + ", which"
                         + " owns its partition; its transaction is there until the application commits or rolls back,"

@@ -163,8 +163,11 @@ public final class Calls {
         }
         Attachment.Call request = c.request();
         if (request != null) request.methodReturned = true;
-        if (request != null && request.endsWithMethod && Takeover.current() == request) {
-            Takeover.ended(); // its connection commits each statement: the call's transaction ends with the method
+        // Its connection commits each statement, or the method did no work on a connection of Gyro's (none of its JDBC
+        // calls reached the call's transaction): the call's transaction ends with the method, as nothing else will end it
+        if (request != null && (request.endsWithMethod || !request.used && request.remote() == null)
+                && Takeover.current() == request) {
+            Takeover.ended();
             try {
                 if (thrown == null) request.commit();
                 else request.rollback();

@@ -91,6 +91,16 @@ public final class GyroAgent {
             public java.sql.Connection instead(java.sql.Driver driver, String url) throws java.sql.SQLException {
                 return Takeover.instead(driver, url);
             }
+
+            @Override
+            public java.sql.Connection insteadOf(Object dataSource) throws java.sql.SQLException {
+                return Takeover.insteadOf(dataSource);
+            }
+
+            @Override
+            public void narrowed(Object dataSource) throws java.sql.SQLException {
+                Takeover.narrowed(dataSource);
+            }
         });
         Set<String> owners = methods.stream().map(m -> m.method().getDeclaringClass().getName())
                 .collect(Collectors.toSet());
@@ -211,7 +221,10 @@ public final class GyroAgent {
                 .disableClassFormatChanges()
                 .with(AgentBuilder.RedefinitionStrategy.RETRANSFORMATION) // a driver may be loaded already
                 .type(ElementMatchers.isSubTypeOf(java.sql.Driver.class).and(ElementMatchers.not(ElementMatchers.isInterface())))
-                .transform((builder, type, loader, module, domain) -> builder.visit(new ConnectAdvice()))
+                .transform((builder, type, loader, module, domain) -> builder.visit(ConnectAdvice.DRIVER))
+                .type(ElementMatchers.isSubTypeOf(javax.sql.DataSource.class).and(ElementMatchers.not(ElementMatchers.isInterface())),
+                        ElementMatchers.not(ElementMatchers.is(GyroAgent.class.getClassLoader()))) // not Gyro's own pools
+                .transform((builder, type, loader, module, domain) -> builder.visit(ConnectAdvice.DATA_SOURCE))
                 .installOn(instrumentation);
         return takeover;
     }

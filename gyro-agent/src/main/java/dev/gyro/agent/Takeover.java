@@ -77,6 +77,64 @@ public final class Takeover {
                 t.new AppConnection());
     }
 
+    /** A data source's JDBC URL as it names it ({@code getUrl()} or {@code getURL()}), or null where it names none. */
+    private static final ClassValue<Method> URL_OF = new ClassValue<>() {
+        @Override
+        protected Method computeValue(Class<?> type) {
+            for (String name : new String[] {"getUrl", "getURL"}) {
+                try {
+                    Method m = type.getMethod(name);
+                    if (m.getReturnType() == String.class) return m;
+                } catch (NoSuchMethodException e) {
+                    // the next name
+                }
+            }
+            return null;
+        }
+    };
+
+    /**
+     * The connection to give the application instead of the one {@code dataSource} would make, or null to let it
+     * connect: a data source that names no URL (a pool, whose connections come from a driver's {@code connect}, taken
+     * over there), a URL no backend's driver takes, or one of the instances' own databases.
+     */
+    public static Connection insteadOf(Object dataSource) throws SQLException {
+        String url = urlToTakeOver(dataSource);
+        if (url == null) return null;
+        return (Connection) Proxy.newProxyInstance(Takeover.class.getClassLoader(), new Class<?>[] {Connection.class},
+                active.new AppConnection());
+    }
+
+    /**
+     * Refuses a data source's {@code getConnection} whose return type is the driver's own connection class (which
+     * Gyro's connection is not) where Gyro would take the data source over: the application would reach the database
+     * its configuration names, past every instance.
+     */
+    public static void narrowed(Object dataSource) throws SQLException {
+        String url = urlToTakeOver(dataSource);
+        if (url == null) return;
+        throw new SQLException("gyro: " + caller() + " asks " + dataSource.getClass().getName() + " for a connection"
+                + " of the driver's own type, which Gyro cannot give in place of one to " + url + "; call getConnection"
+                + " through javax.sql.DataSource (docs/attach.md)", "0A000");
+    }
+
+    private static String urlToTakeOver(Object dataSource) throws SQLException {
+        Takeover t = active;
+        if (t == null) return null;
+        Method m = URL_OF.get(dataSource.getClass());
+        if (m == null) return null;
+        String url;
+        try {
+            url = (String) m.invoke(dataSource);
+        } catch (ReflectiveOperationException e) {
+            return null;
+        }
+        if (url == null || t.instanceDatabase.test(url)) return null;
+        for (java.util.Enumeration<java.sql.Driver> d = java.sql.DriverManager.getDrivers(); d.hasMoreElements(); ) {
+            if (d.nextElement().acceptsURL(url)) return url;
+        }
+        return null;
+    }
 
     /**
      * A connection of the application's for a call another process sent here (docs/decisions/38-attached-processes.md):
@@ -153,7 +211,10 @@ public final class Takeover {
                 }
                 case "close" -> {
                     CURRENT.remove();
-                    call.rollback(); // closed without a commit
+                    // In auto-commit mode each statement committed as it ran, as far as the application knows: its
+                    // work stands. Otherwise the transaction is closed without a commit, and rolls back as drivers do.
+                    if (autoCommit) call.commit();
+                    else call.rollback();
                     return null;
                 }
                 default -> {
@@ -194,6 +255,8 @@ public final class Takeover {
         ClassLoader gyro = Takeover.class.getClassLoader();
         return StackWalker.getInstance(StackWalker.Option.RETAIN_CLASS_REFERENCE).walk(frames -> frames
                 .filter(f -> f.getDeclaringClass().getClassLoader() != gyro)
+                .filter(f -> !javax.sql.DataSource.class.isAssignableFrom(f.getDeclaringClass())
+                        && !java.sql.Driver.class.isAssignableFrom(f.getDeclaringClass()))
                 .map(f -> f.getClassName() + "." + f.getMethodName())
                 .filter(n -> !n.startsWith("java.") && !n.startsWith("jdk.") && !n.startsWith("sun.")
                         && !n.startsWith("com.sun.proxy") && !n.startsWith("dev.gyro.agent.bridge.")

@@ -253,6 +253,55 @@ class GyroAgentTest {
                     .as("instance %d", i).containsOnlyKeys(7L);
     }
 
+    /**
+     * An application that takes its connections from SQLite's own {@code DataSource} (which opens them without the
+     * driver's {@code connect}), one per method, closed before the method returns: its connections are Gyro's all the
+     * same (its own database is never created), an auto-commit write closed in the method stands, a classified method
+     * that does no database work ends its call as it returns, and the data source's method typed with the driver's own
+     * connection class is refused with a message saying how to call it.
+     */
+    @Test
+    void connectionsFromTheDriversOwnDataSourceAreTakenOverToo() throws Exception {
+        String app = dev.gyro.agent.fixtures.StockApp.class.getName();
+        Classification.Method reserve = new Classification.Method(app, "reserve",
+                List.of(new Classification.Parameter("r", app + "$Reserve")));
+        Classification c = new Classification(List.of(
+                rule("reserve", Kind.LOCAL, List.of("r.warehouse"), reserve),
+                rule("restock", Kind.LOCAL, List.of("warehouse"), new Classification.Method(app, "restock",
+                        List.of(new Classification.Parameter("warehouse", "long")))),
+                rule("label", Kind.LOCAL, List.of("warehouse"), new Classification.Method(app, "label",
+                        List.of(new Classification.Parameter("warehouse", "long")))),
+                new Classification.Rule("total", Kind.LOCAL, true, List.of("warehouse"), "", new Classification.Method(
+                        app, "total", List.of(new Classification.Parameter("warehouse", "long"))))));
+        Path instances = dir.resolve("instances");
+        int rounds = 5, w = dev.gyro.agent.fixtures.StockApp.WAREHOUSES;
+        Run r = run(c, ",dir=" + instances, app, "jdbc:sqlite:" + dir.resolve("own.db"), "" + rounds);
+        assertThat(r.status()).as(r.err()).isZero();
+        int stock = w * dev.gyro.agent.fixtures.StockApp.SKUS * dev.gyro.agent.fixtures.StockApp.STOCK;
+        assertThat(r.out()).contains("reserved " + rounds * w).contains("stock left " + (stock - rounds * w))
+                .contains("narrow connection refused: gyro: " + app + ".main asks org.sqlite.SQLiteDataSource for a"
+                        + " connection of the driver's own type").contains("app done");
+        assertThat(r.err()).contains("gyro agent: reserve: " + rounds * w + " call(s): " + rounds * w
+                        + " committed as local requests")
+                .contains("gyro agent: restock: " + rounds * w + " call(s): " + rounds * w + " committed as local requests")
+                .contains("gyro agent: label: " + rounds * w + " call(s): " + rounds * w + " committed as local requests");
+        assertThat(dir.resolve("own.db")).as("the application's own database is never opened").doesNotExist();
+        java.util.Map<Long, Long> restocks = new java.util.TreeMap<>(), left = new java.util.TreeMap<>();
+        for (int i = 0; i < 3; i++) {
+            Path db = dev.gyro.cluster.LocalCluster.databaseFile(instances, i);
+            table(db, "SELECT warehouse, n FROM restocks").forEach((k, n) -> restocks.merge(k, n, Long::sum));
+            table(db, "SELECT warehouse, SUM(qty) FROM stock GROUP BY warehouse").forEach((k, q) ->
+                    left.merge(k, (long) dev.gyro.agent.fixtures.StockApp.SKUS * dev.gyro.agent.fixtures.StockApp.STOCK
+                            - q, Long::sum));
+        }
+        assertThat(restocks).as("each auto-commit write once, at its warehouse's instance").hasSize(w)
+                .allSatisfy((k, n) -> assertThat(n).isEqualTo(rounds));
+        assertThat(left).as("each reservation once, at its warehouse's instance")
+                .allSatisfy((k, n) -> assertThat(n).isIn(0L, (long) rounds));
+        assertThat(left.values().stream().mapToLong(Long::longValue).sum()).isEqualTo((long) rounds * w);
+        assertThat(Files.readAllLines(instances.resolve(GyroAgent.OUTCOME)).get(0)).startsWith("OK");
+    }
+
     @Test
     void aClassificationThatDoesNotMatchStopsTheApplicationBeforeItsMain() throws Exception {
         Classification c = new Classification(List.of(rule("Amalgamate", Kind.LOCAL, List.of("custId"),

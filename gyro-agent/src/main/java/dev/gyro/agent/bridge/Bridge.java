@@ -22,6 +22,12 @@ public final class Bridge {
 
         /** The connection to give the application instead of the one {@code driver} would make, or null. */
         Connection instead(Driver driver, String url) throws SQLException;
+
+        /** The connection to give the application instead of the one {@code dataSource} would make, or null. */
+        Connection insteadOf(Object dataSource) throws SQLException;
+
+        /** Throws where {@code dataSource} would be taken over but its method cannot return Gyro's connection. */
+        void narrowed(Object dataSource) throws SQLException;
     }
 
     private static volatile Handler handler;
@@ -64,5 +70,15 @@ public final class Bridge {
     public static Connection instead(Driver driver, String url) throws SQLException {
         Handler h = handler;
         return h == null ? null : h.instead(driver, url);
+    }
+
+    public static Connection insteadOf(Object dataSource) throws SQLException {
+        Handler h = handler;
+        return h == null ? null : h.insteadOf(dataSource);
+    }
+
+    public static void narrowed(Object dataSource) throws SQLException {
+        Handler h = handler;
+        if (h != null) h.narrowed(dataSource);
     }
 }
