@@ -47,6 +47,25 @@ class KitsTest {
                 .allSatisfy(r -> assertThat(r.method()).isNull());
     }
 
+    /**
+     * A whole program given to the analyzer, its {@code main} creating and loading the schema and then calling the
+     * DAO: {@code main} is the program, not a request (were it one, the whole run would be one global request and every
+     * DAO method part of it); the DAO's methods are the transactions, local by their keys, and the report says why
+     * {@code main} is left out.
+     */
+    @Test
+    void aProgramsMainIsNotATransaction() {
+        AnalysisResult r = Fixtures.analyze(Fixtures.fixture("kits/program"));
+        assertThat(r.classifications()).extracting(dev.gyro.analyzer.partition.Classification::name).containsExactlyInAnyOrder("reserve",
+                "total");
+        assertThat(classification(r, "reserve").kind()).isEqualTo(Kind.LOCAL);
+        assertThat(classification(r, "reserve").partitionBy()).containsExactly("r.warehouse");
+        assertThat(r.diagnostics()).anySatisfy(d -> assertThat(d.message()).isEqualTo("Main.main is the"
+                + " program's entry point, not a transaction: what it runs before the first call goes to every"
+                + " instance, and a write of its own while Gyro serves is refused"));
+        assertThat(r.diagnostics()).noneMatch(d -> d.message().contains("unclassified SQL"));
+    }
+
     @Test
     void proceduresStatementsMadeWithVarargsAndPreparedThroughTwoHelpers() {
         AnalysisResult r = Fixtures.analyze(Fixtures.fixture("kits/procedures"));

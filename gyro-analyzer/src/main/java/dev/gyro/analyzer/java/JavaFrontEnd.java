@@ -142,6 +142,16 @@ public final class JavaFrontEnd {
                 if (kind == null || kind != Kind.GYRO && !interpreter.runsSql(m)) {
                     continue;
                 }
+                if (kind != Kind.GYRO && programEntry(m)) {
+                    // The program, not one of its requests: run as one, the whole program would be one request.
+                    // What it runs before the first call (schema, loading) reaches every instance; a write it makes
+                    // while Gyro serves is refused at run time (docs/decisions/34-attaching.md), so its SQL conflicts
+                    // with no request.
+                    diagnostics.add(Diagnostic.warning(new SourceRef(type.file(), SourceIndex.line(m)), type.name()
+                            + ".main is the program's entry point, not a transaction: what it runs before the first"
+                            + " call goes to every instance, and a write of its own while Gyro serves is refused"));
+                    continue;
+                }
                 try {
                     candidates.add(walk(kind, m, type, index, interpreter));
                 } catch (RuntimeException | StackOverflowError e) {
@@ -216,6 +226,14 @@ public final class JavaFrontEnd {
             }
         }
         return false;
+    }
+
+    /** {@code public static void main(String[])}: where a Java program starts. */
+    static boolean programEntry(MethodDeclaration m) {
+        return m.isPublic() && m.isStatic() && m.getNameAsString().equals("main") && m.getType().isVoidType()
+                && m.getParameters().size() == 1
+                && m.getParameter(0).getType().asString().replace(" ", "").matches("(java\\.lang\\.)?String(\\[\\])?")
+                && (m.getParameter(0).isVarArgs() || m.getParameter(0).getType().isArrayType());
     }
 
     /** Whether the type (or a supertype in the sources) keeps a Connection or a statement in a field. */

@@ -33,7 +33,8 @@ public final class Unclassified {
         }
         for (TypeInfo type : index.allTypes()) {
             for (MethodDeclaration m : index.methods(type)) {
-                if (!m.isPublic() || m.getBody().isEmpty() || covered.contains(m) || !interpreter.runsSql(m)) {
+                if (!m.isPublic() || m.getBody().isEmpty() || covered.contains(m) || JavaFrontEnd.programEntry(m)
+                        || !interpreter.runsSql(m)) {
                     continue;
                 }
                 diagnostics.add(Diagnostic.warning(new SourceRef(type.file(), SourceIndex.line(m)), PREFIX
