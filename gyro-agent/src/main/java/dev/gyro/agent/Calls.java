@@ -46,7 +46,36 @@ public final class Calls {
      * One call in progress; {@code request} null where Gyro does not run calls (it only counts them); {@code slot} the
      * emulated server's slot a call holds where Gyro passes calls through to the application's own database.
      */
-    record Call(Transaction transaction, Attachment.Call request, TransactionGate.Slot slot, long began) {}
+    static final class Call {
+        private final Transaction transaction;
+        /** The call's request: another one where the application rolled the first back and its method tried again. */
+        private volatile Attachment.Call request;
+        private final TransactionGate.Slot slot;
+        private final long began;
+
+        Call(Transaction transaction, Attachment.Call request, TransactionGate.Slot slot, long began) {
+            this.transaction = transaction;
+            this.request = request;
+            this.slot = slot;
+            this.began = began;
+        }
+
+        Transaction transaction() {
+            return transaction;
+        }
+
+        Attachment.Call request() {
+            return request;
+        }
+
+        TransactionGate.Slot slot() {
+            return slot;
+        }
+
+        long began() {
+            return began;
+        }
+    }
 
     private static volatile Map<String, Transaction> byKey = Map.of();
     /** Where calls run as requests; null: calls are counted only. */
@@ -136,8 +165,9 @@ public final class Calls {
             Attachment.Call request = a.begin(t.method, values, args);
             Processes.Forwarded remote = request.remote();
             if (remote == null) {
-                Takeover.begun(request);
-                return new Call(t, request, null, 0);
+                Call c = new Call(t, request, null, 0);
+                Takeover.begun(request, () -> c.request = a.begin(t.method, values, args));
+                return c;
             }
             // It ran at the instance that owns it (docs/decisions/38-attached-processes.md): the method is not run
             // here; its transaction there ends with the application's commit or rollback, unless it ended already
@@ -162,7 +192,10 @@ public final class Calls {
             c.slot().close();
         }
         Attachment.Call request = c.request();
-        if (request != null) request.methodReturned = true;
+        if (request != null) {
+            request.methodReturned = true;
+            Takeover.returned(request);
+        }
         // Its connection commits each statement, or the method did no work on a connection of Gyro's (none of its JDBC
         // calls reached the call's transaction): the call's transaction ends with the method, as nothing else will end it
         if (request != null && (request.endsWithMethod || !request.used && request.remote() == null)

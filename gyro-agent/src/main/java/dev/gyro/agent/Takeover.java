@@ -57,13 +57,47 @@ public final class Takeover {
     }
 
     static void begun(Attachment.Call call) {
+        begun(call, null);
+    }
+
+    /**
+     * {@code call} runs on this thread from now on; {@code again}, if not null, begins another request for the same
+     * call of its method, should the application roll the first back and try again before the method returns.
+     */
+    static void begun(Attachment.Call call, Again again) {
         CURRENT.set(call);
+        AGAIN.set(again);
         Takeover t = active;
         if (t != null && !t.serving) t.serving = true; // read first: every call passes here
     }
 
     static void ended() {
         CURRENT.remove();
+        AGAIN.remove();
+    }
+
+    /** The method of {@code call} returned: what it did after its transaction ended no longer matters. */
+    static void returned(Attachment.Call call) {
+        Ended e = ENDED.get();
+        if (e != null && e.call() == call) ENDED.remove();
+    }
+
+    /** Begins another request for the call of a method whose first request the application rolled back. */
+    interface Again {
+        Attachment.Call begin() throws SQLException;
+    }
+
+    /** A call's transaction the application ended before the call's method returned. */
+    private record Ended(Attachment.Call call, boolean committed, Again again) {}
+
+    private static final ThreadLocal<Again> AGAIN = new ThreadLocal<>();
+    private static final ThreadLocal<Ended> ENDED = new ThreadLocal<>();
+
+    /** The application committed or rolled back {@code call}'s transaction on this thread. */
+    private static void endedByApplication(Attachment.Call call, boolean committed) {
+        Again again = AGAIN.get();
+        ended();
+        if (!call.methodReturned) ENDED.set(new Ended(call, committed, again));
     }
 
     /**
@@ -172,9 +206,32 @@ public final class Takeover {
             return on(everywhere(), method, args);
         }
 
-        /** Where the application's statements run now: in the current call's request, or everywhere. */
+        /**
+         * Where the application's statements run now: in the current call's request, or everywhere. Once the
+         * application ended a call's transaction and its method goes on: after a rollback, in a new request for the
+         * same call (the method tries again); after a commit, nowhere: one call is one DBMS transaction.
+         */
         private VirtualStatement.Place place() {
             Attachment.Call call = CURRENT.get();
+            Ended ended = call == null ? ENDED.get() : null;
+            if (ended != null) {
+                SQLException refused = null;
+                if (ended.committed() || ended.again() == null) {
+                    refused = new SQLException("gyro: " + ended.call().name() + " committed its transaction and runs"
+                            + " more SQL before its method returns: one call of a classified method is one DBMS"
+                            + " transaction, committed once. Commit once, at its end, or classify the methods that run"
+                            + " each transaction instead (docs/attach.md)", "0A000");
+                } else {
+                    try {
+                        ENDED.remove();
+                        begun(ended.again().begin(), ended.again());
+                        return place();
+                    } catch (SQLException e) {
+                        refused = e;
+                    }
+                }
+                return refusedPlace(refused);
+            }
             AppConnection self = this;
             return new VirtualStatement.Place() {
                 @Override
@@ -199,20 +256,26 @@ public final class Takeover {
         private Object inCall(Attachment.Call call, Method method, Object[] args) throws Throwable {
             switch (method.getName()) {
                 case "commit" -> {
-                    CURRENT.remove();
+                    endedByApplication(call, true);
                     call.commit();
                     return null;
                 }
                 case "rollback" -> {
                     if (args != null && args.length > 0) break; // to a savepoint: inside the call's transaction
-                    CURRENT.remove();
+                    endedByApplication(call, false);
                     call.rollback();
                     return null;
                 }
                 case "close" -> {
-                    CURRENT.remove();
                     // In auto-commit mode each statement committed as it ran, as far as the application knows: its
-                    // work stands. Otherwise the transaction is closed without a commit, and rolls back as drivers do.
+                    // work stands, and the call's transaction ends with its method (as when it keeps the connection
+                    // open), or here if the method has returned. Otherwise the transaction is closed without a commit,
+                    // and rolls back as drivers do.
+                    if (autoCommit && !call.methodReturned) {
+                        call.endsWithMethod = true;
+                        return null;
+                    }
+                    endedByApplication(call, autoCommit);
                     if (autoCommit) call.commit();
                     else call.rollback();
                     return null;
@@ -248,6 +311,26 @@ public final class Takeover {
             }
             return everywhere;
         }
+    }
+
+    /** Where no statement runs: each is answered {@code refused}. */
+    private static VirtualStatement.Place refusedPlace(SQLException refused) {
+        return new VirtualStatement.Place() {
+            @Override
+            public Object key() {
+                return refused;
+            }
+
+            @Override
+            public Connection connection() throws SQLException {
+                throw new SQLException(refused.getMessage(), refused.getSQLState(), refused);
+            }
+
+            @Override
+            public boolean refusesWrites() {
+                return false;
+            }
+        };
     }
 
     /** The application's method that called into JDBC: the first frame outside the JDK, JDBC drivers and Gyro. */

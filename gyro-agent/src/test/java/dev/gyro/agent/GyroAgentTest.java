@@ -302,6 +302,41 @@ class GyroAgentTest {
         assertThat(Files.readAllLines(instances.resolve(GyroAgent.OUTCOME)).get(0)).startsWith("OK");
     }
 
+    /**
+     * A method that rolls back and tries again before it returns runs its second attempt as a new request of the same
+     * call (each bump applied once, at its counter's instance); one that commits and then runs more SQL is refused at
+     * that SQL, naming it, its first commit standing.
+     */
+    @Test
+    void aRetryInsideTheMethodIsANewRequestAndASecondCommitIsRefused() throws Exception {
+        String app = dev.gyro.agent.fixtures.RetryApp.class.getName();
+        Classification c = new Classification(List.of(
+                rule("bumpWithRetry", Kind.LOCAL, List.of("id"), new Classification.Method(app, "bumpWithRetry",
+                        List.of(new Classification.Parameter("id", "long")))),
+                rule("commitTwice", Kind.LOCAL, List.of("id"), new Classification.Method(app, "commitTwice",
+                        List.of(new Classification.Parameter("id", "long"))))));
+        Path instances = dir.resolve("instances");
+        int rounds = 3, n = dev.gyro.agent.fixtures.RetryApp.COUNTERS;
+        Run r = run(c, ",dir=" + instances, app, "jdbc:sqlite:" + dir.resolve("own.db"), "" + rounds);
+        assertThat(r.status()).as(r.err()).isZero();
+        assertThat(r.out()).contains("attempts " + 2 * rounds * n)
+                .contains("second commit refused: gyro: commitTwice committed its transaction and runs more SQL before"
+                        + " its method returns").contains("app done");
+        assertThat(r.err()).contains("gyro agent: bumpWithRetry: " + rounds * n + " call(s): " + rounds * n
+                + " committed as local requests, 0 as global requests, " + rounds * n + " not committed");
+        java.util.Map<Long, Long> bumps = new java.util.TreeMap<>(), twice = new java.util.TreeMap<>();
+        for (int i = 0; i < 3; i++) {
+            Path db = dev.gyro.cluster.LocalCluster.databaseFile(instances, i);
+            table(db, "SELECT id, n FROM counters").forEach((k, v) -> bumps.merge(k, v, Long::sum));
+            table(db, "SELECT id, twice FROM counters").forEach((k, v) -> twice.merge(k, v, Long::sum));
+        }
+        assertThat(bumps).as("each call's bump once, though its first attempt ran too").hasSize(n)
+                .allSatisfy((k, v) -> assertThat(v).isEqualTo(rounds));
+        assertThat(twice).as("the first commit stands, the second write never ran").containsEntry(1L, 1L)
+                .containsEntry(2L, 0L);
+        assertThat(Files.readAllLines(instances.resolve(GyroAgent.OUTCOME)).get(0)).startsWith("OK");
+    }
+
     @Test
     void aClassificationThatDoesNotMatchStopsTheApplicationBeforeItsMain() throws Exception {
         Classification c = new Classification(List.of(rule("Amalgamate", Kind.LOCAL, List.of("custId"),
