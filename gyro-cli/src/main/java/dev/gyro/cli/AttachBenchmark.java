@@ -22,6 +22,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.DoubleSummaryStatistics;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -49,6 +50,9 @@ final class AttachBenchmark {
     private static final int OVERHEAD_WARMUP = 30;
     /** The agent attached with no instance and no emulation: its advice on the methods alone, calls only counted. */
     private static final String PASS_THROUGH = "agent passing through";
+    private static final String NO_AGENT = "no agent";
+    /** The configurations of a round measuring the agent's cost: BenchBase alone, the agent's advice alone, Gyro. */
+    private static final List<String> COST_SYSTEMS = List.of(NO_AGENT, PASS_THROUGH, "agent");
     /** The agent's line at exit on where a local call's time went. */
     private static final String TIMING = "gyro agent: a local call's time, ";
     /** The agent's line at exit on how long a local call's method took where it passed calls through. */
@@ -59,18 +63,18 @@ final class AttachBenchmark {
 
     /** What a run measures. */
     record Settings(List<Benchmark> benchmarks, List<Integer> instances, int terminals, int warmup, int time,
-                    List<Benchmark> overhead, int overheadRate, int overheadTime) {
+                    List<Benchmark> overhead, int overheadRate, int overheadTime, int overheadRounds) {
 
         static Settings full() {
             return new Settings(List.of(new Benchmark("tatp", "0.1"), new Benchmark("voter", "1"),
                     new Benchmark("tpcc", "1")), List.of(1, 2, 4, 8), 32, 5, 15,
-                    List.of(new Benchmark("voter", "1"), new Benchmark("tatp", "0.1")), 100, 20);
+                    List.of(new Benchmark("voter", "1"), new Benchmark("tatp", "0.1")), 100, 20, 5);
         }
 
         /** A few minutes: TATP and Voter at 1 and 4 instances, short runs; the agent's cost on Voter. */
         static Settings quick() {
             return new Settings(List.of(new Benchmark("tatp", "0.1"), new Benchmark("voter", "1")), List.of(1, 4), 16,
-                    2, 8, List.of(new Benchmark("voter", "1")), 100, 10);
+                    2, 8, List.of(new Benchmark("voter", "1")), 100, 10, 3);
         }
 
         /**
@@ -88,11 +92,11 @@ final class AttachBenchmark {
             return new Settings(benchmarks.stream().filter(b -> names == null || names.contains(b.name())).toList(),
                     counts == null ? instances : counts.stream().sorted().distinct().toList(), terminals, warmup, time,
                     overhead.stream().filter(b -> names == null || names.contains(b.name())).toList(), overheadRate,
-                    overheadTime);
+                    overheadTime, overheadRounds);
         }
 
         int points() {
-            return benchmarks.size() * (instances.size() + 1) + 3 * overhead.size();
+            return benchmarks.size() * (instances.size() + 1) + 3 * overhead.size() * overheadRounds;
         }
     }
 
@@ -107,7 +111,8 @@ final class AttachBenchmark {
      */
     record Point(String benchmark, String system, int instances, int terminals, String rate, double throughput,
                  double goodput, double p50Ms, double p99Ms, double meanMs, long requests, long unexpected,
-                 long retried, String outcome, String notRun, Double machine, double seconds, String timing) {
+                 long retried, String outcome, String notRun, Double machine, double seconds, String timing,
+                 int round, Double jvmCpuMicrosPerRequest) {
 
         boolean ran() {
             return notRun == null;
@@ -171,12 +176,16 @@ final class AttachBenchmark {
             Path classification = work.resolve(b.name() + ".json");
             if (!Files.exists(classification)) classification = analyze(b.name(), work);
             String rate = String.valueOf(settings.overheadRate());
-            points.add(progress(++i, started, point(benchbase, jdk.get(), null, classification, work, b, "no agent", 1,
-                    1, rate, settings.overheadTime(), null)));
-            points.add(progress(++i, started, point(benchbase, jdk.get(), agentJar, classification, work, b,
-                    PASS_THROUGH, 1, 1, rate, settings.overheadTime(), null)));
-            points.add(progress(++i, started, point(benchbase, jdk.get(), agentJar, classification, work, b, "agent", 1,
-                    1, rate, settings.overheadTime(), null)));
+            // Rounds of the three, each round in another order: at a p50 of a few tenths of a millisecond, two runs of
+            // one configuration differ by more than the target, so one run of each could not tell 10% apart
+            // (docs/benchmarks.md, "CMU BenchBase, unmodified")
+            for (int round = 0; round < settings.overheadRounds(); round++)
+                for (int k = 0; k < COST_SYSTEMS.size(); k++) {
+                    String system = COST_SYSTEMS.get((k + round) % COST_SYSTEMS.size());
+                    points.add(progress(++i, started, point(benchbase, jdk.get(), system.equals(NO_AGENT) ? null
+                            : agentJar, classification, work, b, system, 1, 1, rate, settings.overheadTime(), null,
+                            round)));
+                }
         }
         double wall = (System.nanoTime() - started) / 1e9;
         for (Benchmark b : settings.benchmarks())
@@ -219,7 +228,8 @@ final class AttachBenchmark {
 
     private static String label(Point p) {
         return p.benchmark() + " " + (p.system().equals("gyro") || p.system().equals("agent")
-                ? p.system() + " " + p.instances() + (p.instances() == 1 ? " instance" : " instances") : p.system());
+                ? p.system() + " " + p.instances() + (p.instances() == 1 ? " instance" : " instances") : p.system())
+                + (p.round() > 0 ? " #" + (p.round() + 1) : "");
     }
 
     private static String describe(String capacity) {
@@ -334,8 +344,16 @@ final class AttachBenchmark {
      */
     private Point point(Path benchbase, Path jdk, Path agentJar, Path classification, Path work, Benchmark b,
                         String system, int n, int terminals, String rate, int time, String capacity) throws Exception {
-        Path dir = Files.createDirectories(work.resolve(b.name() + "-" + system.replace(' ', '-') + "-" + n
-                + (rate != null ? "-rate" : "")));
+        return point(benchbase, jdk, agentJar, classification, work, b, system, n, terminals, rate, time, capacity, 0);
+    }
+
+    /** As above, as the {@code round}-th run of its configuration (0 for the first). */
+    private Point point(Path benchbase, Path jdk, Path agentJar, Path classification, Path work, Benchmark b,
+                        String system, int n, int terminals, String rate, int time, String capacity, int round)
+            throws Exception {
+        String name = b.name() + "-" + system.replace(' ', '-') + "-" + n + (rate != null ? "-rate" : "")
+                + (round > 0 ? "-" + (round + 1) : "");
+        Path dir = Files.createDirectories(work.resolve(name));
         boolean gyro = system.equals("gyro") || system.equals("agent");
         DatabaseServer server = null;
         long began = System.nanoTime();
@@ -358,10 +376,10 @@ final class AttachBenchmark {
             run.addAll(List.of("-jar", "benchbase.jar", "-b", b.name(), "-c", config.toString(), "--create=true",
                     "--load=true", "--execute=true", "-d", dir.resolve("results").toString()));
             Path log = dir.resolve("benchbase.log");
-            Double machine = runWatched(run, benchbase, log, time);
+            Watched watched = runWatched(run, benchbase, log, time);
+            Double machine = watched.machine();
             String output = Files.readString(log, StandardCharsets.UTF_8);
-            Files.copy(log, out.resolve(b.name() + "-" + system.replace(' ', '-') + "-" + n + (rate != null ? "-rate" : "")
-                    + ".log"), java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+            Files.copy(log, out.resolve(name + ".log"), java.nio.file.StandardCopyOption.REPLACE_EXISTING);
             String outcome = null;
             if (gyro) {
                 Path said = instances.resolve(GyroAgent.OUTCOME);
@@ -376,7 +394,7 @@ final class AttachBenchmark {
             String rateLabel = rate == null ? "unlimited" : rate;
             if (summary.isEmpty())
                 return new Point(b.name(), system, n, terminals, rateLabel, 0, 0, 0, 0, 0, 0, 0, 0, outcome,
-                        "BenchBase wrote no summary: " + lastLines(output), machine, seconds, null);
+                        "BenchBase wrote no summary: " + lastLines(output), machine, seconds, null, round, null);
             JsonNode s = new ObjectMapper().readTree(summary.get().toFile());
             JsonNode latency = s.path("Latency Distribution");
             return new Point(b.name(), system, n, terminals, rateLabel, s.path("Throughput (requests/second)").asDouble(),
@@ -388,7 +406,9 @@ final class AttachBenchmark {
                     section(output, "Rejected Transactions (Server Retry):"), outcome, null, machine, seconds,
                     output.lines().filter(l -> l.startsWith(TIMING) || l.startsWith(PASSED))
                             .map(l -> l.substring(l.startsWith(TIMING) ? TIMING.length() : PASSED.length()))
-                            .findFirst().orElse(null));
+                            .findFirst().orElse(null), round, watched.jvmCpuSeconds() == null
+                            || s.path("Measured Requests").asLong() == 0 ? null
+                            : 1e6 * watched.jvmCpuSeconds() / s.path("Measured Requests").asLong());
         } finally {
             if (server != null) server.stop();
         }
@@ -412,15 +432,19 @@ final class AttachBenchmark {
      * Runs BenchBase, its output into {@code log}; the share of this machine's cores busy over its measured window (the
      * {@code time} seconds before it printed its result), or null where /proc/stat cannot be read.
      */
-    private static Double runWatched(List<String> command, Path in, Path log, int time) throws Exception {
+    /** What a run's watcher saw over its measured window: the machine's share busy, BenchBase's JVM's CPU time. */
+    record Watched(Double machine, Double jvmCpuSeconds) {}
+
+    private static Watched runWatched(List<String> command, Path in, Path log, int time) throws Exception {
         Process p = new ProcessBuilder(command).directory(in.toFile()).redirectErrorStream(true).start();
-        List<long[]> samples = new ArrayList<>(); // {nanoTime, busy, total}
+        List<long[]> samples = new ArrayList<>(); // {nanoTime, busy, total, the JVM's CPU ticks}
         Thread sampler = new Thread(() -> {
             try {
                 while (true) {
                     long[] cpu = cpu();
+                    long jvm = processTicks(p.pid());
                     if (cpu != null) synchronized (samples) {
-                        samples.add(new long[] {System.nanoTime(), cpu[0], cpu[1]});
+                        samples.add(new long[] {System.nanoTime(), cpu[0], cpu[1], jvm});
                     }
                     Thread.sleep(500);
                 }
@@ -430,18 +454,49 @@ final class AttachBenchmark {
         }, "gyro-bench-cpu");
         sampler.setDaemon(true);
         sampler.start();
-        Double busy = null;
+        Double busy = null, jvm = null;
         try (BufferedReader r = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
              PrintWriter w = new PrintWriter(Files.newBufferedWriter(log, StandardCharsets.UTF_8))) {
             String line;
             while ((line = r.readLine()) != null) {
                 w.println(line);
-                if (busy == null && line.contains("requests/sec (throughput)")) busy = busySince(samples, time);
+                if (busy == null && line.contains("requests/sec (throughput)")) {
+                    busy = busySince(samples, time);
+                    jvm = jvmCpuSince(samples, time, processTicks(p.pid()));
+                }
             }
         }
         p.waitFor();
         sampler.interrupt();
-        return busy;
+        return new Watched(busy, jvm);
+    }
+
+    /**
+     * CPU seconds BenchBase's JVM (and, with the agent, Gyro's instances in it) used over the measured window, from its
+     * {@code /proc} ticks: a figure the machine's load changes far less than latency (docs/benchmarks.md).
+     */
+    private static Double jvmCpuSince(List<long[]> samples, int seconds, long now) {
+        if (now < 0) return null;
+        long from = System.nanoTime() - seconds * 1_000_000_000L;
+        synchronized (samples) {
+            for (long[] s : samples)
+                if (s[0] >= from) return s[3] < 0 ? null : (now - s[3]) / (double) CLOCK_TICKS;
+        }
+        return null;
+    }
+
+    /** The kernel's clock ticks a second, in which /proc reports a process's CPU time (USER_HZ, 100 on Linux). */
+    private static final int CLOCK_TICKS = 100;
+
+    /** A process's user and system CPU time so far, in clock ticks ({@code /proc/PID/stat}), or -1. */
+    private static long processTicks(long pid) {
+        try {
+            String stat = Files.readString(Path.of("/proc/" + pid + "/stat"));
+            String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+            return Long.parseLong(f[11]) + Long.parseLong(f[12]); // utime, stime (fields 14, 15)
+        } catch (IOException | RuntimeException e) {
+            return -1;
+        }
     }
 
     private static Double busySince(List<long[]> samples, int seconds) {
@@ -525,22 +580,60 @@ final class AttachBenchmark {
     }
 
     private String overheadTable(List<Point> points) {
-        StringBuilder t = new StringBuilder(String.format(Locale.ROOT, "%n| benchmark, %d requests/s, 1 terminal | no"
-                + " agent p50 | agent passing calls through p50 | agent, 1 instance p50 | p50 ratio | no agent p99 |"
-                + " agent p99 |%n|---|---|---|---|---|---|---|%n", settings.overheadRate()));
+        StringBuilder t = new StringBuilder(String.format(Locale.ROOT, "%n| benchmark, %d requests/s, 1 terminal,"
+                + " %d round(s) | no agent p50 | agent passing calls through p50 | agent, 1 instance p50 | agent"
+                + " against none at p50 | passing through against none | no agent p99 | agent p99 | BenchBase's JVM's"
+                + " CPU per request: no agent / passing through / agent |%n"
+                + "|---|---|---|---|---|---|---|---|---|%n", settings.overheadRate(), settings.overheadRounds()));
         for (Benchmark b : settings.overhead()) {
-            Point none = find(points, b.name(), "no agent", 1), through = find(points, b.name(), PASS_THROUGH, 1),
-                    agent = find(points, b.name(), "agent", 1);
-            t.append(String.format(Locale.ROOT, "| %s | %s | %s | %s | %s | %s | %s |%n", b.name(), ms(none, true),
-                    ms(through, true), ms(agent, true), none == null || agent == null || none.p50Ms() == 0 ? "-"
-                            : String.format(Locale.ROOT, "%+.1f%%", 100 * (agent.p50Ms() / none.p50Ms() - 1)),
-                    ms(none, false), ms(agent, false)));
+            List<Point> none = all(points, b.name(), NO_AGENT), through = all(points, b.name(), PASS_THROUGH),
+                    agent = all(points, b.name(), "agent");
+            t.append(String.format(Locale.ROOT, "| %s | %s | %s | %s | %s | %s | %s | %s | %s / %s / %s |%n",
+                    b.name(), p50s(none), p50s(through), p50s(agent), against(agent, none), against(through, none),
+                    ms(median(none, Point::p99Ms)), ms(median(agent, Point::p99Ms)), cpu(none), cpu(through),
+                    cpu(agent)));
         }
         return t.toString();
     }
 
-    private static String ms(Point p, boolean p50) {
-        return p == null ? "-" : String.format(Locale.ROOT, "%.3f ms", p50 ? p.p50Ms() : p.p99Ms());
+    /** The median of the runs' JVM CPU per request, in microseconds. */
+    private static String cpu(List<Point> runs) {
+        List<Point> known = runs.stream().filter(p -> p.jvmCpuMicrosPerRequest() != null).toList();
+        return known.isEmpty() ? "-" : String.format(Locale.ROOT, "%.0f us",
+                median(known, Point::jvmCpuMicrosPerRequest));
+    }
+
+    /** The runs of one configuration that gave figures, in the order they ran. */
+    private static List<Point> all(List<Point> points, String benchmark, String system) {
+        return points.stream().filter(p -> p.benchmark().equals(benchmark) && p.system().equals(system) && p.ran())
+                .toList();
+    }
+
+    /** The median of the runs' {@code figure}, or NaN for none. */
+    static double median(List<Point> runs, java.util.function.ToDoubleFunction<Point> figure) {
+        double[] v = runs.stream().mapToDouble(figure).sorted().toArray();
+        if (v.length == 0) return Double.NaN;
+        return v.length % 2 == 1 ? v[v.length / 2] : (v[v.length / 2 - 1] + v[v.length / 2]) / 2;
+    }
+
+    /** The median p50, with the runs' lowest and highest where there are several. */
+    private static String p50s(List<Point> runs) {
+        if (runs.isEmpty()) return "-";
+        String m = ms(median(runs, Point::p50Ms));
+        if (runs.size() == 1) return m;
+        DoubleSummaryStatistics s = runs.stream().mapToDouble(Point::p50Ms).summaryStatistics();
+        return String.format(Locale.ROOT, "%s (%.3f-%.3f)", m, s.getMin(), s.getMax());
+    }
+
+    /** How much higher {@code a}'s median p50 is than {@code base}'s: per cent, and microseconds. */
+    private static String against(List<Point> a, List<Point> base) {
+        double x = median(a, Point::p50Ms), y = median(base, Point::p50Ms);
+        if (Double.isNaN(x) || Double.isNaN(y) || y == 0) return "-";
+        return String.format(Locale.ROOT, "%+.1f%% (%+.0f us)", 100 * (x / y - 1), 1000 * (x - y));
+    }
+
+    private static String ms(double v) {
+        return Double.isNaN(v) ? "-" : String.format(Locale.ROOT, "%.3f ms", v);
     }
 
     private String plot(List<Point> points) throws IOException {
@@ -646,14 +739,20 @@ final class AttachBenchmark {
         r.append("\n## The agent's own cost on the local path\n\nThe same BenchBase run at a fixed rate, 1 terminal, no"
                 + " capacity emulation: BenchBase on a PostgreSQL server of its own with no agent, the same with the"
                 + " agent passing its calls through (its advice on the methods alone: no instance), against the agent"
-                + " with one Gyro instance on a PostgreSQL server of its own (target: within 10% at p50).\n")
+                + " with one Gyro instance on a PostgreSQL server of its own (target: within 10% at p50), in rounds of"
+                + " the three, each round in another order; each column the median of the rounds' p50s (lowest-highest)."
+                + " The agent passing calls through changes nothing on the calls' JDBC path: how far it lies from no"
+                + " agent is how far two runs of one configuration lie apart. BenchBase's JVM's CPU per request: its"
+                + " user and system CPU time over the measured window (/proc) over the requests measured; with the"
+                + " agent, Gyro's instance runs in that JVM, so the difference is Gyro's whole CPU cost per call, a"
+                + " figure the machine's load stretches far less than latency.\n")
                 .append(overheadTable(points));
         for (Point p : points)
             if (p.system().equals("agent") && p.timing() != null)
-                r.append("\nWhere a local call's time went with the agent (").append(p.benchmark()).append("): ")
+                r.append("\nWhere a local call's time went with the agent (").append(label(p)).append("): ")
                         .append(p.timing()).append(".\n");
             else if (p.system().equals(PASS_THROUGH) && p.timing() != null)
-                r.append("\nThe agent passing calls through (").append(p.benchmark()).append("): a local call's"
+                r.append("\nThe agent passing calls through (").append(label(p)).append("): a local call's"
                         + " method, ").append(p.timing()).append(" (its statements on BenchBase's own connection).\n");
         return r.toString();
     }

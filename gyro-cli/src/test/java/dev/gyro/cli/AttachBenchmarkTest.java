@@ -25,4 +25,19 @@ class AttachBenchmarkTest {
         assertThat(AttachBenchmark.section(REPORT, "Unexpected SQL Errors:")).isZero();
         assertThat(AttachBenchmark.section(REPORT, "No such heading:")).isZero();
     }
+
+    private static AttachBenchmark.Point run(double p50) {
+        return new AttachBenchmark.Point("voter", "agent", 1, 1, "100", 100, 100, p50, 2 * p50, p50, 1000, 0, 0, "OK",
+                null, 0.1, 30, null, 0, null);
+    }
+
+    /** The agent's cost is the median of its rounds' p50s: one run far off (the machine busy for a moment) moves it not. */
+    @Test
+    void theRoundsOfAConfigurationAreTakenAtTheirMedian() {
+        assertThat(AttachBenchmark.median(java.util.List.of(run(0.30), run(0.21), run(0.95)),
+                AttachBenchmark.Point::p50Ms)).isEqualTo(0.30);
+        assertThat(AttachBenchmark.median(java.util.List.of(run(0.20), run(0.30)), AttachBenchmark.Point::p50Ms))
+                .isEqualTo(0.25);
+        assertThat(AttachBenchmark.median(java.util.List.of(), AttachBenchmark.Point::p50Ms)).isNaN();
+    }
 }
