@@ -53,6 +53,12 @@ final class AttachBenchmark {
     private static final String NO_AGENT = "no agent";
     /** The configurations of a round measuring the agent's cost: BenchBase alone, the agent's advice alone, Gyro. */
     private static final List<String> COST_SYSTEMS = List.of(NO_AGENT, PASS_THROUGH, "agent");
+    /**
+     * The rates the agent's cost is measured at, on one terminal: 100 requests/s, the machine idle between calls (each
+     * call finds its code and data gone cold from the processor's caches), and back to back ({@code unlimited}), as
+     * on a loaded server.
+     */
+    private static final List<String> COST_RATES = List.of("100", "unlimited");
     /** The agent's line at exit on where a local call's time went. */
     private static final String TIMING = "gyro agent: a local call's time, ";
     /** The agent's line at exit on how long a local call's method took where it passed calls through. */
@@ -63,18 +69,18 @@ final class AttachBenchmark {
 
     /** What a run measures. */
     record Settings(List<Benchmark> benchmarks, List<Integer> instances, int terminals, int warmup, int time,
-                    List<Benchmark> overhead, int overheadRate, int overheadTime, int overheadRounds) {
+                    List<Benchmark> overhead, List<String> overheadRates, int overheadTime, int overheadRounds) {
 
         static Settings full() {
             return new Settings(List.of(new Benchmark("tatp", "0.1"), new Benchmark("voter", "1"),
                     new Benchmark("tpcc", "1")), List.of(1, 2, 4, 8), 32, 5, 15,
-                    List.of(new Benchmark("voter", "1"), new Benchmark("tatp", "0.1")), 100, 20, 5);
+                    List.of(new Benchmark("voter", "1"), new Benchmark("tatp", "0.1")), COST_RATES, 20, 3);
         }
 
         /** A few minutes: TATP and Voter at 1 and 4 instances, short runs; the agent's cost on Voter. */
         static Settings quick() {
             return new Settings(List.of(new Benchmark("tatp", "0.1"), new Benchmark("voter", "1")), List.of(1, 4), 16,
-                    2, 8, List.of(new Benchmark("voter", "1")), 100, 10, 3);
+                    2, 8, List.of(new Benchmark("voter", "1")), COST_RATES, 10, 2);
         }
 
         /**
@@ -91,12 +97,13 @@ final class AttachBenchmark {
                     if (n < 1 || n > 64) throw new IllegalArgumentException("--instances: 1 to 64, not " + n);
             return new Settings(benchmarks.stream().filter(b -> names == null || names.contains(b.name())).toList(),
                     counts == null ? instances : counts.stream().sorted().distinct().toList(), terminals, warmup, time,
-                    overhead.stream().filter(b -> names == null || names.contains(b.name())).toList(), overheadRate,
+                    overhead.stream().filter(b -> names == null || names.contains(b.name())).toList(), overheadRates,
                     overheadTime, overheadRounds);
         }
 
         int points() {
-            return benchmarks.size() * (instances.size() + 1) + 3 * overhead.size() * overheadRounds;
+            return benchmarks.size() * (instances.size() + 1)
+                    + COST_SYSTEMS.size() * overhead.size() * overheadRates.size() * overheadRounds;
         }
     }
 
@@ -156,10 +163,11 @@ final class AttachBenchmark {
         Path work = OwnedFolder.fresh(out.resolve(".work"), "--out");
         say.printf(Locale.ROOT, "Gyro bench attach: BenchBase %s on PostgreSQL, one database against Gyro at %s"
                         + " instances, every database %s; %d terminals, %d s + %d s warm-up each; then the agent's cost"
-                        + " (%s at %d requests/s, 1 terminal, no emulation): %d runs%n",
+                        + " (%s at %s requests/s, 1 terminal, no emulation): %d runs%n",
                 settings.benchmarks().stream().map(b -> b.name() + " (scale " + b.scale() + ")").toList(),
                 settings.instances(), describe(CAPACITY), settings.terminals(), settings.time(), settings.warmup(),
-                settings.overhead().stream().map(Benchmark::name).toList(), settings.overheadRate(), settings.points());
+                settings.overhead().stream().map(Benchmark::name).toList(), String.join(" and ", settings.overheadRates()),
+                settings.points());
         Path benchbase = build(jdk.get());
         Path agentJar = AttachCommand.agentJar(work);
         List<Point> points = new ArrayList<>();
@@ -175,17 +183,17 @@ final class AttachBenchmark {
         for (Benchmark b : settings.overhead()) {
             Path classification = work.resolve(b.name() + ".json");
             if (!Files.exists(classification)) classification = analyze(b.name(), work);
-            String rate = String.valueOf(settings.overheadRate());
             // Rounds of the three, each round in another order: at a p50 of a few tenths of a millisecond, two runs of
             // one configuration differ by more than the target, so one run of each could not tell 10% apart
             // (docs/benchmarks.md, "CMU BenchBase, unmodified")
-            for (int round = 0; round < settings.overheadRounds(); round++)
-                for (int k = 0; k < COST_SYSTEMS.size(); k++) {
-                    String system = COST_SYSTEMS.get((k + round) % COST_SYSTEMS.size());
-                    points.add(progress(++i, started, point(benchbase, jdk.get(), system.equals(NO_AGENT) ? null
-                            : agentJar, classification, work, b, system, 1, 1, rate, settings.overheadTime(), null,
-                            round)));
-                }
+            for (String rate : settings.overheadRates())
+                for (int round = 0; round < settings.overheadRounds(); round++)
+                    for (int k = 0; k < COST_SYSTEMS.size(); k++) {
+                        String system = COST_SYSTEMS.get((k + round) % COST_SYSTEMS.size());
+                        points.add(progress(++i, started, point(benchbase, jdk.get(), system.equals(NO_AGENT) ? null
+                                : agentJar, classification, work, b, system, 1, 1, rate, settings.overheadTime(), null,
+                                round)));
+                    }
         }
         double wall = (System.nanoTime() - started) / 1e9;
         for (Benchmark b : settings.benchmarks())
@@ -229,6 +237,7 @@ final class AttachBenchmark {
     private static String label(Point p) {
         return p.benchmark() + " " + (p.system().equals("gyro") || p.system().equals("agent")
                 ? p.system() + " " + p.instances() + (p.instances() == 1 ? " instance" : " instances") : p.system())
+                + (COST_SYSTEMS.contains(p.system()) ? " " + rateLabel(p.rate()) : "")
                 + (p.round() > 0 ? " #" + (p.round() + 1) : "");
     }
 
@@ -351,7 +360,7 @@ final class AttachBenchmark {
     private Point point(Path benchbase, Path jdk, Path agentJar, Path classification, Path work, Benchmark b,
                         String system, int n, int terminals, String rate, int time, String capacity, int round)
             throws Exception {
-        String name = b.name() + "-" + system.replace(' ', '-') + "-" + n + (rate != null ? "-rate" : "")
+        String name = b.name() + "-" + system.replace(' ', '-') + "-" + n + (rate != null ? "-rate-" + rate : "")
                 + (round > 0 ? "-" + (round + 1) : "");
         Path dir = Files.createDirectories(work.resolve(name));
         boolean gyro = system.equals("gyro") || system.equals("agent");
@@ -580,20 +589,25 @@ final class AttachBenchmark {
     }
 
     private String overheadTable(List<Point> points) {
-        StringBuilder t = new StringBuilder(String.format(Locale.ROOT, "%n| benchmark, %d requests/s, 1 terminal,"
-                + " %d round(s) | no agent p50 | agent passing calls through p50 | agent, 1 instance p50 | agent"
-                + " against none at p50 | passing through against none | no agent p99 | agent p99 | BenchBase's JVM's"
-                + " CPU per request: no agent / passing through / agent |%n"
-                + "|---|---|---|---|---|---|---|---|---|%n", settings.overheadRate(), settings.overheadRounds()));
-        for (Benchmark b : settings.overhead()) {
-            List<Point> none = all(points, b.name(), NO_AGENT), through = all(points, b.name(), PASS_THROUGH),
-                    agent = all(points, b.name(), "agent");
-            t.append(String.format(Locale.ROOT, "| %s | %s | %s | %s | %s | %s | %s | %s | %s / %s / %s |%n",
-                    b.name(), p50s(none), p50s(through), p50s(agent), against(agent, none), against(through, none),
-                    ms(median(none, Point::p99Ms)), ms(median(agent, Point::p99Ms)), cpu(none), cpu(through),
-                    cpu(agent)));
-        }
+        StringBuilder t = new StringBuilder(String.format(Locale.ROOT, "%n| benchmark, 1 terminal, %d round(s) |"
+                + " no agent p50 | agent passing calls through p50 | agent, 1 instance p50 | agent against none at p50"
+                + " | passing through against none | no agent p99 | agent p99 | BenchBase's JVM's CPU per request: no"
+                + " agent / passing through / agent |%n|---|---|---|---|---|---|---|---|---|%n",
+                settings.overheadRounds()));
+        for (Benchmark b : settings.overhead())
+            for (String rate : settings.overheadRates()) {
+                List<Point> none = all(points, b.name(), NO_AGENT, rate), through = all(points, b.name(), PASS_THROUGH,
+                        rate), agent = all(points, b.name(), "agent", rate);
+                t.append(String.format(Locale.ROOT, "| %s %s | %s | %s | %s | %s | %s | %s | %s | %s / %s / %s |%n",
+                        b.name(), rateLabel(rate), p50s(none), p50s(through), p50s(agent), against(agent, none),
+                        against(through, none), ms(median(none, Point::p99Ms)), ms(median(agent, Point::p99Ms)),
+                        cpu(none), cpu(through), cpu(agent)));
+            }
         return t.toString();
+    }
+
+    private static String rateLabel(String rate) {
+        return rate.equals("unlimited") ? "back to back" : "at " + rate + "/s";
     }
 
     /** The median of the runs' JVM CPU per request, in microseconds. */
@@ -603,10 +617,10 @@ final class AttachBenchmark {
                 median(known, Point::jvmCpuMicrosPerRequest));
     }
 
-    /** The runs of one configuration that gave figures, in the order they ran. */
-    private static List<Point> all(List<Point> points, String benchmark, String system) {
-        return points.stream().filter(p -> p.benchmark().equals(benchmark) && p.system().equals(system) && p.ran())
-                .toList();
+    /** The runs of one configuration at one rate that gave figures, in the order they ran. */
+    private static List<Point> all(List<Point> points, String benchmark, String system, String rate) {
+        return points.stream().filter(p -> p.benchmark().equals(benchmark) && p.system().equals(system)
+                && p.rate().equals(rate) && p.ran()).toList();
     }
 
     /** The median of the runs' {@code figure}, or NaN for none. */
@@ -731,13 +745,14 @@ final class AttachBenchmark {
         for (Point p : points)
             r.append(!p.ran() ? "| " + label(p) + " | not run: " + p.notRun().replace('|', '/') + " ||||||||\n"
                     : String.format(Locale.ROOT, "| %s%s | %.0f | %.2f | %.2f | %.2f | %d | %d | %s | %s |%n",
-                    label(p), p.rate().equals("unlimited") ? "" : " (" + p.rate() + "/s)", p.throughput(),
+                    label(p), "", p.throughput(),
                     p.p50Ms(), p.p99Ms(), p.meanMs(), p.retried(), p.unexpected(),
                     p.machine() == null ? "-" : String.format(Locale.ROOT, "%.0f%%", 100 * p.machine()),
                     p.outcome() == null ? "-" : p.outcome().replace('|', '/')));
         if (settings.overhead().isEmpty()) return r.toString();
-        r.append("\n## The agent's own cost on the local path\n\nThe same BenchBase run at a fixed rate, 1 terminal, no"
-                + " capacity emulation: BenchBase on a PostgreSQL server of its own with no agent, the same with the"
+        r.append("\n## The agent's own cost on the local path\n\nThe same BenchBase run on 1 terminal at 100"
+                + " requests/s (the machine idle between calls, whose code and data go cold in the processor's caches)"
+                + " and back to back (as on a loaded server), no capacity emulation: BenchBase on a PostgreSQL server of its own with no agent, the same with the"
                 + " agent passing its calls through (its advice on the methods alone: no instance), against the agent"
                 + " with one Gyro instance on a PostgreSQL server of its own (target: within 10% at p50), in rounds of"
                 + " the three, each round in another order; each column the median of the rounds' p50s (lowest-highest)."
