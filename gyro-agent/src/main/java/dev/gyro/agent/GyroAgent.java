@@ -232,16 +232,18 @@ public final class GyroAgent {
     private static void runOverRest(Path dir, int n, boolean check, Audits audits, LocalCluster cluster,
                                     Takeover takeover, AccessLog accesses, Attachment attachment) {
         List<String> auditFailures = new java.util.concurrent.CopyOnWriteArrayList<>();
-        if (audits != null) attachment.beforeFirstCall(() -> {
+        attachment.beforeFirstCall(() -> {
             dev.gyro.runtime.db.Database first = cluster.instance(0).database();
             try (java.sql.Connection c = first.readConnection()) {
                 try {
-                    audits.before(c);
+                    if (n > 1) warnOfGeneratedKeys(c, first);
+                    if (audits != null) audits.before(c);
                 } finally {
                     first.rollback(c);
                 }
             } catch (java.sql.SQLException e) {
-                auditFailures.add(e.getMessage());
+                if (audits != null) auditFailures.add(e.getMessage());
+                else System.err.println(PREFIX + "cannot read the schema the application made: " + e.getMessage());
             }
         });
         System.err.println(PREFIX + n + " instances serve from " + dir);
@@ -255,6 +257,33 @@ public final class GyroAgent {
                 checked.complete(null);
             }
         }, "gyro-agent-stop"));
+    }
+
+    /**
+     * Once the application made its schema (at its first call): the columns whose values each instance's database
+     * generates (auto-increment, serial, identity), named on standard error. Each instance has its own generator, so
+     * two local requests at two instances may be given the same key (docs/attach.md, "Generated keys").
+     */
+    private static void warnOfGeneratedKeys(java.sql.Connection c, dev.gyro.runtime.db.Database db)
+            throws java.sql.SQLException {
+        List<String> generated = new ArrayList<>();
+        List<String> tables = new ArrayList<>();
+        // The application's own database and schema: the connection's (MariaDB names databases as catalogs)
+        try (java.sql.ResultSet rs = c.getMetaData().getTables(c.getCatalog(), c.getSchema(), "%",
+                new String[] {"TABLE"})) {
+            while (rs.next()) {
+                String table = rs.getString("TABLE_NAME");
+                if (table.startsWith("gyro_") || table.startsWith("sqlite_")) continue;
+                tables.add(table);
+            }
+        }
+        for (String table : tables)
+            for (String column : db.tables().table(c, null, table).autoIncrementColumns())
+                generated.add(table + "." + column);
+        if (!generated.isEmpty())
+            System.err.println(PREFIX + "keys the database generates (" + String.join(", ", generated) + ") come from"
+                    + " each instance's own generator: local requests at two instances may be given the same key, so"
+                    + " such a key is unique within its partition only (docs/attach.md, \"Generated keys\")");
     }
 
     /**

@@ -284,7 +284,8 @@ class GyroAgentTest {
         assertThat(r.err()).contains("gyro agent: reserve: " + rounds * w + " call(s): " + rounds * w
                         + " committed as local requests")
                 .contains("gyro agent: restock: " + rounds * w + " call(s): " + rounds * w + " committed as local requests")
-                .contains("gyro agent: label: " + rounds * w + " call(s): " + rounds * w + " committed as local requests");
+                .contains("gyro agent: label: " + rounds * w + " call(s): " + rounds * w + " committed as local requests")
+                .contains("gyro agent: keys the database generates (notes.id) come from each instance's own generator");
         assertThat(dir.resolve("own.db")).as("the application's own database is never opened").doesNotExist();
         java.util.Map<Long, Long> restocks = new java.util.TreeMap<>(), left = new java.util.TreeMap<>();
         for (int i = 0; i < 3; i++) {
