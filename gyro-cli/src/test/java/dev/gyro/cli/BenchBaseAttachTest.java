@@ -253,8 +253,10 @@ class BenchBaseAttachTest {
         assertThat(out).as(what).contains("Completed Transactions:");
         assertThat(out).as(what).contains("none read from a local request of another partition (Definition 1)");
         String errors = out.substring(out.indexOf("Unexpected SQL Errors:"));
-        assertThat(errors.lines().skip(1).findFirst().orElse("")).as("BenchBase's unexpected SQL errors, " + what)
-                .contains("<EMPTY>");
+        assertThat(errors.lines().skip(1).findFirst().orElse("")).as("BenchBase's unexpected SQL errors, " + what
+                + "; what was said of SQL errors:\n" + String.join("\n", out.lines().filter(l -> !l.strip().startsWith("at ")
+                && (l.contains("SQLException") || l.contains("gyro:") || l.contains("SQLState")))
+                .distinct().limit(20).toList())).contains("<EMPTY>");
         return out;
     }
 }
