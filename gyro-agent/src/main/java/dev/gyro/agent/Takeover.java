@@ -313,6 +313,24 @@ public final class Takeover {
         }
     }
 
+    /** The texts of reads outside any call once Gyro serves, told once each (at most {@link #TOLD} of them). */
+    private static final java.util.Set<String> READS_TOLD = java.util.concurrent.ConcurrentHashMap.newKeySet();
+    private static final int TOLD = 20;
+
+    /**
+     * A read outside any call while Gyro serves: it runs on every instance's database and is answered with instance
+     * 0's, which holds the local requests' writes of instance 0's partitions only. Said once per text on standard
+     * error, naming the application's method: a read that needs every partition's rows belongs in a transaction method
+     * (of a partition), or is a global one.
+     */
+    static void readOutsideCalls(String sql) {
+        String text = sql.strip();
+        if (READS_TOLD.size() >= TOLD || !READS_TOLD.add(text)) return;
+        System.err.println(GyroAgent.PREFIX + caller() + " reads outside any transaction method while Gyro serves ("
+                + (text.length() > 120 ? text.substring(0, 120) + "..." : text) + "): answered from instance 0's database,"
+                + " which holds only its own partitions' local writes");
+    }
+
     /** Where no statement runs: each is answered {@code refused}. */
     private static VirtualStatement.Place refusedPlace(SQLException refused) {
         return new VirtualStatement.Place() {

@@ -119,6 +119,8 @@ final class VirtualStatement implements InvocationHandler {
                     for (Object b : batch) if (!readOnly((String) b)) throw refused((String) b);
                 } else if (text != null && !readOnly(text)) {
                     throw refused(text);
+                } else if (text != null) {
+                    Takeover.readOutsideCalls(text);
                 }
             }
             Statement s = current(now);

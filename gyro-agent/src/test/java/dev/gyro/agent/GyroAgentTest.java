@@ -324,7 +324,9 @@ class GyroAgentTest {
                 .contains("second commit refused: gyro: commitTwice committed its transaction and runs more SQL before"
                         + " its method returns").contains("app done");
         assertThat(r.err()).contains("gyro agent: bumpWithRetry: " + rounds * n + " call(s): " + rounds * n
-                + " committed as local requests, 0 as global requests, " + rounds * n + " not committed");
+                + " committed as local requests, 0 as global requests, " + rounds * n + " not committed")
+                .contains("gyro agent: " + app + ".main reads outside any transaction method while Gyro serves (SELECT"
+                        + " SUM(n) FROM counters): answered from instance 0's database");
         java.util.Map<Long, Long> bumps = new java.util.TreeMap<>(), twice = new java.util.TreeMap<>();
         for (int i = 0; i < 3; i++) {
             Path db = dev.gyro.cluster.LocalCluster.databaseFile(instances, i);
