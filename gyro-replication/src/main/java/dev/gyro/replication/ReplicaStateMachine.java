@@ -15,9 +15,7 @@ import org.slf4j.LoggerFactory;
 import java.io.IOException;
 import java.sql.Connection;
 import java.sql.SQLException;
-import java.util.Map;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.Lock;
 import java.util.function.Consumer;
@@ -28,13 +26,18 @@ import java.util.function.Consumer;
  * ({@link ReplicaProgress}) go into the database in ONE DBMS transaction, so an entry the database already holds is
  * skipped when Ratis delivers it again (after a restart it replays its log from the start): exactly once.
  *
- * <p>An entry the leader replica itself ran is {@linkplain #expect expected}: its rows are already in the leader's
- * open transaction, which gets the log index and commits here instead of applying them twice. Every other entry (a
- * follower's, or the leader's own that its request gave up on) is applied with {@link UpdateApplier}, the same applier
- * a token's updates use, under the replica's writer lock, the one a leader's request holds for its transaction.
+ * <p>An entry of the leader's open batch ({@link LeaderBatch}, docs/decisions/42-group-commit.md) is only logged: its
+ * rows are already in the batch's transaction, which commits with the index of the batch's last entry once every
+ * entry appended from it is logged and no request runs in it ({@link #endIfSettled}). Every other entry (a
+ * follower's, or the leader's own whose batch ended before the log committed it) is applied with {@link UpdateApplier},
+ * the same applier a token's updates use, in a transaction of its own, under the replica's writer lock, the one a
+ * leader's request holds while it runs in the batch. An entry that reaches a replica whose batch is open and is not
+ * the batch's own was written by a newer leader: the batch ends first (rolled back, its logged entries applied from
+ * their row images).
  *
- * <p>An entry whose basis is not the last data entry applied was computed on a database other leaders' entries had
- * overtaken: every replica sees the same log, so every replica skips its rows alike (only its index is recorded).
+ * <p>An entry that does not hold on the database ({@link GroupEntry#holdsOn}: it was computed on a database other
+ * leaders' entries had overtaken, or after a batch entry the log did not keep) changes nothing: every replica sees the
+ * same log, so every replica skips its rows alike (only its index is recorded).
  *
  * <p>An entry is decoded before it enters the log ({@link #startTransaction}): a message that is no {@link GroupEntry}
  * is refused to its sender and never appended, so no replica ever meets it (docs/decisions/32-group-log-tls.md).
@@ -51,7 +54,8 @@ final class ReplicaStateMachine extends BaseStateMachine {
     private final Lock writer;
     private final GroupSignal signal;
     private final Consumer<Throwable> failStop;
-    private final Map<GroupEntry.RequestId, PendingEntry> expected = new ConcurrentHashMap<>();
+    /** The leader's open batch, or null; changed under the writer lock. */
+    private volatile LeaderBatch batch;
     /** Where the database stands; changed only on Ratis' apply thread, after the DBMS commit. */
     private volatile ReplicaProgress.Position stored;
     /** The highest log index applied, entries without rows (Ratis' own) included. */
@@ -59,6 +63,10 @@ final class ReplicaStateMachine extends BaseStateMachine {
 
     final LongAdder entriesApplied = new LongAdder();
     final LongAdder ownEntriesCommitted = new LongAdder();
+    /** Batches whose transaction committed with entries in it: DBMS commits of the leader's requests. */
+    final LongAdder batchesCommitted = new LongAdder();
+    /** Batches that ended rolled back with their logged entries applied from row images. */
+    final LongAdder batchesRolledBack = new LongAdder();
     final LongAdder redeliveriesSkipped = new LongAdder();
     final LongAdder staleEntries = new LongAdder();
 
@@ -81,14 +89,18 @@ final class ReplicaStateMachine extends BaseStateMachine {
         return appliedIndex;
     }
 
-    /** The leader's request of {@code id} holds {@code pending}; its entry is to commit that transaction. */
-    void expect(GroupEntry.RequestId id, PendingEntry pending) {
-        expected.put(id, pending);
+    /** The leader's open batch, or null. */
+    LeaderBatch batch() {
+        return batch;
     }
 
-    /** The request of {@code id} gave its transaction up. */
-    void forget(GroupEntry.RequestId id) {
-        expected.remove(id);
+    /** Opens a batch on {@code real} as leader in {@code term}, on the database as it stands. Under the writer lock. */
+    LeaderBatch open(Connection real, long term) {
+        if (batch != null) throw new IllegalStateException(name + ": a batch is open already");
+        ReplicaProgress.Position at = stored;
+        LeaderBatch b = new LeaderBatch(real, term, at.dataIndex(), at.dataEntry());
+        batch = b;
+        return b;
     }
 
     /**
@@ -121,9 +133,12 @@ final class ReplicaStateMachine extends BaseStateMachine {
                 redeliveriesSkipped.increment(); // in the database since before a restart
             } else {
                 GroupEntry entry = GroupEntry.decode(e.getStateMachineLogEntry().getLogData().toByteArray());
-                PendingEntry own = expected.remove(entry.requestId());
-                if (own != null && own.claim()) commitOwn(own, entry, e.getTerm(), e.getIndex());
-                else applyUnderLock(entry, e.getTerm(), e.getIndex());
+                writer.lock();
+                try {
+                    apply(entry, e.getTerm(), e.getIndex());
+                } finally {
+                    writer.unlock();
+                }
             }
             advanced(e.getTerm(), e.getIndex());
             return CompletableFuture.completedFuture(Message.EMPTY);
@@ -135,76 +150,126 @@ final class ReplicaStateMachine extends BaseStateMachine {
         }
     }
 
+    /** A committed entry, under the writer lock. */
+    private void apply(GroupEntry entry, long term, long index) throws SQLException {
+        LeaderBatch b = batch;
+        LeaderBatch.Member own = b == null ? null : b.byEntry.get(entry.requestId());
+        if (own != null) {
+            GroupEntry.RequestId head = b.logged.isEmpty() ? b.basisEntry : b.logged.get(b.logged.size() - 1).entry()
+                    .requestId();
+            if (entry.holdsOn(b.logged.isEmpty() ? b.basis : b.logged.get(b.logged.size() - 1).index(), head)) {
+                if (b.logged.isEmpty()) b.firstLoggedAt = Math.max(1, System.nanoTime());
+                b.logged.add(new LeaderBatch.Logged(entry, term, index));
+                own.logged = true;
+                endIfSettled(b);
+                return;
+            }
+            // The batch's transaction holds rows the log says nobody applies: it ends, and this entry is stale.
+            end(b, LeaderBatch.Outcome.NOT_APPLIED, "its log entry followed one the log did not keep");
+        } else if (b != null) {
+            // Not the batch's: a newer leader's entry, so this replica no longer leads, and the batch's entries the log
+            // has not committed so far may come from the new leader's log or never.
+            end(b, LeaderBatch.Outcome.UNKNOWN, "replica lost its leadership before its log entry committed");
+        }
+        applyImages(entry, term, index);
+    }
+
     /**
-     * The leader's own entry: its rows are in the open transaction; record the index there and commit. The
-     * transaction's connection is closed before anything else touches the database (SQLite has one writer).
+     * Ends {@code b} by committing its transaction once nothing is left to wait for (every entry appended logged, no
+     * request running). Under the writer lock.
      */
-    private void commitOwn(PendingEntry own, GroupEntry entry, long term, long index) throws SQLException {
-        Connection c = own.connection;
-        boolean current = entry.basis() == stored.dataIndex();
-        SQLException refused = null;
+    void endIfSettled(LeaderBatch b) throws SQLException {
+        if (!b.ended && b.settled()) end(b, null, null);
+    }
+
+    /**
+     * Ends {@code b}, under the writer lock: commits its transaction with the index of its last logged entry when
+     * {@code unlogged} is null and the DBMS takes the commit; else rolls it back and applies its logged entries from
+     * their row images, as a follower would. Members whose entry was logged are answered COMMITTED, those whose entry
+     * was not {@code unlogged}, and those that wrote nothing COMMITTED when everything they saw was logged.
+     */
+    void end(LeaderBatch b, LeaderBatch.Outcome unlogged, String why) throws SQLException {
+        if (b.ended) return;
+        b.ended = true;
+        b.closed = true;
+        if (batch == b) batch = null;
+        boolean committed = false;
         try {
-            if (current) {
-                ReplicaProgress.Position to = new ReplicaProgress.Position(term, index, index);
+            if (unlogged == null && !b.logged.isEmpty()) {
+                LeaderBatch.Logged last = b.logged.get(b.logged.size() - 1);
+                ReplicaProgress.Position to = ReplicaProgress.Position.data(last.term(), last.index(),
+                        last.entry().requestId());
                 try {
-                    ReplicaProgress.record(c, to);
-                    db.commit(c); // rolls back itself when it fails
+                    ReplicaProgress.record(b.real, to);
+                    db.commit(b.real); // rolls back itself when it fails
                     stored = to;
-                    ownEntriesCommitted.increment();
-                    entriesApplied.increment();
-                    own.result.complete(PendingEntry.Result.COMMITTED);
-                    return;
+                    committed = true;
+                    batchesCommitted.increment();
+                    ownEntriesCommitted.add(b.logged.size());
+                    entriesApplied.add(b.logged.size());
                 } catch (SQLException ex) {
-                    refused = ex;
+                    // The log committed the entries: their row images are what every other replica applies.
+                    log.warn("{}: the batch of log entries up to {} did not commit ({}); applying their row images",
+                            name, last.index(), ex.toString());
                 }
-            } else {
-                db.rollback(c);
+            } else if (unlogged == null) {
+                db.rollback(b.real); // nothing of the group's in it: its requests wrote nothing
+                committed = true;
+            }
+            if (!committed) {
+                db.rollback(b.real);
+                if (!b.logged.isEmpty()) batchesRolledBack.increment();
+                for (LeaderBatch.Logged l : b.logged) applyImages(l.entry(), l.term(), l.index());
             }
         } finally {
-            closeQuietly(c);
-        }
-        try {
-            if (!current) {
-                skipStale(term, index);
-                own.result.complete(PendingEntry.Result.STALE);
-            } else {
-                // The DBMS refused the commit, but the entry is committed in the log: its row images are what every
-                // other replica applies, so apply them here too, in a fresh transaction.
-                log.warn("{}: the transaction of log entry {} did not commit ({}); applying its row images instead",
-                        name, index, refused.toString());
-                apply(entry, term, index);
-                own.result.complete(PendingEntry.Result.COMMITTED);
+            closeQuietly(b.real);
+            b.byEntry.clear();
+            LeaderBatch.Outcome none = unlogged == null ? LeaderBatch.Outcome.NOT_APPLIED : unlogged;
+            for (LeaderBatch.Member m : b.members) {
+                boolean sawOnlyLogged = m.entriesBefore <= b.logged.size();
+                LeaderBatch.Outcome o = m.entry != null ? (m.logged ? LeaderBatch.Outcome.COMMITTED : none)
+                        : sawOnlyLogged ? LeaderBatch.Outcome.COMMITTED : LeaderBatch.Outcome.NOT_APPLIED;
+                if (o != LeaderBatch.Outcome.COMMITTED && m.why == null)
+                    m.why = m.entry == null ? "it read what its batch's requests wrote, which did not all commit" : why;
+                m.outcome.complete(o);
             }
-        } catch (SQLException | RuntimeException ex) {
-            own.result.completeExceptionally(ex);
-            throw ex;
+            signal.changed();
         }
+    }
+
+    /**
+     * Ends {@code b} as the replica stops, under the writer lock: its transaction rolls back and nothing else touches
+     * the database; whatever the log committed is applied again from the log at restart.
+     */
+    void abandon(LeaderBatch b) {
+        if (b.ended) return;
+        b.ended = true;
+        b.closed = true;
+        if (batch == b) batch = null;
+        db.rollback(b.real);
+        closeQuietly(b.real);
+        for (LeaderBatch.Member m : b.members) {
+            if (m.why == null) m.why = "replica stopped before its batch committed";
+            m.outcome.complete(LeaderBatch.Outcome.UNKNOWN);
+        }
+        signal.changed();
     }
 
     private static void closeQuietly(Connection c) {
         try {
             c.close();
         } catch (SQLException ex) {
-            log.debug("closing a leader's transaction connection failed: {}", ex.toString());
+            log.debug("closing a leader's batch connection failed: {}", ex.toString());
         }
     }
 
-    private void applyUnderLock(GroupEntry entry, long term, long index) throws SQLException {
-        writer.lock();
-        try {
-            apply(entry, term, index);
-        } finally {
-            writer.unlock();
-        }
-    }
-
-    private void apply(GroupEntry entry, long term, long index) throws SQLException {
-        boolean current = entry.basis() == stored.dataIndex();
-        if (!current) {
+    /** Applies an entry's row images in a transaction of its own, or records it as stale when it does not hold. */
+    private void applyImages(GroupEntry entry, long term, long index) throws SQLException {
+        if (!entry.holdsOn(stored.dataIndex(), stored.dataEntry())) {
             skipStale(term, index);
             return;
         }
-        ReplicaProgress.Position to = new ReplicaProgress.Position(term, index, index);
+        ReplicaProgress.Position to = ReplicaProgress.Position.data(term, index, entry.requestId());
         db.inTransaction(false, c -> {
             UpdateApplier.apply(c, db.dialect(), entry.changes());
             ReplicaProgress.record(c, to);
@@ -216,7 +281,7 @@ final class ReplicaStateMachine extends BaseStateMachine {
 
     /** Records a stale entry as applied without its rows (every replica does the same). */
     private void skipStale(long term, long index) throws SQLException {
-        ReplicaProgress.Position to = new ReplicaProgress.Position(term, index, stored.dataIndex());
+        ReplicaProgress.Position to = stored.skipping(term, index);
         db.inTransaction(false, c -> {
             ReplicaProgress.record(c, to);
             return null;
