@@ -42,6 +42,8 @@ record GroupEntry(long basis, long session, long number, int leader, int positio
 
     private static final byte VERSION_1 = 1;
     private static final byte VERSION = 2;
+    /** A log entry carrying several entries of one batch, appended together (docs/decisions/42-group-commit.md). */
+    private static final byte SEVERAL = 3;
 
     /** Names a request of a leader for good: its session and number. */
     record RequestId(long session, long number) {
@@ -92,6 +94,53 @@ record GroupEntry(long basis, long session, long number, int leader, int positio
             throw new UncheckedIOException(e); // a byte array does not fail
         }
         return bytes.toByteArray();
+    }
+
+    /**
+     * One log entry's bytes for {@code entries}, consecutive entries of one batch in their order: a single entry as
+     * itself, several in one log entry, which every replica applies in one DBMS transaction.
+     */
+    static byte[] encodeAll(List<GroupEntry> entries) {
+        if (entries.isEmpty()) throw new IllegalArgumentException("a log entry carries at least one group entry");
+        if (entries.size() == 1) return entries.get(0).encode();
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        try (DataOutputStream out = new DataOutputStream(bytes)) {
+            out.writeByte(SEVERAL);
+            out.writeInt(entries.size());
+            for (GroupEntry e : entries) {
+                byte[] one = e.encode();
+                out.writeInt(one.length);
+                out.write(one);
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e); // a byte array does not fail
+        }
+        return bytes.toByteArray();
+    }
+
+    /**
+     * The entries one log entry carries, in order ({@link #encodeAll}).
+     *
+     * @throws IllegalArgumentException when {@code bytes} is not a log entry this Gyro reads
+     */
+    static List<GroupEntry> decodeAll(byte[] bytes) {
+        if (bytes.length == 0 || bytes[0] != SEVERAL) return List.of(decode(bytes));
+        try (DataInputStream in = new DataInputStream(new ByteArrayInputStream(bytes))) {
+            in.readByte();
+            int n = in.readInt();
+            if (n < 1 || n > bytes.length) throw new IllegalArgumentException("a log entry of " + n + " group entries");
+            List<GroupEntry> all = new java.util.ArrayList<>(n);
+            for (int i = 0; i < n; i++) {
+                int length = in.readInt();
+                if (length < 1 || length > bytes.length) throw new IOException("an entry of " + length + " bytes");
+                byte[] one = new byte[length];
+                in.readFully(one);
+                all.add(decode(one));
+            }
+            return all;
+        } catch (IOException e) {
+            throw new IllegalArgumentException("a truncated group log entry (" + bytes.length + " bytes)", e);
+        }
     }
 
     /**

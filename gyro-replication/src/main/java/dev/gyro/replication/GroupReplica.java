@@ -51,8 +51,9 @@ import java.util.concurrent.locks.ReentrantLock;
  *
  * <p>As leader it runs requests ({@link #submit}) in batches (docs/decisions/42-group-commit.md): once its database
  * holds every entry of its log, it opens ONE DBMS transaction, and requests run in it one after another (the writer
- * lock), each in a savepoint of its own on capturing connections; each request's row images are appended to the log as
- * soon as it has run, and the next request starts at once, on what the earlier ones wrote. The transaction stays open
+ * lock), each in a savepoint of its own on capturing connections; each request's row images are appended to the log
+ * once it has run and no other request waits to run (the requests that ran back to back share one log entry), and the
+ * next request starts at once, on what the earlier ones wrote. The transaction stays open
  * until every entry appended from it is committed and applied, then commits with the last one's log index, and only
  * then are its requests answered. An entry that does not commit within {@link GroupSpec#commitTimeout()}, or a
  * leadership lost on the way, rolls the transaction back and applies from their row images the entries the log did
@@ -164,6 +165,10 @@ public final class GroupReplica implements Replication, AutoCloseable {
         // quarter of the failovers last about 3 s instead of 1-1.8 s, since followers refuse to vote while it may hold.
         RaftServerConfigKeys.Read.setOption(p, RaftServerConfigKeys.Read.Option.LINEARIZABLE);
         RaftServerConfigKeys.Read.setLeaderLeaseEnabled(p, false);
+        // No log entries of Ratis' own recording the commit index after each commit: each costs every replica a write
+        // and an fsync of its log between two batches (docs/decisions/42-group-commit.md). A restarted replica then
+        // learns the commit index from its leader before it applies, which it must reach to serve anyway.
+        RaftServerConfigKeys.Log.setLogMetadataEnabled(p, false);
         return p;
     }
 
@@ -230,7 +235,8 @@ public final class GroupReplica implements Replication, AutoCloseable {
         long n = 0;
         for (long i = Math.max(after + 1, raftLog.getStartIndex()); i <= upTo; i++) {
             LogEntryProto e = raftLog.get(i);
-            if (e != null && e.hasStateMachineLogEntry()) n++;
+            if (e != null && e.hasStateMachineLogEntry())
+                n += GroupEntry.decodeAll(e.getStateMachineLogEntry().getLogData().toByteArray()).size();
         }
         return n;
     }
@@ -352,6 +358,9 @@ public final class GroupReplica implements Replication, AutoCloseable {
     static final int BATCH_ENTRIES = 256;
     static final Duration BATCH_AGE = Duration.ofMillis(20);
 
+    /** Requests between the wait in {@link #begin} and the writer lock: they are about to run, likely in the batch. */
+    private final java.util.concurrent.atomic.AtomicInteger joining = new java.util.concurrent.atomic.AtomicInteger();
+
     /** The requests running in a batch, by the connection {@link #begin()} gave them. */
     private final Map<Connection, LeaderBatch.Member> open = new ConcurrentHashMap<>();
 
@@ -387,15 +396,28 @@ public final class GroupReplica implements Replication, AutoCloseable {
                         + millis(spec.commitTimeout()));
             if (!isLeader()) continue; // refused at the top of the loop
             long left = deadline - System.nanoTime();
-            if (left <= 0 || !writer.tryLock(left, TimeUnit.NANOSECONDS))
+            boolean locked;
+            joining.incrementAndGet();
+            try {
+                locked = left > 0 && writer.tryLock(left, TimeUnit.NANOSECONDS);
+            } finally {
+                joining.decrementAndGet();
+            }
+            if (!locked) {
                 throw unavailable(GroupUnavailableException.Outcome.NOT_APPLIED, "leader replica " + replica
                         + " was busy with other requests for " + millis(spec.commitTimeout()));
+            }
             boolean joined = false;
             try {
-                if (!isLeader()) continue;
+                if (!isLeader()) {
+                    LeaderBatch b = machine.batch();
+                    if (b != null) send(b);
+                    continue;
+                }
                 LeaderBatch b = machine.batch();
                 if (b != null && !joinable(b)) {
                     b.closed = true; // old or full: it ends once its entries are logged
+                    send(b);
                     machine.endIfSettled(b);
                     continue;
                 }
@@ -410,6 +432,7 @@ public final class GroupReplica implements Replication, AutoCloseable {
                 LeaderBatch b = machine.batch();
                 if (b != null && b.active == null) {
                     b.closed = true;
+                    send(b);
                     machine.endIfSettled(b);
                 }
                 throw e;
@@ -445,8 +468,9 @@ public final class GroupReplica implements Replication, AutoCloseable {
 
     /**
      * {@link Replication#commit}: ends the request's part of its batch (its entry, if it wrote anything, appended to the
-     * log at once, behind the batch's earlier ones) and answers once its batch has committed: every entry of the batch
-     * committed by a majority and applied, and the batch's transaction committed with the last one's index
+     * log behind the batch's earlier ones: at once when no other request waits to run, else together with theirs, in one
+     * log entry, by the last of them) and answers once its batch has committed: every entry of the batch committed by a
+     * majority and applied, and the batch's transaction committed with the last one's index
      * (docs/decisions/42-group-commit.md).
      */
     @Override
@@ -472,13 +496,12 @@ public final class GroupReplica implements Replication, AutoCloseable {
                 b.byEntry.put(entry.requestId(), m);
                 b.appended++;
                 b.head = entry.requestId();
-                // Appended under the writer lock: Ratis puts it in the log before this returns, so the log's order is
-                // the order the requests ran in.
-                m.reply = append(entry);
+                b.unsent.add(m);
             }
             m.entriesBefore = b.appended;
             b.active = null;
             if (b.appended >= BATCH_ENTRIES) b.closed = true;
+            if (b.closed || joining.get() == 0) send(b);
             machine.endIfSettled(b);
         } catch (SQLException | RuntimeException e) {
             if (m.entry == null) rollbackMember(m);
@@ -516,13 +539,15 @@ public final class GroupReplica implements Replication, AutoCloseable {
         b.closed = true;
         try {
             if (b.ended) return;
+            send(b);
             try {
                 b.real.rollback(m.savepoint);
                 b.real.releaseSavepoint(m.savepoint);
             } catch (SQLException | RuntimeException e) {
                 log.debug("{}: a request's savepoint could not be rolled back to ({}); its batch ends rolled back",
                         name, e.toString());
-                machine.end(b, LeaderBatch.Outcome.UNKNOWN, "its batch's transaction was spoiled by a failing request");
+                machine.end(b, LeaderBatch.Outcome.UNKNOWN, "its batch's transaction was spoiled by a failing request",
+                        List.of());
                 return;
             }
             machine.endIfSettled(b);
@@ -545,6 +570,7 @@ public final class GroupReplica implements Replication, AutoCloseable {
      */
     private void awaitOutcome(LeaderBatch.Member m, long deadline) throws SQLException, InterruptedException {
         long slice = GroupSignal.RECHECK.toNanos();
+        long waitedSince = System.nanoTime();
         LeaderBatch.Outcome outcome = null;
         while (outcome == null) {
             long left = deadline - System.nanoTime();
@@ -554,6 +580,8 @@ public final class GroupReplica implements Replication, AutoCloseable {
             else if (m.reply != null && m.reply.isDone()) why = refusal(m.reply);
             if (why == null && !m.outcome.isDone() && !isLeader())
                 why = "replica " + replica + " lost its leadership before its log entry committed";
+            if (why == null && m.reply == null && m.entry != null && System.nanoTime() - waitedSince > slice)
+                sendUnsent(); // left for a request that was to run next and did not
             if (why != null && !m.outcome.isDone()) endBatch(m.batch, why);
             try {
                 outcome = m.outcome.get(Math.max(1, Math.min(left, slice)), TimeUnit.NANOSECONDS);
@@ -568,6 +596,30 @@ public final class GroupReplica implements Replication, AutoCloseable {
             case NOT_APPLIED -> throw unavailable(GroupUnavailableException.Outcome.NOT_APPLIED, "leader replica "
                     + replica + ": " + m.why);
             case UNKNOWN -> throw unavailable(GroupUnavailableException.Outcome.UNKNOWN, m.why);
+        }
+    }
+
+    /**
+     * Appends the entries of {@code b}'s requests not yet sent, in ONE log entry, in the order they ran. Under the writer
+     * lock: Ratis puts it in the log before this returns, so the log's order is the order the requests ran in.
+     */
+    private void send(LeaderBatch b) {
+        if (b.unsent.isEmpty() || b.ended) return;
+        List<GroupEntry> entries = new java.util.ArrayList<>(b.unsent.size());
+        for (LeaderBatch.Member m : b.unsent) entries.add(m.entry);
+        CompletableFuture<RaftClientReply> reply = append(entries);
+        for (LeaderBatch.Member m : b.unsent) m.reply = reply;
+        b.unsent.clear();
+    }
+
+    /** {@link #send} for the open batch, taking the writer lock. */
+    private void sendUnsent() throws InterruptedException {
+        writer.lockInterruptibly();
+        try {
+            LeaderBatch b = machine.batch();
+            if (b != null && b.active == null) send(b);
+        } finally {
+            writer.unlock();
         }
     }
 
@@ -586,7 +638,7 @@ public final class GroupReplica implements Replication, AutoCloseable {
         writer.lock();
         try {
             if (closed) machine.abandon(b);
-            else machine.end(b, LeaderBatch.Outcome.UNKNOWN, why);
+            else machine.end(b, LeaderBatch.Outcome.UNKNOWN, why, List.of());
         } catch (SQLException | RuntimeException e) {
             log.error("{}: ending a batch failed; stopping this replica", name, e);
             machine.abandon(b);
@@ -606,12 +658,17 @@ public final class GroupReplica implements Replication, AutoCloseable {
 
     /** Appends {@code entry} through this replica's own Ratis server; the reply comes once it is applied here. */
     CompletableFuture<RaftClientReply> append(GroupEntry entry) {
+        return append(List.of(entry));
+    }
+
+    /** Appends {@code entries} in one log entry ({@link GroupEntry#encodeAll}). */
+    private CompletableFuture<RaftClientReply> append(List<GroupEntry> entries) {
         RaftClientRequest request = RaftClientRequest.newBuilder()
                 .setClientId(clientId)
                 .setServerId(server.getId())
                 .setGroupId(spec.groupId())
                 .setCallId(callIds.incrementAndGet())
-                .setMessage(Message.valueOf(ByteString.copyFrom(entry.encode())))
+                .setMessage(Message.valueOf(ByteString.copyFrom(GroupEntry.encodeAll(entries))))
                 .setType(RaftClientRequest.writeRequestType())
                 .build();
         try {

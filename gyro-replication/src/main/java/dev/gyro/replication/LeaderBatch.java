@@ -14,7 +14,8 @@ import java.util.concurrent.CompletableFuture;
 /**
  * One batch of a group's leader (docs/decisions/42-group-commit.md): ONE DBMS transaction on the leader's write
  * connection in which requests run one after another, each in a savepoint of its own and with its own capture, each
- * request's entry appended to the log as soon as it has run. The transaction commits once every entry appended from
+ * request's entry appended to the log once it has run and no other request waits to run (those that do add theirs to
+ * the same log entry). The transaction commits once every entry appended from
  * it is committed in the log and applied (its last log index recorded in it); only then are its requests answered.
  * When it cannot commit so (leadership lost, an entry refused, the commit timeout, the DBMS refusing the commit), it
  * rolls back whole and the entries the log did commit are applied from their row images, as any follower applies
@@ -69,6 +70,8 @@ final class LeaderBatch {
     final List<Member> members = new ArrayList<>();
     final Map<GroupEntry.RequestId, Member> byEntry = new HashMap<>();
     final List<Logged> logged = new ArrayList<>();
+    /** Members whose entry is made but not yet appended: sent together, in one log entry, when nobody else waits to run. */
+    final List<Member> unsent = new ArrayList<>();
     /** The last entry appended from the batch (the basis's entry before the first): what the next one follows. */
     GroupEntry.RequestId head;
     volatile int appended;

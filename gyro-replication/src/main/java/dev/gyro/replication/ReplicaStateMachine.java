@@ -15,6 +15,8 @@ import org.slf4j.LoggerFactory;
 import java.io.IOException;
 import java.sql.Connection;
 import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.Lock;
@@ -114,7 +116,7 @@ final class ReplicaStateMachine extends BaseStateMachine {
         TransactionContext trx = super.startTransaction(request);
         if (request.is(org.apache.ratis.proto.RaftProtos.RaftClientRequestProto.TypeCase.WRITE)) {
             try {
-                GroupEntry.decode(request.getMessage().getContent().toByteArray());
+                GroupEntry.decodeAll(request.getMessage().getContent().toByteArray());
             } catch (RuntimeException e) {
                 log.warn("{}: refused a log entry from client {} that is no group entry: {}", name,
                         request.getClientId(), e.toString());
@@ -130,12 +132,14 @@ final class ReplicaStateMachine extends BaseStateMachine {
         LogEntryProto e = trx.getLogEntry();
         try {
             if (e.getIndex() <= stored.appliedIndex()) {
-                redeliveriesSkipped.increment(); // in the database since before a restart
+                // in the database since before a restart
+                redeliveriesSkipped.add(GroupEntry.decodeAll(e.getStateMachineLogEntry().getLogData().toByteArray())
+                        .size());
             } else {
-                GroupEntry entry = GroupEntry.decode(e.getStateMachineLogEntry().getLogData().toByteArray());
+                List<GroupEntry> entries = GroupEntry.decodeAll(e.getStateMachineLogEntry().getLogData().toByteArray());
                 writer.lock();
                 try {
-                    apply(entry, e.getTerm(), e.getIndex());
+                    apply(entries, e.getTerm(), e.getIndex());
                 } finally {
                     writer.unlock();
                 }
@@ -150,28 +154,39 @@ final class ReplicaStateMachine extends BaseStateMachine {
         }
     }
 
-    /** A committed entry, under the writer lock. */
-    private void apply(GroupEntry entry, long term, long index) throws SQLException {
+    /** The entries of one committed log entry at {@code index}, under the writer lock. */
+    private void apply(List<GroupEntry> entries, long term, long index) throws SQLException {
+        List<LeaderBatch.Logged> all = new ArrayList<>(entries.size());
+        for (GroupEntry entry : entries) all.add(new LeaderBatch.Logged(entry, term, index));
         LeaderBatch b = batch;
-        LeaderBatch.Member own = b == null ? null : b.byEntry.get(entry.requestId());
-        if (own != null) {
-            GroupEntry.RequestId head = b.logged.isEmpty() ? b.basisEntry : b.logged.get(b.logged.size() - 1).entry()
-                    .requestId();
-            if (entry.holdsOn(b.logged.isEmpty() ? b.basis : b.logged.get(b.logged.size() - 1).index(), head)) {
+        if (b != null && b.byEntry.containsKey(entries.get(0).requestId())) {
+            int k = 0;
+            for (; k < entries.size(); k++) {
+                GroupEntry entry = entries.get(k);
+                LeaderBatch.Member own = b.byEntry.get(entry.requestId());
+                LeaderBatch.Logged last = b.logged.isEmpty() ? null : b.logged.get(b.logged.size() - 1);
+                boolean holds = last == null ? entry.holdsOn(b.basis, b.basisEntry)
+                        : entry.holdsOn(last.index(), last.entry().requestId());
+                if (own == null || !holds) break;
                 if (b.logged.isEmpty()) b.firstLoggedAt = Math.max(1, System.nanoTime());
-                b.logged.add(new LeaderBatch.Logged(entry, term, index));
+                b.logged.add(all.get(k));
                 own.logged = true;
+            }
+            if (k == entries.size()) {
                 endIfSettled(b);
                 return;
             }
-            // The batch's transaction holds rows the log says nobody applies: it ends, and this entry is stale.
-            end(b, LeaderBatch.Outcome.NOT_APPLIED, "its log entry followed one the log did not keep");
+            // The batch's transaction holds rows the log says nobody applies: it ends, and the rest of the log entry
+            // is judged as any replica judges it (stale).
+            end(b, LeaderBatch.Outcome.NOT_APPLIED, "its log entry followed one the log did not keep",
+                    all.subList(k, all.size()));
         } else if (b != null) {
             // Not the batch's: a newer leader's entry, so this replica no longer leads, and the batch's entries the log
             // has not committed so far may come from the new leader's log or never.
-            end(b, LeaderBatch.Outcome.UNKNOWN, "replica lost its leadership before its log entry committed");
+            end(b, LeaderBatch.Outcome.UNKNOWN, "replica lost its leadership before its log entry committed", all);
+        } else {
+            applyImages(all);
         }
-        applyImages(entry, term, index);
     }
 
     /**
@@ -179,16 +194,18 @@ final class ReplicaStateMachine extends BaseStateMachine {
      * request running). Under the writer lock.
      */
     void endIfSettled(LeaderBatch b) throws SQLException {
-        if (!b.ended && b.settled()) end(b, null, null);
+        if (!b.ended && b.settled()) end(b, null, null, List.of());
     }
 
     /**
      * Ends {@code b}, under the writer lock: commits its transaction with the index of its last logged entry when
      * {@code unlogged} is null and the DBMS takes the commit; else rolls it back and applies its logged entries from
      * their row images, as a follower would. Members whose entry was logged are answered COMMITTED, those whose entry
-     * was not {@code unlogged}, and those that wrote nothing COMMITTED when everything they saw was logged.
+     * was not {@code unlogged} (NOT_APPLIED if it was never sent), and those that wrote nothing COMMITTED when everything
+     * they saw was logged. {@code after}: entries of the log after the logged ones, applied in the same transaction.
      */
-    void end(LeaderBatch b, LeaderBatch.Outcome unlogged, String why) throws SQLException {
+    void end(LeaderBatch b, LeaderBatch.Outcome unlogged, String why, List<LeaderBatch.Logged> after)
+            throws SQLException {
         if (b.ended) return;
         b.ended = true;
         b.closed = true;
@@ -219,15 +236,23 @@ final class ReplicaStateMachine extends BaseStateMachine {
             if (!committed) {
                 db.rollback(b.real);
                 if (!b.logged.isEmpty()) batchesRolledBack.increment();
-                for (LeaderBatch.Logged l : b.logged) applyImages(l.entry(), l.term(), l.index());
             }
         } finally {
             closeQuietly(b.real);
+        }
+        try {
+            if (!committed) {
+                List<LeaderBatch.Logged> apply = new ArrayList<>(b.logged);
+                apply.addAll(after);
+                applyImages(apply);
+            }
+        } finally {
             b.byEntry.clear();
             LeaderBatch.Outcome none = unlogged == null ? LeaderBatch.Outcome.NOT_APPLIED : unlogged;
             for (LeaderBatch.Member m : b.members) {
                 boolean sawOnlyLogged = m.entriesBefore <= b.logged.size();
-                LeaderBatch.Outcome o = m.entry != null ? (m.logged ? LeaderBatch.Outcome.COMMITTED : none)
+                LeaderBatch.Outcome o = m.entry != null ? (m.logged ? LeaderBatch.Outcome.COMMITTED
+                        : m.reply == null ? LeaderBatch.Outcome.NOT_APPLIED : none)
                         : sawOnlyLogged ? LeaderBatch.Outcome.COMMITTED : LeaderBatch.Outcome.NOT_APPLIED;
                 if (o != LeaderBatch.Outcome.COMMITTED && m.why == null)
                     m.why = m.entry == null ? "it read what its batch's requests wrote, which did not all commit" : why;
@@ -263,32 +288,37 @@ final class ReplicaStateMachine extends BaseStateMachine {
         }
     }
 
-    /** Applies an entry's row images in a transaction of its own, or records it as stale when it does not hold. */
-    private void applyImages(GroupEntry entry, long term, long index) throws SQLException {
-        if (!entry.holdsOn(stored.dataIndex(), stored.dataEntry())) {
-            skipStale(term, index);
-            return;
-        }
-        ReplicaProgress.Position to = ReplicaProgress.Position.data(term, index, entry.requestId());
+    /**
+     * Applies committed entries from their row images in ONE transaction, in order, recording where the database then
+     * stands: each entry that holds on what came before it ({@link GroupEntry#holdsOn}) with its rows, each other one
+     * without (stale; every replica judges alike).
+     */
+    private void applyImages(List<LeaderBatch.Logged> entries) throws SQLException {
+        if (entries.isEmpty()) return;
+        ReplicaProgress.Position[] at = {stored};
+        int[] applied = {0};
         db.inTransaction(false, c -> {
-            UpdateApplier.apply(c, db.dialect(), entry.changes());
-            ReplicaProgress.record(c, to);
+            ReplicaProgress.Position p = stored;
+            int n = 0;
+            for (LeaderBatch.Logged l : entries) {
+                if (l.entry().holdsOn(p.dataIndex(), p.dataEntry())) {
+                    UpdateApplier.apply(c, db.dialect(), l.entry().changes());
+                    p = ReplicaProgress.Position.data(l.term(), l.index(), l.entry().requestId());
+                    n++;
+                } else {
+                    p = p.skipping(l.term(), l.index());
+                    log.warn("{}: an entry of log entry {} was computed on a database other entries had overtaken;"
+                            + " not applied", name, l.index());
+                }
+            }
+            ReplicaProgress.record(c, p);
+            at[0] = p;
+            applied[0] = n;
             return null;
         });
-        stored = to;
-        entriesApplied.increment();
-    }
-
-    /** Records a stale entry as applied without its rows (every replica does the same). */
-    private void skipStale(long term, long index) throws SQLException {
-        ReplicaProgress.Position to = stored.skipping(term, index);
-        db.inTransaction(false, c -> {
-            ReplicaProgress.record(c, to);
-            return null;
-        });
-        stored = to;
-        staleEntries.increment();
-        log.warn("{}: log entry {} was computed on a database other entries had overtaken; not applied", name, index);
+        stored = at[0];
+        entriesApplied.add(applied[0]);
+        staleEntries.add(entries.size() - applied[0]);
     }
 
     private void advanced(long term, long index) {
