@@ -4,6 +4,8 @@ import dev.gyro.runtime.db.Database;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 import java.nio.file.Path;
 import java.sql.PreparedStatement;
@@ -32,6 +34,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  * replica equal, every acknowledged request present once and no request that surely did not apply present.
  */
 @Tag("slow")
+@Tag("servers")
 class GroupCommitTest {
 
     @TempDir
@@ -39,14 +42,16 @@ class GroupCommitTest {
 
     /**
      * The first request holds the write connection until seven others wait for it: all eight then run in its batch,
-     * one DBMS commit for eight requests, while the first one's entry travels.
+     * one DBMS commit for eight requests, on each backend.
      */
-    @Test
-    void concurrentWritersShareOneBatchAndOneCommit() throws Exception {
+    @ParameterizedTest
+    @ValueSource(strings = {"sqlite", "postgres", "mariadb"})
+    void concurrentWritersShareOneBatchAndOneCommit(String backend) throws Exception {
         int writers = 8;
         GroupSpec spec = Groups.spec(11, 3, Duration.ofSeconds(20));
         ExecutorService pool = Executors.newFixedThreadPool(writers);
-        try (ReplicatedGroup group = ReplicatedGroup.start(spec, Groups.databases(dir, 3), dir.resolve("logs"))) {
+        try (ReplicatedGroup group = ReplicatedGroup.start(spec, Groups.databases(backend, dir, 3),
+                dir.resolve("logs"))) {
             group.awaitLeader(Groups.WAIT);
             group.submit(Groups.order(1));
             GroupReplica leader = group.awaitLeader(Groups.WAIT);
@@ -79,13 +84,16 @@ class GroupCommitTest {
 
     /**
      * A request that fails after writing, in the middle of a batch (after one that ran in it, before one that waits to):
-     * rolled back to its savepoint, it ships nothing, and the others commit.
+     * rolled back to its savepoint, it ships nothing, and the others commit, on each backend (PostgreSQL refuses every
+     * statement of a transaction after a failed one until it rolls back to a savepoint).
      */
-    @Test
-    void aFailingRequestInABatchShipsNothingAndTheOthersCommit() throws Exception {
+    @ParameterizedTest
+    @ValueSource(strings = {"sqlite", "postgres", "mariadb"})
+    void aFailingRequestInABatchShipsNothingAndTheOthersCommit(String backend) throws Exception {
         GroupSpec spec = Groups.spec(12, 3, Duration.ofSeconds(20));
         ExecutorService pool = Executors.newFixedThreadPool(3);
-        try (ReplicatedGroup group = ReplicatedGroup.start(spec, Groups.databases(dir, 3), dir.resolve("logs"))) {
+        try (ReplicatedGroup group = ReplicatedGroup.start(spec, Groups.databases(backend, dir, 3),
+                dir.resolve("logs"))) {
             group.awaitLeader(Groups.WAIT);
             group.submit(Groups.order(1));
             GroupReplica leader = group.awaitLeader(Groups.WAIT);
