@@ -10,6 +10,7 @@ import java.io.DataInputStream;
 import java.io.DataOutputStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 
@@ -129,7 +130,7 @@ record GroupEntry(long basis, long session, long number, int leader, int positio
             in.readByte();
             int n = in.readInt();
             if (n < 1 || n > bytes.length) throw new IllegalArgumentException("a log entry of " + n + " group entries");
-            List<GroupEntry> all = new java.util.ArrayList<>(n);
+            List<GroupEntry> all = new ArrayList<>(n);
             for (int i = 0; i < n; i++) {
                 int length = in.readInt();
                 if (length < 1 || length > bytes.length) throw new IOException("an entry of " + length + " bytes");

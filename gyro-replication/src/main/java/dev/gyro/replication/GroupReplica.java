@@ -33,6 +33,7 @@ import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Savepoint;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -42,6 +43,7 @@ import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.ReentrantLock;
 
@@ -359,7 +361,7 @@ public final class GroupReplica implements Replication, AutoCloseable {
     static final Duration BATCH_AGE = Duration.ofMillis(20);
 
     /** Requests between the wait in {@link #begin} and the writer lock: they are about to run, likely in the batch. */
-    private final java.util.concurrent.atomic.AtomicInteger joining = new java.util.concurrent.atomic.AtomicInteger();
+    private final AtomicInteger joining = new AtomicInteger();
 
     /** The requests running in a batch, by the connection {@link #begin()} gave them. */
     private final Map<Connection, LeaderBatch.Member> open = new ConcurrentHashMap<>();
@@ -605,7 +607,7 @@ public final class GroupReplica implements Replication, AutoCloseable {
      */
     private void send(LeaderBatch b) {
         if (b.unsent.isEmpty() || b.ended) return;
-        List<GroupEntry> entries = new java.util.ArrayList<>(b.unsent.size());
+        List<GroupEntry> entries = new ArrayList<>(b.unsent.size());
         for (LeaderBatch.Member m : b.unsent) entries.add(m.entry);
         CompletableFuture<RaftClientReply> reply = append(entries);
         for (LeaderBatch.Member m : b.unsent) m.reply = reply;
