@@ -24,18 +24,19 @@ import java.util.function.Consumer;
 
 /**
  * A replica's database as the state machine of its group's log (docs/decisions/22-group-log.md). Ratis calls
- * {@link #applyTransaction} once per committed entry, one at a time, in log order; each entry's rows and its log index
- * ({@link ReplicaProgress}) go into the database in ONE DBMS transaction, so an entry the database already holds is
- * skipped when Ratis delivers it again (after a restart it replays its log from the start): exactly once.
+ * {@link #applyTransaction} once per committed log entry, one at a time, in log order; the rows of the group entries it
+ * carries (one, or several of a batch: {@link GroupEntry#decodeAll}) and its log index ({@link ReplicaProgress}) go
+ * into the database in ONE DBMS transaction, so a log entry the database already holds is skipped when Ratis delivers
+ * it again (after a restart it replays its log from the start): exactly once.
  *
  * <p>An entry of the leader's open batch ({@link LeaderBatch}, docs/decisions/42-group-commit.md) is only logged: its
  * rows are already in the batch's transaction, which commits with the index of the batch's last entry once every
  * entry appended from it is logged and no request runs in it ({@link #endIfSettled}). Every other entry (a
  * follower's, or the leader's own whose batch ended before the log committed it) is applied with {@link UpdateApplier},
- * the same applier a token's updates use, in a transaction of its own, under the replica's writer lock, the one a
- * leader's request holds while it runs in the batch. An entry that reaches a replica whose batch is open and is not
- * the batch's own was written by a newer leader: the batch ends first (rolled back, its logged entries applied from
- * their row images).
+ * the same applier a token's updates use, in a transaction of its own per log entry, under the replica's writer lock,
+ * the one a leader's request holds while it runs in the batch. An entry that reaches a replica whose batch is open and
+ * is not the batch's own was written by a newer leader: the batch ends first (rolled back, its logged entries applied
+ * from their row images).
  *
  * <p>An entry that does not hold on the database ({@link GroupEntry#holdsOn}: it was computed on a database other
  * leaders' entries had overtaken, or after a batch entry the log did not keep) changes nothing: every replica sees the
