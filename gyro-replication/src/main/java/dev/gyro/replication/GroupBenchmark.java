@@ -99,7 +99,9 @@ public final class GroupBenchmark implements Callable<Integer> {
             Load load = new Load(group, writers, latency, measuring);
             load.start();
             TimeUnit.SECONDS.sleep(warmupSeconds); // a benchmark's measuring window, not a test's wait
-            long termBefore = group.awaitLeader(Duration.ofSeconds(30)).term();
+            GroupReplica leaderBefore = group.awaitLeader(Duration.ofSeconds(30));
+            long termBefore = leaderBefore.term();
+            long batchesBefore = leaderBefore.batchesCommitted(), entriesBefore = leaderBefore.ownEntriesCommitted();
             measuring.set(true);
             long begin = System.nanoTime();
             TimeUnit.SECONDS.sleep(seconds);
@@ -107,13 +109,16 @@ public final class GroupBenchmark implements Callable<Integer> {
             GroupReplica leaderAfter = group.leader();
             long elections = leaderAfter == null ? -1 : leaderAfter.term() - termBefore;
             double elapsed = (System.nanoTime() - begin) / 1e9;
+            long batches = leaderBefore.batchesCommitted() - batchesBefore;
+            long entries = leaderBefore.ownEntriesCommitted() - entriesBefore;
             load.stop();
             Histogram copy = latency.copy();
             double rate = copy.getTotalCount() / elapsed;
             System.out.printf(Locale.ROOT, "R=%d: %d committed writes in %.1f s (%.0f/s), p50 %.1f ms, p99 %.1f ms,"
-                            + " %d refused, %s%n", replicas, copy.getTotalCount(), elapsed, rate, ms(copy, 50),
-                    ms(copy, 99), load.refused.get(), elections < 0 ? "no leader at the end"
-                            : elections + " elections while measured (no kills: spurious ones)");
+                            + " %d refused, %s; %.1f entries per batch (DBMS commit) on the leader%n", replicas,
+                    copy.getTotalCount(), elapsed, rate, ms(copy, 50), ms(copy, 99), load.refused.get(),
+                    elections < 0 ? "no leader at the end" : elections + " elections while measured (no kills: spurious"
+                            + " ones)", batches == 0 ? 0.0 : (double) entries / batches);
             return new Steady(replicas, copy, rate, elections);
         }
     }

@@ -31,6 +31,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.SQLException;
+import java.sql.Savepoint;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -38,9 +39,11 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.ReentrantLock;
 
@@ -48,11 +51,15 @@ import java.util.concurrent.locks.ReentrantLock;
  * One replica of a group (docs/decisions/22-group-log.md): its own database, its Ratis server for the group's log, and
  * the database as the log's state machine ({@link ReplicaStateMachine}).
  *
- * <p>As leader it runs requests ({@link #submit}), one at a time (the writer lock; SQLite has one writer anyway): once
- * its database holds every entry of its log, it begins a DBMS transaction, runs the request on capturing connections,
- * appends the row images to the log and keeps the transaction open until the entry is applied, which commits it with
- * the entry's log index. An entry that does not commit within {@link GroupSpec#commitTimeout()}, or a leadership lost
- * on the way, rolls the transaction back: the leader's database never holds what the group did not commit.
+ * <p>As leader it runs requests ({@link #submit}) in batches (docs/decisions/42-group-commit.md): once its database
+ * holds every entry of its log, it opens ONE DBMS transaction, and requests run in it one after another (the writer
+ * lock), each in a savepoint of its own on capturing connections; each request's row images are appended to the log
+ * once it has run and no other request waits to run (the requests that ran back to back share one log entry), and the
+ * next request starts at once, on what the earlier ones wrote. The transaction stays open
+ * until every entry appended from it is committed and applied, then commits with the last one's log index, and only
+ * then are its requests answered. An entry that does not commit within {@link GroupSpec#commitTimeout()}, or a
+ * leadership lost on the way, rolls the transaction back and applies from their row images the entries the log did
+ * commit: the leader's database never holds what the group did not commit.
  *
  * <p>Thread-safe.
  */
@@ -160,6 +167,10 @@ public final class GroupReplica implements Replication, AutoCloseable {
         // quarter of the failovers last about 3 s instead of 1-1.8 s, since followers refuse to vote while it may hold.
         RaftServerConfigKeys.Read.setOption(p, RaftServerConfigKeys.Read.Option.LINEARIZABLE);
         RaftServerConfigKeys.Read.setLeaderLeaseEnabled(p, false);
+        // No log entries of Ratis' own recording the commit index after each commit: each costs every replica a write
+        // and an fsync of its log between two batches (docs/decisions/42-group-commit.md). A restarted replica then
+        // learns the commit index from its leader before it applies, which it must reach to serve anyway.
+        RaftServerConfigKeys.Log.setLogMetadataEnabled(p, false);
         return p;
     }
 
@@ -226,7 +237,8 @@ public final class GroupReplica implements Replication, AutoCloseable {
         long n = 0;
         for (long i = Math.max(after + 1, raftLog.getStartIndex()); i <= upTo; i++) {
             LogEntryProto e = raftLog.get(i);
-            if (e != null && e.hasStateMachineLogEntry()) n++;
+            if (e != null && e.hasStateMachineLogEntry())
+                n += GroupEntry.decodeAll(e.getStateMachineLogEntry().getLogData().toByteArray()).size();
         }
         return n;
     }
@@ -239,6 +251,32 @@ public final class GroupReplica implements Replication, AutoCloseable {
     /** Entries whose rows this replica's database took, its own committed ones included, since it started. */
     public long entriesApplied() {
         return machine.entriesApplied.sum();
+    }
+
+    /** DBMS commits of this replica's batches as leader, each of one or more of its requests' entries. */
+    public long batchesCommitted() {
+        return machine.batchesCommitted.sum();
+    }
+
+    /** Entries of this replica's own requests committed in its batches' transactions. */
+    public long ownEntriesCommitted() {
+        return machine.ownEntriesCommitted.sum();
+    }
+
+    /** Batches that ended rolled back, the entries the log had committed applied from their row images. */
+    public long batchesRolledBack() {
+        return machine.batchesRolledBack.sum();
+    }
+
+    /** Requests waiting to run on this replica's write connection (a test's way to line them up in one batch). */
+    int writersWaiting() {
+        return writer.getQueueLength();
+    }
+
+    /** How many entries the open batch appended to the log so far, or -1 when none is open. */
+    int openBatchEntries() {
+        LeaderBatch b = machine.batch();
+        return b == null ? -1 : b.appended;
     }
 
     /** Entries Ratis delivered again that the database already held (after a restart). */
@@ -313,15 +351,26 @@ public final class GroupReplica implements Replication, AutoCloseable {
                 + " cannot prove it still leads its group, so it does not read: " + why);
     }
 
-    /** A write transaction begun as leader: the real connection, its capture, and the basis it runs on. */
-    private record Open(Connection real, CapturingConnection capture, long basis) {}
+    /**
+     * A batch takes no request after it holds this many entries, or once this long has passed since the log committed
+     * its first entry (docs/decisions/42-group-commit.md): under a load that never leaves it idle it still closes and
+     * commits, its first requests waiting about one log round more than their own. Requests that arrive meanwhile wait
+     * for it and open the next.
+     */
+    static final int BATCH_ENTRIES = 256;
+    static final Duration BATCH_AGE = Duration.ofMillis(20);
 
-    private final Map<Connection, Open> open = new ConcurrentHashMap<>();
+    /** Requests between the wait in {@link #begin} and the writer lock: they are about to run, likely in the batch. */
+    private final AtomicInteger joining = new AtomicInteger();
+
+    /** The requests running in a batch, by the connection {@link #begin()} gave them. */
+    private final Map<Connection, LeaderBatch.Member> open = new ConcurrentHashMap<>();
 
     /**
-     * {@link Replication#begin}: as the established leader, once the database holds every request's entry of the log,
-     * takes the writer lock (held until commit or rollback) and begins a transaction whose every write, Gyro's
-     * metadata included, is captured for the log.
+     * {@link Replication#begin}: as the established leader, joins the open batch (or opens one, once the database holds
+     * every request's entry of the log) and begins the request in a savepoint of its own, every write captured, Gyro's
+     * metadata included (docs/decisions/42-group-commit.md). Holds the writer lock until the request's commit or
+     * rollback: requests of a batch run one at a time, in the order of their entries in the log.
      */
     @Override
     public Connection begin() throws SQLException {
@@ -334,23 +383,97 @@ public final class GroupReplica implements Replication, AutoCloseable {
     }
 
     private Connection begin(long deadline) throws SQLException, InterruptedException {
-        lockCaughtUp(deadline);
-        try {
-            long basis = machine.stored().dataIndex();
-            Connection c = db.writeConnection();
-            CapturingConnection capture = CapturingConnection.wrapIncludingMetadata(c, db.dialect(), db.tables());
-            open.put(capture.connection(), new Open(c, capture, basis));
-            return capture.connection();
-        } catch (SQLException | RuntimeException e) {
-            writer.unlock();
-            throw e;
+        while (true) {
+            if (!isLeader())
+                throw unavailable(GroupUnavailableException.Outcome.NOT_APPLIED, "replica " + replica
+                        + (closed ? " is stopped" : " is not its leader" + leaderHint()));
+            // Wait without the lock, which the state machine needs to apply entries and end batches: for a batch to
+            // join, or for none and a database that holds the whole log (a request must run on the state the log
+            // leads to, or its row images would undo what came before). A leader killed or deposed meanwhile never
+            // applies its last entry: stop waiting at once and let the caller find the new leader.
+            if (!signal.await(() -> !isLeader() || joinable(machine.batch())
+                    || machine.batch() == null && caughtUp(), deadline))
+                throw unavailable(GroupUnavailableException.Outcome.NOT_APPLIED, "leader replica " + replica
+                        + " has not committed its log up to index " + lastRequestIndexOrMax() + " within "
+                        + millis(spec.commitTimeout()));
+            if (!isLeader()) continue; // refused at the top of the loop
+            long left = deadline - System.nanoTime();
+            boolean locked;
+            joining.incrementAndGet();
+            try {
+                locked = left > 0 && writer.tryLock(left, TimeUnit.NANOSECONDS);
+            } finally {
+                joining.decrementAndGet();
+            }
+            if (!locked) {
+                throw unavailable(GroupUnavailableException.Outcome.NOT_APPLIED, "leader replica " + replica
+                        + " was busy with other requests for " + millis(spec.commitTimeout()));
+            }
+            boolean joined = false;
+            try {
+                if (!isLeader()) {
+                    LeaderBatch b = machine.batch();
+                    if (b != null) send(b);
+                    continue;
+                }
+                LeaderBatch b = machine.batch();
+                if (b != null && !joinable(b)) {
+                    b.closed = true; // old or full: it ends once its entries are logged
+                    send(b);
+                    machine.endIfSettled(b);
+                    continue;
+                }
+                if (b == null) {
+                    if (!caughtUp()) continue;
+                    b = machine.open(db.writeConnection(), term());
+                }
+                Connection c = join(b);
+                joined = true;
+                return c;
+            } catch (SQLException | RuntimeException e) {
+                LeaderBatch b = machine.batch();
+                if (b != null && b.active == null) {
+                    b.closed = true;
+                    send(b);
+                    machine.endIfSettled(b);
+                }
+                throw e;
+            } finally {
+                if (!joined) {
+                    writer.unlock();
+                    signal.changed();
+                }
+            }
         }
     }
 
+    private boolean joinable(LeaderBatch b) {
+        if (b == null || b.closed || b.appended >= BATCH_ENTRIES || b.term != term()) return false;
+        long logged = b.firstLoggedAt;
+        return logged == 0 || System.nanoTime() - logged < BATCH_AGE.toNanos();
+    }
+
+    private boolean caughtUp() {
+        return machine.stored().appliedIndex() >= lastRequestIndexOrMax();
+    }
+
+    /** The request begins in {@code b}, in a savepoint of its own. Under the writer lock. */
+    private Connection join(LeaderBatch b) throws SQLException {
+        Savepoint savepoint = b.real.setSavepoint();
+        CapturingConnection capture = CapturingConnection.wrapIncludingMetadata(b.real, db.dialect(), db.tables());
+        LeaderBatch.Member m = new LeaderBatch.Member(b, capture, savepoint);
+        b.members.add(m);
+        b.active = m;
+        open.put(capture.connection(), m);
+        return capture.connection();
+    }
+
     /**
-     * {@link Replication#commit}: appends the transaction's row images to the log and answers once a majority holds
-     * them and the state machine has committed the transaction with the entry's index (decision 22). Nothing written:
-     * committed at once, without an entry.
+     * {@link Replication#commit}: ends the request's part of its batch (its entry, if it wrote anything, appended to the
+     * log behind the batch's earlier ones: at once when no other request waits to run, else together with theirs, in one
+     * log entry, by the last of them) and answers once its batch has committed: every entry of the batch committed by a
+     * majority and applied, and the batch's transaction committed with the last one's index
+     * (docs/decisions/42-group-commit.md).
      */
     @Override
     public void commit(Connection c) throws SQLException {
@@ -363,84 +486,166 @@ public final class GroupReplica implements Replication, AutoCloseable {
     }
 
     private void commit(Connection c, long deadline) throws SQLException, InterruptedException {
-        Open o = take(c);
-        boolean handedOver = false;
+        LeaderBatch.Member m = take(c);
+        LeaderBatch b = m.batch;
         try {
-            List<RowChange> changes = o.capture().changes();
-            if (changes.isEmpty()) { // nothing for the other replicas: no log entry
-                db.commit(o.real());
-                handedOver = true;
-                closeQuietly(o.real());
-                return;
+            List<RowChange> changes = m.capture.changes(); // throws when the capture is spoiled: rolled back below
+            b.real.releaseSavepoint(m.savepoint);
+            if (!changes.isEmpty()) {
+                GroupEntry entry = new GroupEntry(b.basis, session, requests.incrementAndGet(), replica,
+                        b.appended + 1, b.head, changes);
+                m.entry = entry;
+                b.byEntry.put(entry.requestId(), m);
+                b.appended++;
+                b.head = entry.requestId();
+                b.unsent.add(m);
             }
-            GroupEntry entry = new GroupEntry(o.basis(), session, requests.incrementAndGet(), replica, changes);
-            PendingEntry own = new PendingEntry(o.real());
-            machine.expect(entry.requestId(), own);
-            handedOver = true;
-            awaitCommitted(entry, own, append(entry), deadline);
+            m.entriesBefore = b.appended;
+            b.active = null;
+            if (b.appended >= BATCH_ENTRIES) b.closed = true;
+            if (b.closed || joining.get() == 0) send(b);
+            machine.endIfSettled(b);
+        } catch (SQLException | RuntimeException e) {
+            if (m.entry == null) rollbackMember(m);
+            throw e;
         } finally {
-            if (!handedOver) {
-                db.rollback(o.real());
-                closeQuietly(o.real());
-            }
             writer.unlock();
+            signal.changed();
         }
+        awaitOutcome(m, deadline);
     }
 
-    /** {@link Replication#rollback}: rolls back, appends nothing, lets the writer lock go. */
+    /** {@link Replication#rollback}: rolls the request back to its savepoint; it appends nothing. */
     @Override
     public void rollback(Connection c) {
-        Open o = open.remove(c);
-        if (o == null) return;
+        LeaderBatch.Member m = open.remove(c);
+        if (m == null) return;
         try {
-            db.rollback(o.real());
-            closeQuietly(o.real());
+            rollbackMember(m);
         } finally {
             writer.unlock();
-        }
-    }
-
-    private Open take(Connection c) throws SQLException {
-        Open o = open.remove(c);
-        if (o == null) throw new SQLException(name + ": no transaction of this replica is open on " + c);
-        return o;
-    }
-
-    private static void closeQuietly(Connection c) {
-        try {
-            c.close();
-        } catch (SQLException | RuntimeException e) {
-            log.debug("closing a transaction's connection failed: {}", e.toString());
+            signal.changed();
         }
     }
 
     /**
-     * Takes the writer lock as leader, once this replica's database holds every request's entry of its log: a request
-     * must run on the state the log leads to, or its row images would undo what came before. (Ratis' own entries, such
-     * as the commit index it records after each commit, change no database and are not waited for.) The wait for the
-     * log is made without the lock, which the state machine needs to apply entries.
+     * Under the writer lock: undoes what the request did in its batch. The batch then takes no more requests: on
+     * PostgreSQL a serialization failure dooms the whole transaction, and MariaDB rolls it back whole on a deadlock, so a
+     * failure may have spoiled more than the savepoint; a savepoint that cannot be rolled back to says so, and the batch
+     * ends rolled back (its logged entries applied from their row images).
      */
-    private void lockCaughtUp(long deadline) throws GroupUnavailableException, InterruptedException {
-        while (true) {
-            if (!isLeader())
-                throw unavailable(GroupUnavailableException.Outcome.NOT_APPLIED, "replica " + replica
-                        + (closed ? " is stopped" : " is not its leader" + leaderHint()));
-            long last = lastRequestIndexOrMax();
-            // A leader killed or deposed meanwhile never applies its last entry: stop waiting at once and let the caller
-            // find the new leader, rather than at the deadline.
-            if (!signal.await(() -> machine.stored().appliedIndex() >= last || !isLeader(), deadline))
-                throw unavailable(GroupUnavailableException.Outcome.NOT_APPLIED, "leader replica " + replica
-                        + " has not committed its log up to index " + last + " within " + millis(spec.commitTimeout()));
-            if (!isLeader()) continue; // refused at the top of the loop
-            long left = deadline - System.nanoTime();
-            if (left <= 0 || !writer.tryLock(left, TimeUnit.NANOSECONDS))
-                throw unavailable(GroupUnavailableException.Outcome.NOT_APPLIED, "leader replica " + replica
-                        + " was busy with other requests for " + millis(spec.commitTimeout()));
-            if (!isLeader()) {
-                writer.unlock();
-                continue; // refused at the top of the loop
+    private void rollbackMember(LeaderBatch.Member m) {
+        LeaderBatch b = m.batch;
+        b.members.remove(m);
+        if (b.active == m) b.active = null;
+        b.closed = true;
+        try {
+            if (b.ended) return;
+            send(b);
+            try {
+                b.real.rollback(m.savepoint);
+                b.real.releaseSavepoint(m.savepoint);
+            } catch (SQLException | RuntimeException e) {
+                log.debug("{}: a request's savepoint could not be rolled back to ({}); its batch ends rolled back",
+                        name, e.toString());
+                machine.end(b, LeaderBatch.Outcome.UNKNOWN, "its batch's transaction was spoiled by a failing request",
+                        List.of());
+                return;
             }
-            if (machine.stored().appliedIndex() >= lastRequestIndexOrMax()) return;
+            machine.endIfSettled(b);
+        } catch (SQLException | RuntimeException e) {
+            log.error("{}: ending a batch failed; stopping this replica", name, e);
+            failStop(e);
+        }
+    }
+
+    private LeaderBatch.Member take(Connection c) throws SQLException {
+        LeaderBatch.Member m = open.remove(c);
+        if (m == null) throw new SQLException(name + ": no transaction of this replica is open on " + c);
+        return m;
+    }
+
+    /**
+     * Waits for the request's batch to end. At the deadline, when the log did not take an entry of the batch, or when
+     * this replica stops or no longer leads, the batch ends rolled back: whatever the log committed of it is applied
+     * from its row images, and the requests whose entries were not committed so far are answered UNKNOWN.
+     */
+    private void awaitOutcome(LeaderBatch.Member m, long deadline) throws SQLException, InterruptedException {
+        long slice = GroupSignal.RECHECK.toNanos();
+        long waitedSince = System.nanoTime();
+        LeaderBatch.Outcome outcome = null;
+        while (outcome == null) {
+            long left = deadline - System.nanoTime();
+            String why = null;
+            if (closed) why = "leader replica " + replica + " stopped before its log entry committed";
+            else if (left <= 0) why = "its log entry was not committed by a majority within " + millis(spec.commitTimeout());
+            else if (m.reply != null && m.reply.isDone()) why = refusal(m.reply);
+            if (why == null && !m.outcome.isDone() && !isLeader())
+                why = "replica " + replica + " lost its leadership before its log entry committed";
+            if (why == null && m.reply == null && m.entry != null && System.nanoTime() - waitedSince > slice)
+                sendUnsent(); // left for a request that was to run next and did not
+            if (why != null && !m.outcome.isDone()) endBatch(m.batch, why);
+            try {
+                outcome = m.outcome.get(Math.max(1, Math.min(left, slice)), TimeUnit.NANOSECONDS);
+            } catch (TimeoutException e) {
+                // look again
+            } catch (ExecutionException e) {
+                throw new SQLException(name + " could not end its batch: " + e.getCause(), e.getCause());
+            }
+        }
+        switch (outcome) {
+            case COMMITTED -> { }
+            case NOT_APPLIED -> throw unavailable(GroupUnavailableException.Outcome.NOT_APPLIED, "leader replica "
+                    + replica + ": " + m.why);
+            case UNKNOWN -> throw unavailable(GroupUnavailableException.Outcome.UNKNOWN, m.why);
+        }
+    }
+
+    /**
+     * Appends the entries of {@code b}'s requests not yet sent, in ONE log entry, in the order they ran. Under the writer
+     * lock: Ratis puts it in the log before this returns, so the log's order is the order the requests ran in.
+     */
+    private void send(LeaderBatch b) {
+        if (b.unsent.isEmpty() || b.ended) return;
+        List<GroupEntry> entries = new ArrayList<>(b.unsent.size());
+        for (LeaderBatch.Member m : b.unsent) entries.add(m.entry);
+        CompletableFuture<RaftClientReply> reply = append(entries);
+        for (LeaderBatch.Member m : b.unsent) m.reply = reply;
+        b.unsent.clear();
+    }
+
+    /** {@link #send} for the open batch, taking the writer lock. */
+    private void sendUnsent() throws InterruptedException {
+        writer.lockInterruptibly();
+        try {
+            LeaderBatch b = machine.batch();
+            if (b != null && b.active == null) send(b);
+        } finally {
+            writer.unlock();
+        }
+    }
+
+    /** Why an entry's append failed, or null while its reply says nothing against it. */
+    private static String refusal(CompletableFuture<RaftClientReply> reply) {
+        try {
+            RaftClientReply r = reply.getNow(null);
+            return r == null || r.isSuccess() ? null : "the log did not take the entry: " + r.getException();
+        } catch (CompletionException | java.util.concurrent.CancellationException e) {
+            return "the log did not take the entry: " + (e.getCause() == null ? e : e.getCause());
+        }
+    }
+
+    /** Ends {@code b} rolled back for {@code why}, unless it ended meanwhile. */
+    private void endBatch(LeaderBatch b, String why) {
+        writer.lock();
+        try {
+            if (closed) machine.abandon(b);
+            else machine.end(b, LeaderBatch.Outcome.UNKNOWN, why, List.of());
+        } catch (SQLException | RuntimeException e) {
+            log.error("{}: ending a batch failed; stopping this replica", name, e);
+            machine.abandon(b);
+            failStop(e);
+        } finally {
             writer.unlock();
         }
     }
@@ -455,12 +660,17 @@ public final class GroupReplica implements Replication, AutoCloseable {
 
     /** Appends {@code entry} through this replica's own Ratis server; the reply comes once it is applied here. */
     CompletableFuture<RaftClientReply> append(GroupEntry entry) {
+        return append(List.of(entry));
+    }
+
+    /** Appends {@code entries} in one log entry ({@link GroupEntry#encodeAll}). */
+    private CompletableFuture<RaftClientReply> append(List<GroupEntry> entries) {
         RaftClientRequest request = RaftClientRequest.newBuilder()
                 .setClientId(clientId)
                 .setServerId(server.getId())
                 .setGroupId(spec.groupId())
                 .setCallId(callIds.incrementAndGet())
-                .setMessage(Message.valueOf(ByteString.copyFrom(entry.encode())))
+                .setMessage(Message.valueOf(ByteString.copyFrom(GroupEntry.encodeAll(entries))))
                 .setType(RaftClientRequest.writeRequestType())
                 .build();
         try {
@@ -468,61 +678,6 @@ public final class GroupReplica implements Replication, AutoCloseable {
         } catch (IOException | RuntimeException e) {
             return CompletableFuture.failedFuture(e);
         }
-    }
-
-    private void awaitCommitted(GroupEntry entry, PendingEntry own, CompletableFuture<RaftClientReply> reply,
-                                long deadline) throws GroupUnavailableException, SQLException, InterruptedException {
-        String why;
-        try {
-            RaftClientReply r = awaitReply(reply, deadline);
-            why = r == null ? (closed ? "leader replica " + replica + " stopped before its log entry committed"
-                    : "its log entry was not committed by a majority within " + millis(spec.commitTimeout()))
-                    : r.isSuccess() ? null : "the log did not take the entry: " + r.getException();
-        } catch (ExecutionException e) {
-            why = "the log did not take the entry: " + e.getCause();
-        } catch (InterruptedException e) {
-            giveUp(entry, own);
-            throw e;
-        }
-        if (why != null && giveUp(entry, own))
-            throw unavailable(GroupUnavailableException.Outcome.UNKNOWN, why);
-        // Committed: the state machine has (or is about to have) the transaction.
-        PendingEntry.Result result;
-        try {
-            result = own.result.get();
-        } catch (ExecutionException e) {
-            throw new SQLException(name + " could not apply its own committed log entry: " + e.getCause(), e.getCause());
-        }
-        if (result == PendingEntry.Result.STALE)
-            throw unavailable(GroupUnavailableException.Outcome.NOT_APPLIED, "leader replica " + replica
-                    + " ran the request on a database other leaders' entries had overtaken");
-    }
-
-    /**
-     * The reply to an appended entry, or null at the deadline or once this replica is stopped: a stopped leader's entry
-     * commits (on the next leader) or not without it, and its callers should go to the next leader at once.
-     */
-    private RaftClientReply awaitReply(CompletableFuture<RaftClientReply> reply, long deadline)
-            throws ExecutionException, InterruptedException {
-        long slice = GroupSignal.RECHECK.toNanos();
-        while (true) {
-            long left = deadline - System.nanoTime();
-            if (left <= 0 || closed) return null;
-            try {
-                return reply.get(Math.min(left, slice), TimeUnit.NANOSECONDS);
-            } catch (TimeoutException e) {
-                // look at the deadline and at closed again
-            }
-        }
-    }
-
-    /** Takes the transaction back and rolls it back, unless the state machine has already taken it. */
-    private boolean giveUp(GroupEntry entry, PendingEntry own) {
-        if (!own.abandon()) return false;
-        machine.forget(entry.requestId());
-        db.rollback(own.connection);
-        closeQuietly(own.connection);
-        return true;
     }
 
     static String millis(Duration d) {
@@ -586,6 +741,13 @@ public final class GroupReplica implements Replication, AutoCloseable {
             server.close();
         } catch (IOException | RuntimeException e) {
             log.debug("{}: closing its Ratis server failed: {}", name, e.toString());
+        }
+        writer.lock(); // a request running in the open batch ends its part first
+        try {
+            LeaderBatch b = machine.batch();
+            if (b != null) machine.abandon(b); // its requests' outcomes are UNKNOWN
+        } finally {
+            writer.unlock();
         }
         db.close();
         signal.changed();

@@ -15,19 +15,31 @@ import java.sql.Statement;
  * for the log).
  *
  * <pre>
- * gyro_replica (id = 1, group_name, replica, applied_term, applied_index, data_index)   -- one row
+ * gyro_replica (id = 1, group_name, replica, applied_term, applied_index, data_index,
+ *               data_session, data_number)                                              -- one row
  * </pre>
  * {@code applied_index} is the last log entry applied (its rows, or nothing when it was stale), {@code data_index} the
- * last one whose rows were applied: the basis the next entry must have been computed on. The row also stamps the
- * database with its group and replica, and a database of another is refused.
+ * last one whose rows were applied and {@code (data_session, data_number)} that entry's request id: the state the next
+ * entry must have been computed on ({@link GroupEntry#holdsOn}; docs/decisions/42-group-commit.md). The row also
+ * stamps the database with its group and replica, and a database of another is refused.
  *
  * <p>Every method runs on the caller's connection and transaction; none commits.
  */
 final class ReplicaProgress {
 
     /** Where a replica's database stands in its group's log. */
-    record Position(long appliedTerm, long appliedIndex, long dataIndex) {
-        static final Position START = new Position(0, 0, 0);
+    record Position(long appliedTerm, long appliedIndex, long dataIndex, GroupEntry.RequestId dataEntry) {
+        static final Position START = new Position(0, 0, 0, GroupEntry.RequestId.NONE);
+
+        /** Entry {@code id} at {@code index} applied with its rows. */
+        static Position data(long term, long index, GroupEntry.RequestId id) {
+            return new Position(term, index, index, id);
+        }
+
+        /** A stale entry at {@code index} recorded without its rows: the data stays where it was. */
+        Position skipping(long term, long index) {
+            return new Position(term, index, dataIndex, dataEntry);
+        }
     }
 
     static final String TABLE = "gyro_replica";
@@ -45,11 +57,13 @@ final class ReplicaProgress {
         try (Statement st = c.createStatement()) {
             st.executeUpdate("CREATE TABLE IF NOT EXISTS " + TABLE + " (id " + bigint + " PRIMARY KEY, group_name "
                     + d.sqlType(Dialect.SqlType.TEXT) + " NOT NULL, replica " + bigint + " NOT NULL, applied_term "
-                    + bigint + " NOT NULL, applied_index " + bigint + " NOT NULL, data_index " + bigint + " NOT NULL)");
+                    + bigint + " NOT NULL, applied_index " + bigint + " NOT NULL, data_index " + bigint + " NOT NULL,"
+                    + " data_session " + bigint + " NOT NULL DEFAULT 0, data_number " + bigint + " NOT NULL DEFAULT 0)");
         }
+        addEntryColumns(c, bigint);
         try (Statement st = c.createStatement();
-             ResultSet rs = st.executeQuery("SELECT group_name, replica, applied_term, applied_index, data_index FROM "
-                     + TABLE + " WHERE id = 1")) {
+             ResultSet rs = st.executeQuery("SELECT group_name, replica, applied_term, applied_index, data_index,"
+                     + " data_session, data_number FROM " + TABLE + " WHERE id = 1")) {
             if (rs.next()) {
                 String stampedGroup = rs.getString(1);
                 int stampedReplica = rs.getInt(2);
@@ -57,7 +71,8 @@ final class ReplicaProgress {
                     throw new SQLException("this database belongs to replica " + stampedReplica + " of " + stampedGroup
                             + ", not to replica " + replica + " of " + group
                             + ": each replica runs only on its own database");
-                return new Position(rs.getLong(3), rs.getLong(4), rs.getLong(5));
+                return new Position(rs.getLong(3), rs.getLong(4), rs.getLong(5),
+                        new GroupEntry.RequestId(rs.getLong(6), rs.getLong(7)));
             }
         }
         try (PreparedStatement ps = c.prepareStatement("INSERT INTO " + TABLE
@@ -70,17 +85,37 @@ final class ReplicaProgress {
     }
 
     /**
+     * A table made before entries were named (docs/decisions/42-group-commit.md) gets the columns, 0 for "not known":
+     * every replica of a group meets the same, so the first entry after it is judged alike everywhere.
+     */
+    private static void addEntryColumns(Connection c, String bigint) throws SQLException {
+        boolean has = false;
+        try (Statement st = c.createStatement(); ResultSet rs = st.executeQuery("SELECT * FROM " + TABLE + " WHERE 1 = 0")) {
+            var md = rs.getMetaData();
+            for (int i = 1; i <= md.getColumnCount(); i++) has |= md.getColumnName(i).equalsIgnoreCase("data_session");
+        }
+        if (has) return;
+        try (Statement st = c.createStatement()) {
+            st.executeUpdate("ALTER TABLE " + TABLE + " ADD COLUMN data_session " + bigint + " NOT NULL DEFAULT 0");
+            st.executeUpdate("ALTER TABLE " + TABLE + " ADD COLUMN data_number " + bigint + " NOT NULL DEFAULT 0");
+        }
+    }
+
+    /**
      * Records {@code to} as applied. Call in the transaction that applies the entry's rows.
      *
      * @throws SQLException when the database already records that entry or a later one (it would be applied twice)
      */
     static void record(Connection c, Position to) throws SQLException {
         try (PreparedStatement ps = c.prepareStatement("UPDATE " + TABLE
-                + " SET applied_term = ?, applied_index = ?, data_index = ? WHERE id = 1 AND applied_index < ?")) {
+                + " SET applied_term = ?, applied_index = ?, data_index = ?, data_session = ?, data_number = ?"
+                + " WHERE id = 1 AND applied_index < ?")) {
             ps.setLong(1, to.appliedTerm());
             ps.setLong(2, to.appliedIndex());
             ps.setLong(3, to.dataIndex());
-            ps.setLong(4, to.appliedIndex());
+            ps.setLong(4, to.dataEntry().session());
+            ps.setLong(5, to.dataEntry().number());
+            ps.setLong(6, to.appliedIndex());
             if (ps.executeUpdate() != 1)
                 throw new SQLException("cannot record log entry " + to.appliedIndex() + " as applied: " + TABLE
                         + " already records it or a later one (or was never claimed)");

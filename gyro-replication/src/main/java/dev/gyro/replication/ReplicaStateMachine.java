@@ -15,26 +15,32 @@ import org.slf4j.LoggerFactory;
 import java.io.IOException;
 import java.sql.Connection;
 import java.sql.SQLException;
-import java.util.Map;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.Lock;
 import java.util.function.Consumer;
 
 /**
  * A replica's database as the state machine of its group's log (docs/decisions/22-group-log.md). Ratis calls
- * {@link #applyTransaction} once per committed entry, one at a time, in log order; each entry's rows and its log index
- * ({@link ReplicaProgress}) go into the database in ONE DBMS transaction, so an entry the database already holds is
- * skipped when Ratis delivers it again (after a restart it replays its log from the start): exactly once.
+ * {@link #applyTransaction} once per committed log entry, one at a time, in log order; the rows of the group entries it
+ * carries (one, or several of a batch: {@link GroupEntry#decodeAll}) and its log index ({@link ReplicaProgress}) go
+ * into the database in ONE DBMS transaction, so a log entry the database already holds is skipped when Ratis delivers
+ * it again (after a restart it replays its log from the start): exactly once.
  *
- * <p>An entry the leader replica itself ran is {@linkplain #expect expected}: its rows are already in the leader's
- * open transaction, which gets the log index and commits here instead of applying them twice. Every other entry (a
- * follower's, or the leader's own that its request gave up on) is applied with {@link UpdateApplier}, the same applier
- * a token's updates use, under the replica's writer lock, the one a leader's request holds for its transaction.
+ * <p>An entry of the leader's open batch ({@link LeaderBatch}, docs/decisions/42-group-commit.md) is only logged: its
+ * rows are already in the batch's transaction, which commits with the index of the batch's last entry once every
+ * entry appended from it is logged and no request runs in it ({@link #endIfSettled}). Every other entry (a
+ * follower's, or the leader's own whose batch ended before the log committed it) is applied with {@link UpdateApplier},
+ * the same applier a token's updates use, in a transaction of its own per log entry, under the replica's writer lock,
+ * the one a leader's request holds while it runs in the batch. An entry that reaches a replica whose batch is open and
+ * is not the batch's own was written by a newer leader: the batch ends first (rolled back, its logged entries applied
+ * from their row images).
  *
- * <p>An entry whose basis is not the last data entry applied was computed on a database other leaders' entries had
- * overtaken: every replica sees the same log, so every replica skips its rows alike (only its index is recorded).
+ * <p>An entry that does not hold on the database ({@link GroupEntry#holdsOn}: it was computed on a database other
+ * leaders' entries had overtaken, or after a batch entry the log did not keep) changes nothing: every replica sees the
+ * same log, so every replica skips its rows alike (only its index is recorded).
  *
  * <p>An entry is decoded before it enters the log ({@link #startTransaction}): a message that is no {@link GroupEntry}
  * is refused to its sender and never appended, so no replica ever meets it (docs/decisions/32-group-log-tls.md).
@@ -51,7 +57,8 @@ final class ReplicaStateMachine extends BaseStateMachine {
     private final Lock writer;
     private final GroupSignal signal;
     private final Consumer<Throwable> failStop;
-    private final Map<GroupEntry.RequestId, PendingEntry> expected = new ConcurrentHashMap<>();
+    /** The leader's open batch, or null; changed under the writer lock. */
+    private volatile LeaderBatch batch;
     /** Where the database stands; changed only on Ratis' apply thread, after the DBMS commit. */
     private volatile ReplicaProgress.Position stored;
     /** The highest log index applied, entries without rows (Ratis' own) included. */
@@ -59,6 +66,10 @@ final class ReplicaStateMachine extends BaseStateMachine {
 
     final LongAdder entriesApplied = new LongAdder();
     final LongAdder ownEntriesCommitted = new LongAdder();
+    /** Batches whose transaction committed with entries in it: DBMS commits of the leader's requests. */
+    final LongAdder batchesCommitted = new LongAdder();
+    /** Batches that ended rolled back with their logged entries applied from row images. */
+    final LongAdder batchesRolledBack = new LongAdder();
     final LongAdder redeliveriesSkipped = new LongAdder();
     final LongAdder staleEntries = new LongAdder();
 
@@ -81,14 +92,18 @@ final class ReplicaStateMachine extends BaseStateMachine {
         return appliedIndex;
     }
 
-    /** The leader's request of {@code id} holds {@code pending}; its entry is to commit that transaction. */
-    void expect(GroupEntry.RequestId id, PendingEntry pending) {
-        expected.put(id, pending);
+    /** The leader's open batch, or null. */
+    LeaderBatch batch() {
+        return batch;
     }
 
-    /** The request of {@code id} gave its transaction up. */
-    void forget(GroupEntry.RequestId id) {
-        expected.remove(id);
+    /** Opens a batch on {@code real} as leader in {@code term}, on the database as it stands. Under the writer lock. */
+    LeaderBatch open(Connection real, long term) {
+        if (batch != null) throw new IllegalStateException(name + ": a batch is open already");
+        ReplicaProgress.Position at = stored;
+        LeaderBatch b = new LeaderBatch(real, term, at.dataIndex(), at.dataEntry());
+        batch = b;
+        return b;
     }
 
     /**
@@ -102,7 +117,7 @@ final class ReplicaStateMachine extends BaseStateMachine {
         TransactionContext trx = super.startTransaction(request);
         if (request.is(org.apache.ratis.proto.RaftProtos.RaftClientRequestProto.TypeCase.WRITE)) {
             try {
-                GroupEntry.decode(request.getMessage().getContent().toByteArray());
+                GroupEntry.decodeAll(request.getMessage().getContent().toByteArray());
             } catch (RuntimeException e) {
                 log.warn("{}: refused a log entry from client {} that is no group entry: {}", name,
                         request.getClientId(), e.toString());
@@ -118,12 +133,17 @@ final class ReplicaStateMachine extends BaseStateMachine {
         LogEntryProto e = trx.getLogEntry();
         try {
             if (e.getIndex() <= stored.appliedIndex()) {
-                redeliveriesSkipped.increment(); // in the database since before a restart
+                // in the database since before a restart
+                redeliveriesSkipped.add(GroupEntry.decodeAll(e.getStateMachineLogEntry().getLogData().toByteArray())
+                        .size());
             } else {
-                GroupEntry entry = GroupEntry.decode(e.getStateMachineLogEntry().getLogData().toByteArray());
-                PendingEntry own = expected.remove(entry.requestId());
-                if (own != null && own.claim()) commitOwn(own, entry, e.getTerm(), e.getIndex());
-                else applyUnderLock(entry, e.getTerm(), e.getIndex());
+                List<GroupEntry> entries = GroupEntry.decodeAll(e.getStateMachineLogEntry().getLogData().toByteArray());
+                writer.lock();
+                try {
+                    apply(entries, e.getTerm(), e.getIndex());
+                } finally {
+                    writer.unlock();
+                }
             }
             advanced(e.getTerm(), e.getIndex());
             return CompletableFuture.completedFuture(Message.EMPTY);
@@ -135,95 +155,171 @@ final class ReplicaStateMachine extends BaseStateMachine {
         }
     }
 
+    /** The entries of one committed log entry at {@code index}, under the writer lock. */
+    private void apply(List<GroupEntry> entries, long term, long index) throws SQLException {
+        List<LeaderBatch.Logged> all = new ArrayList<>(entries.size());
+        for (GroupEntry entry : entries) all.add(new LeaderBatch.Logged(entry, term, index));
+        LeaderBatch b = batch;
+        if (b != null && b.byEntry.containsKey(entries.get(0).requestId())) {
+            int k = 0;
+            for (; k < entries.size(); k++) {
+                GroupEntry entry = entries.get(k);
+                LeaderBatch.Member own = b.byEntry.get(entry.requestId());
+                LeaderBatch.Logged last = b.logged.isEmpty() ? null : b.logged.get(b.logged.size() - 1);
+                boolean holds = last == null ? entry.holdsOn(b.basis, b.basisEntry)
+                        : entry.holdsOn(last.index(), last.entry().requestId());
+                if (own == null || !holds) break;
+                if (b.logged.isEmpty()) b.firstLoggedAt = Math.max(1, System.nanoTime());
+                b.logged.add(all.get(k));
+                own.logged = true;
+            }
+            if (k == entries.size()) {
+                endIfSettled(b);
+                return;
+            }
+            // The batch's transaction holds rows the log says nobody applies: it ends, and the rest of the log entry
+            // is judged as any replica judges it (stale).
+            end(b, LeaderBatch.Outcome.NOT_APPLIED, "its log entry followed one the log did not keep",
+                    all.subList(k, all.size()));
+        } else if (b != null) {
+            // Not the batch's: a newer leader's entry, so this replica no longer leads, and the batch's entries the log
+            // has not committed so far may come from the new leader's log or never.
+            end(b, LeaderBatch.Outcome.UNKNOWN, "replica lost its leadership before its log entry committed", all);
+        } else {
+            applyImages(all);
+        }
+    }
+
     /**
-     * The leader's own entry: its rows are in the open transaction; record the index there and commit. The
-     * transaction's connection is closed before anything else touches the database (SQLite has one writer).
+     * Ends {@code b} by committing its transaction once nothing is left to wait for (every entry appended logged, no
+     * request running). Under the writer lock.
      */
-    private void commitOwn(PendingEntry own, GroupEntry entry, long term, long index) throws SQLException {
-        Connection c = own.connection;
-        boolean current = entry.basis() == stored.dataIndex();
-        SQLException refused = null;
+    void endIfSettled(LeaderBatch b) throws SQLException {
+        if (!b.ended && b.settled()) end(b, null, null, List.of());
+    }
+
+    /**
+     * Ends {@code b}, under the writer lock: commits its transaction with the index of its last logged entry when
+     * {@code unlogged} is null and the DBMS takes the commit; else rolls it back and applies its logged entries from
+     * their row images, as a follower would. Members whose entry was logged are answered COMMITTED, those whose entry
+     * was not {@code unlogged} (NOT_APPLIED if it was never sent), and those that wrote nothing COMMITTED when everything
+     * they saw was logged. {@code after}: entries of the log after the logged ones, applied in the same transaction.
+     */
+    void end(LeaderBatch b, LeaderBatch.Outcome unlogged, String why, List<LeaderBatch.Logged> after)
+            throws SQLException {
+        if (b.ended) return;
+        b.ended = true;
+        b.closed = true;
+        if (batch == b) batch = null;
+        boolean committed = false;
         try {
-            if (current) {
-                ReplicaProgress.Position to = new ReplicaProgress.Position(term, index, index);
+            if (unlogged == null && !b.logged.isEmpty()) {
+                LeaderBatch.Logged last = b.logged.get(b.logged.size() - 1);
+                ReplicaProgress.Position to = ReplicaProgress.Position.data(last.term(), last.index(),
+                        last.entry().requestId());
                 try {
-                    ReplicaProgress.record(c, to);
-                    db.commit(c); // rolls back itself when it fails
+                    ReplicaProgress.record(b.real, to);
+                    db.commit(b.real); // rolls back itself when it fails
                     stored = to;
-                    ownEntriesCommitted.increment();
-                    entriesApplied.increment();
-                    own.result.complete(PendingEntry.Result.COMMITTED);
-                    return;
+                    committed = true;
+                    batchesCommitted.increment();
+                    ownEntriesCommitted.add(b.logged.size());
+                    entriesApplied.add(b.logged.size());
                 } catch (SQLException ex) {
-                    refused = ex;
+                    // The log committed the entries: their row images are what every other replica applies.
+                    log.warn("{}: the batch of log entries up to {} did not commit ({}); applying their row images",
+                            name, last.index(), ex.toString());
                 }
-            } else {
-                db.rollback(c);
+            } else if (unlogged == null) {
+                db.rollback(b.real); // nothing of the group's in it: its requests wrote nothing
+                committed = true;
+            }
+            if (!committed) {
+                db.rollback(b.real);
+                if (!b.logged.isEmpty()) batchesRolledBack.increment();
             }
         } finally {
-            closeQuietly(c);
+            closeQuietly(b.real);
         }
         try {
-            if (!current) {
-                skipStale(term, index);
-                own.result.complete(PendingEntry.Result.STALE);
-            } else {
-                // The DBMS refused the commit, but the entry is committed in the log: its row images are what every
-                // other replica applies, so apply them here too, in a fresh transaction.
-                log.warn("{}: the transaction of log entry {} did not commit ({}); applying its row images instead",
-                        name, index, refused.toString());
-                apply(entry, term, index);
-                own.result.complete(PendingEntry.Result.COMMITTED);
+            if (!committed) {
+                List<LeaderBatch.Logged> apply = new ArrayList<>(b.logged);
+                apply.addAll(after);
+                applyImages(apply);
             }
-        } catch (SQLException | RuntimeException ex) {
-            own.result.completeExceptionally(ex);
-            throw ex;
+        } finally {
+            b.byEntry.clear();
+            LeaderBatch.Outcome none = unlogged == null ? LeaderBatch.Outcome.NOT_APPLIED : unlogged;
+            for (LeaderBatch.Member m : b.members) {
+                boolean sawOnlyLogged = m.entriesBefore <= b.logged.size();
+                LeaderBatch.Outcome o = m.entry != null ? (m.logged ? LeaderBatch.Outcome.COMMITTED
+                        : m.reply == null ? LeaderBatch.Outcome.NOT_APPLIED : none)
+                        : sawOnlyLogged ? LeaderBatch.Outcome.COMMITTED : LeaderBatch.Outcome.NOT_APPLIED;
+                if (o != LeaderBatch.Outcome.COMMITTED && m.why == null)
+                    m.why = m.entry == null ? "it read what its batch's requests wrote, which did not all commit" : why;
+                m.outcome.complete(o);
+            }
+            signal.changed();
         }
+    }
+
+    /**
+     * Ends {@code b} as the replica stops, under the writer lock: its transaction rolls back and nothing else touches
+     * the database; whatever the log committed is applied again from the log at restart.
+     */
+    void abandon(LeaderBatch b) {
+        if (b.ended) return;
+        b.ended = true;
+        b.closed = true;
+        if (batch == b) batch = null;
+        db.rollback(b.real);
+        closeQuietly(b.real);
+        for (LeaderBatch.Member m : b.members) {
+            if (m.why == null) m.why = "replica stopped before its batch committed";
+            m.outcome.complete(LeaderBatch.Outcome.UNKNOWN);
+        }
+        signal.changed();
     }
 
     private static void closeQuietly(Connection c) {
         try {
             c.close();
         } catch (SQLException ex) {
-            log.debug("closing a leader's transaction connection failed: {}", ex.toString());
+            log.debug("closing a leader's batch connection failed: {}", ex.toString());
         }
     }
 
-    private void applyUnderLock(GroupEntry entry, long term, long index) throws SQLException {
-        writer.lock();
-        try {
-            apply(entry, term, index);
-        } finally {
-            writer.unlock();
-        }
-    }
-
-    private void apply(GroupEntry entry, long term, long index) throws SQLException {
-        boolean current = entry.basis() == stored.dataIndex();
-        if (!current) {
-            skipStale(term, index);
-            return;
-        }
-        ReplicaProgress.Position to = new ReplicaProgress.Position(term, index, index);
+    /**
+     * Applies committed entries from their row images in ONE transaction, in order, recording where the database then
+     * stands: each entry that holds on what came before it ({@link GroupEntry#holdsOn}) with its rows, each other one
+     * without (stale; every replica judges alike).
+     */
+    private void applyImages(List<LeaderBatch.Logged> entries) throws SQLException {
+        if (entries.isEmpty()) return;
+        ReplicaProgress.Position[] at = {stored};
+        int[] applied = {0};
         db.inTransaction(false, c -> {
-            UpdateApplier.apply(c, db.dialect(), entry.changes());
-            ReplicaProgress.record(c, to);
+            ReplicaProgress.Position p = stored;
+            int n = 0;
+            for (LeaderBatch.Logged l : entries) {
+                if (l.entry().holdsOn(p.dataIndex(), p.dataEntry())) {
+                    UpdateApplier.apply(c, db.dialect(), l.entry().changes());
+                    p = ReplicaProgress.Position.data(l.term(), l.index(), l.entry().requestId());
+                    n++;
+                } else {
+                    p = p.skipping(l.term(), l.index());
+                    log.warn("{}: an entry of log entry {} was computed on a database other entries had overtaken;"
+                            + " not applied", name, l.index());
+                }
+            }
+            ReplicaProgress.record(c, p);
+            at[0] = p;
+            applied[0] = n;
             return null;
         });
-        stored = to;
-        entriesApplied.increment();
-    }
-
-    /** Records a stale entry as applied without its rows (every replica does the same). */
-    private void skipStale(long term, long index) throws SQLException {
-        ReplicaProgress.Position to = new ReplicaProgress.Position(term, index, stored.dataIndex());
-        db.inTransaction(false, c -> {
-            ReplicaProgress.record(c, to);
-            return null;
-        });
-        stored = to;
-        staleEntries.increment();
-        log.warn("{}: log entry {} was computed on a database other entries had overtaken; not applied", name, index);
+        stored = at[0];
+        entriesApplied.add(applied[0]);
+        staleEntries.add(entries.size() - applied[0]);
     }
 
     private void advanced(long term, long index) {
