@@ -107,8 +107,7 @@ public final class Takeover {
     public static Connection instead(java.sql.Driver driver, String url) throws SQLException {
         Takeover t = active;
         if (t == null || url == null || t.instanceDatabase.test(url) || !driver.acceptsURL(url)) return null;
-        return (Connection) Proxy.newProxyInstance(Takeover.class.getClassLoader(), new Class<?>[] {Connection.class},
-                t.new AppConnection());
+        return proxy(t.new AppConnection());
     }
 
     /** A data source's JDBC URL as it names it ({@code getUrl()} or {@code getURL()}), or null where it names none. */
@@ -135,8 +134,7 @@ public final class Takeover {
     public static Connection insteadOf(Object dataSource) throws SQLException {
         String url = urlToTakeOver(dataSource);
         if (url == null) return null;
-        return (Connection) Proxy.newProxyInstance(Takeover.class.getClassLoader(), new Class<?>[] {Connection.class},
-                active.new AppConnection());
+        return proxy(active.new AppConnection());
     }
 
     /**
@@ -177,6 +175,11 @@ public final class Takeover {
     static Connection connection(boolean autoCommit) {
         AppConnection c = active.new AppConnection();
         c.autoCommit = autoCommit;
+        return proxy(c);
+    }
+
+    /** The application's view of {@code c}: a {@code Connection} answered by it. */
+    private static Connection proxy(AppConnection c) {
         return (Connection) Proxy.newProxyInstance(Takeover.class.getClassLoader(), new Class<?>[] {Connection.class}, c);
     }
 
