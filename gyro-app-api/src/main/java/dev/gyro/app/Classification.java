@@ -41,6 +41,11 @@ import java.util.Map;
  * </pre>
  * Types are written as Java writes them ({@code long}, {@code java.lang.String}, {@code int[]},
  * {@code com.example.Order$Line}). Such a file is validated against the application's classes when Gyro is attached.
+ *
+ * <p>{@code partitionedTables} says which rows belong to a partition, for moving a bucket with its data
+ * (docs/decisions/43-bucket-moves.md): each table that local requests write, with the column that holds the row's
+ * partitioning value ({@code "partitionedTables": {"SHOPPING_CARTS": "CART_ID"}}). The rows of a bucket are the
+ * rows whose value in that column hashes to it. Absent, buckets cannot be moved.
  */
 public final class Classification {
 
@@ -96,8 +101,15 @@ public final class Classification {
     private static final ObjectMapper JSON = new ObjectMapper();
 
     private final Map<String, Rule> rules;
+    private final Map<String, String> partitionedTables;
 
     public Classification(List<Rule> rules) {
+        this(rules, Map.of());
+    }
+
+    /** @param partitionedTables table to the column holding its rows' partitioning value, in the file's order */
+    public Classification(List<Rule> rules, Map<String, String> partitionedTables) {
+        this.partitionedTables = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(partitionedTables));
         Map<String, Rule> m = new LinkedHashMap<>();
         for (Rule r : rules)
             if (m.put(r.name(), r) != null) throw new IllegalArgumentException("transaction " + r.name()
@@ -113,6 +125,19 @@ public final class Classification {
 
     public List<Rule> rules() {
         return List.copyOf(rules.values());
+    }
+
+    /**
+     * Each table local requests write, with the column that holds its rows' partitioning value; empty when the file
+     * does not say (then buckets cannot be moved with their data).
+     */
+    public Map<String, String> partitionedTables() {
+        return partitionedTables;
+    }
+
+    /** The same rules with {@code tables} as the partitioned tables. */
+    public Classification withPartitionedTables(Map<String, String> tables) {
+        return new Classification(rules(), tables);
     }
 
     public Summary summary() {
@@ -147,6 +172,10 @@ public final class Classification {
                 ArrayNode ps = m.putArray("parameters");
                 for (Parameter p : r.method().parameters()) ps.addObject().put("name", p.name()).put("type", p.type());
             }
+        }
+        if (!partitionedTables.isEmpty()) {
+            ObjectNode tables = root.putObject("partitionedTables");
+            partitionedTables.forEach(tables::put);
         }
         Summary s = summary();
         ObjectNode sum = root.putObject("summary");
@@ -250,7 +279,22 @@ public final class Classification {
             boolean readOnly = t.path("readOnly").asBoolean(false);
             rules.add(new Rule(name, kind, readOnly, by, t.path("reason").asText(""), method(t.get("method"), where)));
         }
-        return new Classification(rules);
+        return new Classification(rules, partitionedTables(root.get("partitionedTables"), source));
+    }
+
+    private static Map<String, String> partitionedTables(JsonNode tables, String source) {
+        Map<String, String> out = new LinkedHashMap<>();
+        if (tables == null || tables.isNull()) return out;
+        if (!tables.isObject())
+            throw new IllegalArgumentException("classification " + source + ": \"partitionedTables\" must be an object"
+                    + " of table names to column names, as {\"ORDERS\": \"CUSTOMER_ID\"}");
+        tables.fields().forEachRemaining(e -> {
+            if (!e.getValue().isTextual() || e.getValue().asText().isBlank())
+                throw new IllegalArgumentException("classification " + source + ": \"partitionedTables\" names no"
+                        + " column for table " + e.getKey() + " (a column name as text, not " + e.getValue() + ")");
+            out.put(e.getKey(), e.getValue().asText());
+        });
+        return out;
     }
 
     /** The {@code "method"} of a transaction, or null when it has none. */
