@@ -124,6 +124,57 @@ public final class GyroClient implements AutoCloseable {
         return routing;
     }
 
+    /**
+     * Moves {@code buckets} to instance {@code to} with their rows (docs/decisions/43-bucket-moves.md): one move request
+     * to each present owner of some of them, in turn; then routes by the new map. Returns the replies, one per owner;
+     * the first that is not OK ends the moves.
+     */
+    public List<Reply> moveBuckets(int to, int... buckets) {
+        java.util.Map<Integer, List<Integer>> byOwner = new java.util.TreeMap<>();
+        for (int b : buckets) byOwner.computeIfAbsent(routing.map().ownerOfBucket(b), o -> new ArrayList<>()).add(b);
+        List<Reply> replies = new ArrayList<>();
+        for (java.util.Map.Entry<Integer, List<Integer>> e : byOwner.entrySet()) {
+            Reply r = send(e.getKey(), dev.gyro.wire.MoveRequest.of(to,
+                    e.getValue().stream().mapToInt(Integer::intValue).toArray()));
+            replies.add(r);
+            if (r.status() != Reply.Status.OK) break;
+            refreshRouting(e.getKey()); // the old owner: it switched when the move committed
+        }
+        return replies;
+    }
+
+    /**
+     * Asks instance {@code from} for its routing table and routes by its map from now on if it is newer (after a
+     * bucket move). Returns whether it was.
+     */
+    public boolean refreshRouting(int from) {
+        try {
+            byte[] json = ClientCalls.blockingUnaryCall(channels.get(from), Wire.DESCRIBE,
+                    CallOptions.DEFAULT.withDeadlineAfter(10, TimeUnit.SECONDS), new byte[0]);
+            return routing.adopt(RoutingTable.fromJson(json).map());
+        } catch (StatusRuntimeException | IllegalArgumentException e) {
+            log.debug("cannot refresh the routing table from instance {}: {}", from, e.toString());
+            return false;
+        }
+    }
+
+    /** When the map was last refreshed because a request was answered by another instance than its owner by the map. */
+    private final AtomicLong refreshedAt = new AtomicLong(Long.MIN_VALUE / 2);
+
+    /**
+     * A request sent to its partition's owner by this client's map was run by {@code by}: the partition moved
+     * (decision 43), and the owner forwarded it. The map is refreshed from {@code by}, at most once a second, on a
+     * thread of its own.
+     */
+    private void moved(int by) {
+        long now = System.nanoTime();
+        long last = refreshedAt.get();
+        if (now - last < 1_000_000_000L || !refreshedAt.compareAndSet(last, now)) return;
+        Thread t = new Thread(() -> refreshRouting(by), "gyro-client-routing");
+        t.setDaemon(true);
+        t.start();
+    }
+
     /** Runs {@code transaction} with these parameters and waits for the reply. Never throws for remote errors. */
     public Reply call(String transaction, Object... parameters) {
         return call(Request.of(transaction, parameters));
@@ -231,9 +282,13 @@ public final class GyroClient implements AutoCloseable {
             // A replicated group: while it elects a leader none of its replicas listens, so the call waits for one to,
             // within its deadline, instead of failing; it is sent only once connected.
             if (replicated[instance]) options = options.withWaitForReady();
-            if (!replicated[instance])
-                return whoHoldsTheToken(Reply.decode(ClientCalls.blockingUnaryCall(channels.get(instance), Wire.EXECUTE,
-                        options, request.encode())));
+            if (!replicated[instance]) {
+                Reply r = whoHoldsTheToken(Reply.decode(ClientCalls.blockingUnaryCall(channels.get(instance),
+                        Wire.EXECUTE, options, request.encode())));
+                if (r.status() == Reply.Status.OK && r.instance() != instance && r.instance() >= 0
+                        && r.instance() < channels.size() && ownedBy(request, instance)) moved(r.instance());
+                return r;
+            }
             byte[] body = watched(channels.get(instance), options, request.encode());
             if (body != null) return whoHoldsTheToken(Reply.decode(body));
             return Reply.error(Reply.Status.UNAVAILABLE, "the replica that led instance " + instance + " at "
@@ -253,6 +308,14 @@ public final class GyroClient implements AutoCloseable {
                     + (replicated[instance] ? " (a replicated group: none of its replicas led it and answered in time)"
                     : "") + (mayHaveArrived ? sendAgain(request) : ""), instance);
         }
+    }
+
+    /** Whether this client's map routes {@code request} to {@code instance} by its partition. */
+    private boolean ownedBy(Request request, int instance) {
+        RoutingTable.Route route = routing.route(request.transaction());
+        if (route == null || route.keys().length == 0) return false;
+        RoutingTable.Decision d = routing.decide(request.transaction(), request.parameters(), instance);
+        return d != null && d.owner() == instance;
     }
 
     /**

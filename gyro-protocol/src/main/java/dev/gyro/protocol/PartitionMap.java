@@ -52,6 +52,28 @@ public final class PartitionMap {
     /** The highest instance id the map routes to, plus one. */
     public int instances() { return instances; }
 
+    /**
+     * This map with {@code buckets} given to instance {@code to}, as version {@code version} (higher than this one's):
+     * a bucket move (docs/decisions/43-bucket-moves.md).
+     */
+    public PartitionMap moved(int[] buckets, int to, long version) {
+        if (version <= this.version)
+            throw new IllegalArgumentException("map version " + version + " does not follow " + this.version);
+        int[] next = owner.clone();
+        for (int b : buckets) {
+            if (b < 0 || b >= owner.length)
+                throw new IllegalArgumentException("no bucket " + b + " (the map has buckets 0 to " + (owner.length - 1)
+                        + ")");
+            next[b] = to;
+        }
+        return new PartitionMap(version, next);
+    }
+
+    /** The buckets instance {@code instance} owns, in order. */
+    public int[] bucketsOf(int instance) {
+        return java.util.stream.IntStream.range(0, owner.length).filter(b -> owner[b] == instance).toArray();
+    }
+
     /** The instance a bucket is assigned to. */
     public int ownerOfBucket(int bucket) {
         return owner[bucket];

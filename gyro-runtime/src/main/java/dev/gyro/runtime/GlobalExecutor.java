@@ -6,6 +6,7 @@ import dev.gyro.driver.Stopping;
 import dev.gyro.app.TransactionCatalog;
 import dev.gyro.wire.Reply;
 import dev.gyro.wire.Request;
+import dev.gyro.wire.RoutingTable;
 import dev.gyro.protocol.Action;
 import dev.gyro.protocol.BeltEvent;
 import dev.gyro.protocol.StateUpdate;
@@ -65,6 +66,18 @@ final class GlobalExecutor implements BeltActions.Globals, AutoCloseable {
     private final ScheduledExecutorService timers;
     private volatile BeltLoop loop;
     private volatile boolean closed;
+    private volatile Moves moves;
+
+    /**
+     * Bucket moves (docs/decisions/43-bucket-moves.md): where a global request of a bucket enters it before it runs
+     * ({@link Buckets#enterOwned}), who runs a move, and where a request goes whose bucket moved away while it waited.
+     */
+    record Moves(Buckets buckets, BucketMove move, RoutingTable routing, Rerouter rerouter) {}
+
+    /** Sends a request on to the owner its bucket has now. */
+    interface Rerouter {
+        void reroute(Request request, long deadline, Consumer<Reply> reply);
+    }
 
     /**
      * Where a global thread waits, other than in the DBMS: for its gsn's grant ({@link GsnGrants.Await}), between
@@ -114,6 +127,11 @@ final class GlobalExecutor implements BeltActions.Globals, AutoCloseable {
 
     void attach(BeltLoop loop) {
         this.loop = loop;
+    }
+
+    /** Bucket moves run here from now on (without, a move request fails, and no bucket is entered). */
+    void attach(Moves moves) {
+        this.moves = moves;
     }
 
     void observe(RequestObserver observer) {
@@ -257,18 +275,39 @@ final class GlobalExecutor implements BeltActions.Globals, AutoCloseable {
             if (late) p.reply().accept(replies.withdrawn(p.request(), System.currentTimeMillis() - p.arrivedAt()));
             return;
         }
+        Moves m = moves;
+        boolean move = p.request().transaction().equals(BucketMove.TRANSACTION);
+        int bucket = m == null || move ? -1 : m.routing().homeBucket(p.request().transaction(), p.request().parameters());
+        try {
+            // before its slot: a move in progress holds one, and may wait for the requests inside its buckets
+            if (bucket >= 0 && !m.buckets().enterOwned(bucket)) { // moved away while it waited: its new owner runs it
+                turn.skip();
+                granted.done(id);
+                report(id, null);
+                m.rerouter().reroute(p.request(), p.deadline(), p.reply());
+                return;
+            }
+        } catch (InterruptedException e) {
+            turn.abandon();
+            p.reply().accept(replies.shuttingDown()); // unreported: the instance is stopping
+            return;
+        }
         stats.globalStarted();
         GlobalAttempts.Outcome outcome;
         try {
             turn.enter(); // held for every attempt
             clock.inSlot(p.timeline());
-            outcome = attempts.run(id, p, gsns);
+            if (!move) outcome = attempts.run(id, p, gsns);
+            else if (m != null) outcome = m.move().run(id, p, gsns);
+            else outcome = new GlobalAttempts.Outcome(null, null, new IllegalStateException("instance " + self
+                    + " cannot move buckets"));
             clock.committed(p.timeline());
         } catch (InterruptedException | Stopping e) {
             turn.abandon();
             p.reply().accept(replies.shuttingDown()); // unreported: the instance is stopping
             return;
         } finally {
+            if (bucket >= 0) m.buckets().leave(bucket);
             stats.globalFinished();
             granted.done(id);
             turn.over();

@@ -10,6 +10,7 @@ import dev.gyro.protocol.Message;
 import dev.gyro.runtime.db.Database;
 import dev.gyro.runtime.db.Dialect;
 import dev.gyro.runtime.db.InstanceLock;
+import dev.gyro.runtime.db.BucketRows;
 import dev.gyro.runtime.db.MetadataStore;
 import dev.gyro.runtime.db.OrderedCommits;
 import dev.gyro.runtime.hook.LinkDelay;
@@ -63,6 +64,7 @@ final class InstanceParts implements AutoCloseable {
     final PeerLinks peers;
     final BeltLoop loop;
     final RequestRouter router;
+    final Buckets buckets;
     final InstanceServer server;
     final HttpEndpoint http;
     private final InstanceStats stats;
@@ -88,12 +90,14 @@ final class InstanceParts implements AutoCloseable {
             // (SQLite: one write connection, so writers queue in the pool instead of polling the file lock).
             Dialect dialect;
             DurableState state;
+            BucketRows.Loaded map;
             if (replicated != null) {
                 dialect = replicated.dialect();
                 db = replicated; // the replica owns it: never closed here
                 // A write transaction through the group: it begins once the replica's database holds the whole log,
                 // so the belt resumes from what the group committed (decision 24); its first row is replicated too.
                 state = db.inTransaction(false, c -> MetadataStore.load(c, self));
+                map = db.inTransaction(true, c -> BucketRows.load(c, routing.map()));
             } else {
                 dialect = Dialect.forTarget(config.databaseTarget());
                 db = built(Database.open(dialect, config.databaseTarget(), dialect.instanceOptions()));
@@ -104,7 +108,11 @@ final class InstanceParts implements AutoCloseable {
                     GyroInstance.prepare(c, config);
                     return MetadataStore.load(c, self);
                 });
+                map = db.inTransaction(true, c -> BucketRows.load(c, routing.map()));
             }
+            // The buckets moved since the ring started, as this database applied them (decision 43).
+            routing.adopt(map.map());
+            buckets = new Buckets(self, routing, map.gsn(), config.classification().partitionedTables());
             stats.appliedGsn(state.lastGsn());
             log.info("instance {} recovered: last gsn {}, token {}", self, state.lastGsn(), state.tokenStatus());
             // Globals run a whole round at once where the DBMS has commit ordering (Appendix B;
@@ -166,9 +174,11 @@ final class InstanceParts implements AutoCloseable {
                     stats, metrics, (id, deadline) -> {
                         byte[] r = database.inTransaction(true, deadline, c -> MetadataStore.recordedReply(c, id));
                         return r == null ? null : Reply.decode(r);
-                    });
+                    }, buckets);
+            globals.attach(new GlobalExecutor.Moves(buckets, new BucketMove(self, db, routing, buckets,
+                    buckets.tables(), new RetryRule(self, db, closed)), routing, router::reroute));
             // The belt exists before the server accepts anything, so no request or message can find it missing.
-            loop.start(new BeltActions(self, new JdbcBeltStore(self, db, closed), peers, globals, loop::step,
+            loop.start(new BeltActions(self, new JdbcBeltStore(self, db, closed).moving(buckets), peers, globals, loop::step,
                     new ShellProgress(stats, session, new ShellProgress.TokenEvents() {
                         @Override
                         public void sent(int to, long hop) {
@@ -187,7 +197,7 @@ final class InstanceParts implements AutoCloseable {
                             ring.received(message);
                         }
                     })));
-            server = built(new InstanceServer(config, check, router, loop::step, routing.toJson(),
+            server = built(new InstanceServer(config, check, router, loop::step, routing::toJson,
                     this::statusJson, () -> position.encode()).start());
             http = config.http() == null ? null
                     : built(new HttpEndpoint(self, config.http(), metrics::scrape, this::statusJson, this::ringJson));

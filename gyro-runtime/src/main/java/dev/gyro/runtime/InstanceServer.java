@@ -54,7 +54,7 @@ final class InstanceServer implements AutoCloseable {
      * @param position where the token stands here ({@link RingAgreement.Position}), for a peer that starts
      */
     InstanceServer(InstanceConfig config, PeerCheck check, RequestRouter router,
-                   Consumer<BeltEvent> deliver, byte[] describe, Supplier<byte[]> status,
+                   Consumer<BeltEvent> deliver, Supplier<byte[]> describe, Supplier<byte[]> status,
                    Supplier<byte[]> position) {
         this.self = config.self();
         this.maxRequestBytes = config.maxRequestBytes();
@@ -75,7 +75,7 @@ final class InstanceServer implements AutoCloseable {
                 .maxInboundMessageSize(Wire.MAX_MESSAGE_BYTES)
                 .addService(ServerInterceptors.intercept(ServerServiceDefinition.builder(Wire.CLIENT_SERVICE)
                         .addMethod(Wire.EXECUTE, ServerCalls.asyncUnaryCall((body, out) -> execute(router, body, out)))
-                        .addMethod(Wire.DESCRIBE, ServerCalls.asyncUnaryCall((body, out) -> respond(out, describe)))
+                        .addMethod(Wire.DESCRIBE, ServerCalls.asyncUnaryCall((body, out) -> respond(out, describe.get())))
                         .addMethod(Wire.STATUS, ServerCalls.asyncUnaryCall((body, out) -> respond(out, status.get())))
                         .build(), check))
                 .addService(ServerInterceptors.intercept(ServerServiceDefinition.builder(Wire.PEER_SERVICE)

@@ -4,12 +4,16 @@ import dev.gyro.driver.BeltActions;
 import dev.gyro.driver.BeltLoop;
 import dev.gyro.driver.Stopping;
 import dev.gyro.protocol.Action;
+import dev.gyro.protocol.PartitionMap;
+import dev.gyro.protocol.StateUpdate;
 import dev.gyro.protocol.Token;
+import dev.gyro.runtime.db.BucketRows;
 import dev.gyro.runtime.db.Database;
 import dev.gyro.runtime.db.MetadataStore;
 import dev.gyro.runtime.db.UpdateApplier;
 
 import java.sql.SQLException;
+import java.util.List;
 import java.util.concurrent.CompletionStage;
 import java.util.function.BooleanSupplier;
 
@@ -24,6 +28,7 @@ final class JdbcBeltStore implements BeltActions.BeltStore {
     private final int self;
     private final Database db;
     private final RetryRule retry;
+    private volatile Buckets buckets;
 
     /** @param stopping true once the instance stops: a retry then ends with {@link Stopping} */
     JdbcBeltStore(int self, Database db, BooleanSupplier stopping) {
@@ -44,24 +49,52 @@ final class JdbcBeltStore implements BeltActions.BeltStore {
         this.retry = retry;
     }
 
+    /** Bucket moves among the updates are applied as their receivers must, and their maps adopted (decision 43). */
+    JdbcBeltStore moving(Buckets buckets) {
+        this.buckets = buckets;
+        return this;
+    }
+
     @Override
     public CompletionStage<Void> applyUpdates(Action.ApplyUpdates apply) throws SQLException {
+        PartitionMap[] after = new PartitionMap[1];
         retry.durably("apply the updates of hop " + apply.token().hop(), (c, retry) -> {
             if (retry && apply.committedIn(MetadataStore.load(c, self))) return; // the first attempt committed
-            UpdateApplier.applyAll(c, db.dialect(), apply.updates());
+            after[0] = apply(c, apply.updates());
             MetadataStore.recordReceived(c, apply.token(), apply.lastGsn());
         });
+        adopt(after[0], apply.updates());
         return BeltLoop.DONE;
     }
 
     @Override
     public CompletionStage<Void> applyAhead(Action.ApplyAhead ahead) throws SQLException {
+        PartitionMap[] after = new PartitionMap[1];
         retry.durably("apply the updates up to gsn " + ahead.lastGsn() + " ahead of the token", (c, retry) -> {
             if (retry && ahead.committedIn(MetadataStore.lastGsn(c))) return; // the first attempt committed
-            UpdateApplier.applyAll(c, db.dialect(), ahead.updates());
+            after[0] = apply(c, ahead.updates());
             MetadataStore.recordAppliedAhead(c, ahead.updates().get(0).gsn() - 1, ahead.lastGsn());
         });
+        adopt(after[0], ahead.updates());
         return BeltLoop.DONE;
+    }
+
+    /** Applies {@code updates}; returns the map they leave when one of them moves buckets, else null. */
+    private PartitionMap apply(java.sql.Connection c, List<StateUpdate> updates) throws SQLException {
+        Buckets b = buckets;
+        if (b == null || updates.stream().noneMatch(BucketRows::moves)) {
+            UpdateApplier.applyAll(c, db.dialect(), updates);
+            return null;
+        }
+        return BucketRows.applyAll(c, db.dialect(), db.tables(), b.tables(), b.map(), updates);
+    }
+
+    /** Committed: the map the updates left is in force from now on, as of their last move's gsn. */
+    private void adopt(PartitionMap after, List<StateUpdate> updates) {
+        if (after == null) return;
+        long gsn = 0;
+        for (StateUpdate u : updates) if (BucketRows.moves(u)) gsn = u.gsn();
+        buckets.adopt(after, gsn);
     }
 
     @Override

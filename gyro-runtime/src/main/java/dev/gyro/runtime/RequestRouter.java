@@ -36,6 +36,8 @@ final class RequestRouter {
     private final InstanceMetrics metrics;
     /** The reply recorded for a request id, or null (docs/decisions/24-ring-on-groups.md). */
     private final RecordedReplies recorded;
+    /** The buckets owned here, closed while a move takes them away (docs/decisions/43-bucket-moves.md). */
+    private final Buckets buckets;
     /** Requests with an id running here now, with everyone waiting for their reply (a client's retry included). */
     private final java.util.concurrent.ConcurrentHashMap<String, List<Waiting>> running =
             new java.util.concurrent.ConcurrentHashMap<>();
@@ -51,8 +53,10 @@ final class RequestRouter {
 
     RequestRouter(int self, RoutingTable routing, TransactionCatalog catalog, LocalExecutor local,
                   GlobalExecutor globals, PeerLinks peers, SessionGate session, ExecutorService requestThreads,
-                  Replies replies, InstanceStats stats, InstanceMetrics metrics, RecordedReplies recorded) {
+                  Replies replies, InstanceStats stats, InstanceMetrics metrics, RecordedReplies recorded,
+                  Buckets buckets) {
         this.recorded = recorded;
+        this.buckets = buckets;
         this.metrics = metrics;
         this.self = self;
         this.routing = routing;
@@ -78,6 +82,14 @@ final class RequestRouter {
      */
     void handle(Request request, long deadline, Consumer<Reply> out) {
         long arrived = System.nanoTime();
+        if (request.transaction().equals(BucketMove.TRANSACTION)) { // checked where it runs, in the token's round
+            globals.enqueue(request, new Object[0], arrived, deadline, r -> {
+                metrics.request(request.transaction(), true, r.status(), arrived);
+                out.accept(r);
+            });
+            return;
+        }
+
         // Wrong parameters are refused here, at once: such a request must neither wait in the session gate for its
         // gsn nor queue for the token only to be refused then (docs/decisions/10-errors.md). The arguments are
         // converted once, here: the executor runs the request's first attempt on them.
@@ -98,11 +110,26 @@ final class RequestRouter {
             return;
         }
         if (d.owner() != self) {
+            if (request.forwarded() && !session.reached(request.afterGsn())) {
+                // Forwarded here by a newer map, after a bucket move (decision 43): routed again once this instance
+                // has applied the gsn the forwarder's map came with.
+                session.await(request.afterGsn(), () -> handle(request, deadline, out), () -> out.accept(
+                        replies.error(Reply.Status.UNAVAILABLE, "instance " + self + " has not applied gsn "
+                                + request.afterGsn() + " (at " + session.applied() + "), which the instance that"
+                                + " forwarded " + request + " had: it waited " + SessionGate.MAX_WAIT.toSeconds()
+                                + " s at most, or is shutting down")));
+                return;
+            }
             forward(request, d, deadline, out); // counted by the owner, which answers it
             return;
         }
         boolean global = d.global();
+        // A local request of a bucket owned here enters it (a global one when it runs, GlobalExecutor): a move closes
+        // it, and then the request waits, and is routed again by the map the move leaves.
+        int bucket = global ? -1 : routing.homeBucket(request.transaction(), request.parameters());
+        if (bucket >= 0 && !buckets.enter(bucket, () -> handle(request, deadline, out))) return;
         Consumer<Reply> reply = r -> {
+            if (bucket >= 0) buckets.leave(bucket);
             metrics.request(request.transaction(), global, r.status(), arrived);
             out.accept(r);
         };
@@ -193,14 +220,35 @@ final class RequestRouter {
         }
     }
 
+    /**
+     * Forwards a request another instance owns, with the gsn of the map it was routed by: its owner routes it by a map
+     * at least as new. Forwarded once while no bucket has moved (then a second forward means the maps disagree); after
+     * a move, again, since each forward goes to a map at least as new as the one before (decision 43).
+     */
     private void forward(Request request, RoutingTable.Decision d, long deadline, Consumer<Reply> reply) {
-        if (request.forwarded()) {
+        long mapGsn = buckets.mapGsn();
+        if (request.forwarded() && mapGsn == 0) {
             reply.accept(replies.error(Reply.Status.UNAVAILABLE, "request " + request + " was forwarded to "
                     + "instance " + self + " but routes to instance " + d.owner() + ": partition maps disagree"));
         } else {
             stats.forwarded.increment();
-            peers.forward(d.owner(), request, deadline, reply);
+            peers.forward(d.owner(), request.after(Math.max(request.afterGsn(), mapGsn)), deadline, reply);
         }
+    }
+
+    /**
+     * A global request that was queued here but whose bucket moved away before it ran (GlobalExecutor): it goes to the
+     * new owner, past the gate that registered its id, answered there.
+     */
+    void reroute(Request request, long deadline, Consumer<Reply> reply) {
+        RoutingTable.Decision d = routing.decide(request.transaction(), request.parameters(), self);
+        if (d == null || d.owner() == self) {
+            reply.accept(replies.error(Reply.Status.UNAVAILABLE, "not run: " + request + " waited at instance " + self
+                    + " while its bucket moved, and the map then gave it no other owner; send it again"));
+            return;
+        }
+        stats.forwarded.increment();
+        peers.forward(d.owner(), request.after(Math.max(request.afterGsn(), buckets.mapGsn())), deadline, reply);
     }
 
     /**
@@ -210,11 +258,17 @@ final class RequestRouter {
      */
     Reply call(Request request) {
         RoutingTable.Decision d = routing.decide(request.transaction(), request.parameters(), self);
-        if (d != null && d.owner() == self && !d.global() && session.reached(request.afterGsn())) {
+        int bucket = d == null ? -1 : routing.homeBucket(request.transaction(), request.parameters());
+        if (d != null && d.owner() == self && !d.global() && session.reached(request.afterGsn())
+                && (bucket < 0 || buckets.tryEnter(bucket))) {
             long arrived = System.nanoTime();
-            Reply r = local.execute(request);
-            metrics.request(request.transaction(), false, r.status(), arrived);
-            return r;
+            try {
+                Reply r = local.execute(request);
+                metrics.request(request.transaction(), false, r.status(), arrived);
+                return r;
+            } finally {
+                if (bucket >= 0) buckets.leave(bucket);
+            }
         }
         CompletableFuture<Reply> reply = new CompletableFuture<>();
         handle(request, reply::complete);
@@ -255,6 +309,7 @@ final class RequestRouter {
     /** The values of the request's partitioning parameters. */
     static List<Value> partitionOf(RoutingTable routing, Request request) {
         RoutingTable.Route route = routing.route(request.transaction());
+        if (route == null) return List.of(); // Gyro's own (a bucket move)
         List<Value> out = new ArrayList<>();
         for (int k : route.keys()) out.add(request.parameters().get(k));
         return out;

@@ -16,7 +16,9 @@ import java.util.Map;
 /**
  * Everything needed to route a request: the partition map, the instances' addresses, and for each transaction
  * its class and the positions of its partitioning parameters. Instances publish it (Describe); clients and
- * instances route with the same code, so a request meets its partition's instance wherever it enters.
+ * instances route with the same code, so a request meets its partition's instance wherever it enters. The map is the
+ * one part that changes: a bucket move makes a newer version, which the table {@link #adopt}s (never an older one;
+ * docs/decisions/43-bucket-moves.md).
  */
 public final class RoutingTable {
 
@@ -26,7 +28,7 @@ public final class RoutingTable {
     /** Where one request goes. {@code owner} runs it; {@code global} says whether it takes the token. */
     public record Decision(int owner, boolean global) {}
 
-    private final PartitionMap map;
+    private volatile PartitionMap map;
     private final List<String> addresses;
     private final Map<String, Route> routes;
 
@@ -42,6 +44,29 @@ public final class RoutingTable {
     }
 
     public PartitionMap map() { return map; }
+
+    /**
+     * Routes by {@code newer} from now on, if its version is higher than the present map's; returns whether it did.
+     * Maps only move forward, so two callers adopting in either order end on the newest.
+     */
+    public synchronized boolean adopt(PartitionMap newer) {
+        if (newer.version() <= map.version()) return false;
+        if (newer.instances() > addresses.size())
+            throw new IllegalArgumentException("partition map version " + newer.version() + " routes to "
+                    + newer.instances() + " instances but only " + addresses.size() + " addresses are known");
+        map = newer;
+        return true;
+    }
+
+    /**
+     * The bucket of a request's home key (its first partitioning parameter), or -1 when it has none or cannot be
+     * routed: the bucket whose rows it may write where it runs.
+     */
+    public int homeBucket(String transaction, List<Value> parameters) {
+        Route r = routes.get(transaction);
+        if (r == null || r.keys().length == 0 || r.keys()[0] >= parameters.size()) return -1;
+        return map.bucketOf(parameters.get(r.keys()[0]));
+    }
 
     public List<String> addresses() { return addresses; }
 
@@ -62,10 +87,11 @@ public final class RoutingTable {
         for (int k : r.keys()) if (k >= parameters.size()) return null;
         boolean global = !r.kind().equals("local");
         if (r.keys().length == 0) return new Decision(entry, global);
-        int owner = map.instanceOf(parameters.get(r.keys()[0]));
+        PartitionMap m = map; // one version for the whole decision
+        int owner = m.instanceOf(parameters.get(r.keys()[0]));
         if (r.kind().equals("local-or-global")) {
             // Double key (paper Section VII-A, RUBiS): local exactly when both keys route to the same instance.
-            global = map.instanceOf(parameters.get(r.keys()[1])) != owner;
+            global = m.instanceOf(parameters.get(r.keys()[1])) != owner;
         }
         return new Decision(owner, global);
     }
@@ -75,6 +101,7 @@ public final class RoutingTable {
     private static final ObjectMapper JSON = new ObjectMapper();
 
     public byte[] toJson() {
+        PartitionMap map = this.map;
         ObjectNode root = JSON.createObjectNode();
         root.put("mapVersion", map.version());
         ArrayNode owners = root.putArray("owners");

@@ -23,6 +23,7 @@ import java.util.List;
  * gyro_outbox (gsn PRIMARY KEY, body BLOB)   -- own state updates since the token was last received
  * gyro_requests (hi, lo PRIMARY KEY, reply BLOB, at)  -- the reply of each request with an id that wrote, for
  *                                                       REPLY_KEPT_MILLIS (docs/decisions/37-request-ids.md)
+ * gyro_buckets (bucket PRIMARY KEY, owner, map_version, gsn)  -- the buckets moved ({@link BucketRows})
  * </pre>
  * Tokens and updates are stored in the wire encoding of {@link Codec}.
  *
@@ -77,6 +78,7 @@ public final class MetadataStore {
             st.executeUpdate("CREATE TABLE IF NOT EXISTS " + REQUESTS + " (hi " + bigint + " NOT NULL, lo " + bigint
                     + " NOT NULL, reply " + d.sqlType(Dialect.SqlType.BLOB) + " NOT NULL, at " + bigint
                     + " NOT NULL, PRIMARY KEY (hi, lo))");
+            BucketRows.createTable(st, d);
         }
     }
 

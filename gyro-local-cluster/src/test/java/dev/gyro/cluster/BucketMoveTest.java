@@ -1,0 +1,187 @@
+package dev.gyro.cluster;
+
+import dev.gyro.apps.store.OnlineStore;
+import dev.gyro.client.GyroClient;
+import dev.gyro.protocol.PartitionMap;
+import dev.gyro.protocol.Value;
+import dev.gyro.wire.Reply;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Bucket moves (docs/decisions/43-bucket-moves.md) on a running cluster of three instances of the online store, each
+ * on its own SQLite file: the rows go with the bucket, its requests follow it, and nothing acknowledged is lost or
+ * applied twice while clients keep writing.
+ */
+class BucketMoveTest {
+
+    @TempDir
+    Path dir;
+    LocalCluster cluster;
+    GyroClient client;
+
+    @AfterEach
+    void stop() {
+        if (client != null) client.close();
+        if (cluster != null) cluster.close();
+    }
+
+    void start(int instances) throws Exception {
+        cluster = LocalCluster.create(dir, new OnlineStore(), instances, 1, 42, n -> {}).startAll();
+        client = GyroClient.connect(cluster.addresses());
+    }
+
+    int bucketOf(long cart) {
+        return client.routing().map().bucketOf(new Value.Int(cart));
+    }
+
+    long cartRows(int instance, long cart) throws Exception {
+        return StoreClusterChecks.count(cluster, instance, "SELECT COUNT(*) FROM SHOPPING_CARTS WHERE CART_ID = " + cart);
+    }
+
+    @Test
+    void aMovedBucketTakesItsRowsAndItsRequestsToTheNewOwner() throws Exception {
+        start(3);
+        long cart = StoreClusterChecks.cartOwnedBy(client, 0, 1);
+        assertThat(client.call("createCart", cart).status()).isEqualTo(Reply.Status.OK);
+        assertThat(client.call("addItem", cart, 5L, 2).instance()).isEqualTo(0);
+        assertThat(cartRows(2, cart)).isZero(); // a local write stays at its owner
+
+        int bucket = bucketOf(cart);
+        GyroClient early = GyroClient.connect(List.of(cluster.addresses().get(1))); // its map is the first one
+        List<Reply> moved = client.moveBuckets(2, bucket);
+        assertThat(moved).hasSize(1);
+        assertThat(moved.get(0).status()).as(moved.get(0).message()).isEqualTo(Reply.Status.OK);
+        assertThat(moved.get(0).gsn()).isPositive();
+
+        // Every instance switched at the move's gsn; the new owner has the rows, and runs the cart's requests.
+        assertThat(client.routing().map().ownerOfBucket(bucket)).isEqualTo(2);
+        for (int i = 0; i < 3; i++) awaitOwner(i, bucket, 2);
+        assertThat(cartRows(2, cart)).isEqualTo(2);
+        Reply added = client.call("addItem", cart, 7L, 1);
+        assertThat(added.status()).isEqualTo(Reply.Status.OK);
+        assertThat(added.instance()).isEqualTo(2);
+        assertThat(client.call("getCart", cart).values()).containsExactly(new Value.Int(5), new Value.Int(2),
+                new Value.Int(7), new Value.Int(1));
+        assertThat(cartRows(0, cart)).isEqualTo(2); // the old owner's copy is stale now, and never read
+
+        // A client whose map is older is forwarded by the old owner, and learns the new map by itself.
+        try (early) {
+            assertThat(early.routing().map().version()).isEqualTo(1);
+            Reply forwarded = early.call("getCart", cart);
+            assertThat(forwarded.instance()).isEqualTo(2);
+            assertThat(forwarded.values()).hasSize(4);
+            Await.until("the early client's map to follow the move", () -> early.routing().map().version() > 1);
+            assertThat(early.call("getCart", cart).instance()).isEqualTo(2);
+        }
+        // A restarted instance routes by the map its database holds.
+        cluster.stop(1);
+        cluster.start(1);
+        assertThat(cluster.instance(1).routing().map().ownerOfBucket(bucket)).isEqualTo(2);
+    }
+
+    @Test
+    void aMoveThatCannotBeRunChangesNothingAndSaysWhy() throws Exception {
+        start(3);
+        long cart = StoreClusterChecks.cartOwnedBy(client, 1, 1);
+        int bucket = bucketOf(cart);
+        // sent to an instance that does not own the bucket
+        Reply wrong = client.call(dev.gyro.wire.MoveRequest.of(2, bucket).withId(java.util.UUID.randomUUID().toString()));
+        assertThat(wrong.status()).isEqualTo(Reply.Status.BAD_REQUEST);
+        assertThat(wrong.message()).contains("bucket " + bucket + " belongs to instance 1");
+        Reply none = client.moveBuckets(1, bucket).get(0);
+        assertThat(none.status()).isEqualTo(Reply.Status.BAD_REQUEST);
+        assertThat(none.message()).contains("already owns");
+        Reply nowhere = client.moveBuckets(7, bucket).get(0);
+        assertThat(nowhere.status()).isEqualTo(Reply.Status.BAD_REQUEST);
+        assertThat(nowhere.message()).contains("no instance 7");
+        assertThat(client.routing().map().version()).isEqualTo(1);
+        assertThat(cluster.instance(1).routing().map().ownerOfBucket(bucket)).isEqualTo(1);
+    }
+
+    @Test
+    void underLoadEveryAcknowledgedWriteIsThereOnceAfterMoves() throws Exception {
+        start(3);
+        int clients = 4;
+        List<Long> carts = new ArrayList<>();
+        for (long c = 1; carts.size() < 40; c++) carts.add(c);
+        for (long c : carts) assertThat(client.call("createCart", c).status()).isEqualTo(Reply.Status.OK);
+        Map<Long, AtomicInteger> acked = new ConcurrentHashMap<>();
+        AtomicBoolean stop = new AtomicBoolean();
+        AtomicInteger failures = new AtomicInteger();
+        CountDownLatch going = new CountDownLatch(clients);
+        List<Thread> threads = new ArrayList<>();
+        List<String> errors = java.util.Collections.synchronizedList(new ArrayList<>());
+        for (int t = 0; t < clients; t++) {
+            int me = t;
+            Thread th = new Thread(() -> {
+                long item = 1;
+                boolean first = true;
+                while (!stop.get()) {
+                    long cart = carts.get((int) ((me * 7 + item) % carts.size()));
+                    // item ids unique per thread, so each acknowledged addItem is one new row
+                    long itemId = 1 + me + clients * item++;
+                    Reply r = client.call("addItem", cart, itemId, 1);
+                    if (r.status() == Reply.Status.OK) acked.computeIfAbsent(cart, k -> new AtomicInteger()).incrementAndGet();
+                    else {
+                        failures.incrementAndGet();
+                        errors.add(r.status() + ": " + r.message());
+                    }
+                    if (first) {
+                        first = false;
+                        going.countDown();
+                    }
+                }
+            });
+            th.start();
+            threads.add(th);
+        }
+        going.await();
+        // Move half of instance 0's buckets to 1, then some of them on to 2, while the clients write.
+        int[] zeros = cluster.instance(0).routing().map().bucketsOf(0);
+        int[] half = java.util.Arrays.copyOf(zeros, zeros.length / 2);
+        Reply first = client.moveBuckets(1, half).get(0);
+        assertThat(first.status()).as(first.message()).isEqualTo(Reply.Status.OK);
+        Reply second = client.moveBuckets(2, java.util.Arrays.copyOf(half, 8)).get(0);
+        assertThat(second.status()).as(second.message()).isEqualTo(Reply.Status.OK);
+        Reply back = client.moveBuckets(0, java.util.Arrays.copyOfRange(half, 8, 12)).get(0);
+        assertThat(back.status()).as(back.message()).isEqualTo(Reply.Status.OK);
+        stop.set(true);
+        for (Thread th : threads) th.join();
+        assertThat(errors).as("failed requests").isEmpty();
+
+        PartitionMap map = cluster.instance(0).routing().map();
+        for (int i = 0; i < 3; i++) awaitVersion(i, map.version());
+        for (long cart : carts) {
+            int owner = map.instanceOf(new Value.Int(cart));
+            long lines = cartRows(owner, cart) - 1; // the cart's own row (item 0)
+            int expected = acked.getOrDefault(cart, new AtomicInteger()).get();
+            assertThat(lines).as("cart %d at its owner %d", cart, owner).isEqualTo(expected);
+        }
+        assertThat(cluster.awaitQuiet(30_000)).isTrue();
+        assertThat(StoreClusterChecks.digests(cluster, "ITEMS")).hasSize(1);
+    }
+
+    /** Waits until instance {@code i} routes {@code bucket} to {@code owner}: the move's gsn reached it. */
+    void awaitOwner(int i, int bucket, int owner) throws InterruptedException {
+        Await.until("instance " + i + " to route bucket " + bucket + " to " + owner,
+                () -> cluster.instance(i).routing().map().ownerOfBucket(bucket) == owner);
+    }
+
+    void awaitVersion(int i, long version) throws InterruptedException {
+        Await.until("instance " + i + " to reach map version " + version,
+                () -> cluster.instance(i).routing().map().version() >= version);
+    }
+}

@@ -1,0 +1,148 @@
+package dev.gyro.runtime;
+
+import dev.gyro.protocol.PartitionMap;
+import dev.gyro.wire.RoutingTable;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeoutException;
+
+/**
+ * The buckets this instance owns, and their cutover when a move takes some away (docs/decisions/43-bucket-moves.md).
+ * A request of a bucket it owns enters here before it runs and leaves when answered; a move first closes its buckets
+ * (a request arriving then is parked, and handled again when the move ends, by the map then in force), waits until
+ * the requests inside have left, copies the rows, and commits the new map, so no request of a moving bucket runs at
+ * the old owner after the copy was read.
+ *
+ * <p>Also the map's own state: the routing table routes by the newest map this database holds, and {@link #mapGsn}
+ * is the gsn that made it, which a request forwarded from here carries so that its receiver routes it by a map at
+ * least as new.
+ *
+ * <p>Threads: any; one lock.
+ */
+final class Buckets {
+
+    private final int self;
+    private final RoutingTable routing;
+    private final int[] inside;
+    private final boolean[] closed;
+    private final List<Runnable> parked = new ArrayList<>();
+    private volatile long mapGsn;
+    private final java.util.Map<String, String> tables;
+
+    /** @param tables the classification's partitioned tables: table to the column holding its rows' partitioning value */
+    Buckets(int self, RoutingTable routing, long mapGsn, java.util.Map<String, String> tables) {
+        this.self = self;
+        this.routing = routing;
+        this.tables = tables;
+        this.inside = new int[routing.map().buckets()];
+        this.closed = new boolean[inside.length];
+        this.mapGsn = mapGsn;
+    }
+
+    /** Which rows belong to a bucket: table to the column holding its rows' partitioning value; empty if unknown. */
+    java.util.Map<String, String> tables() {
+        return tables;
+    }
+
+    /** The map in force. */
+    PartitionMap map() {
+        return routing.map();
+    }
+
+    /** The gsn of the move that made the map in force (0: the ring's first map). */
+    long mapGsn() {
+        return mapGsn;
+    }
+
+    /**
+     * A request of {@code bucket} is about to run here: true if it entered (it must {@link #leave} once answered), false
+     * if a move has the bucket closed, and then {@code again} runs once the move ended, or if the bucket moved away
+     * since the request was routed, and then {@code again} runs at once.
+     */
+    boolean enter(int bucket, Runnable again) {
+        synchronized (this) {
+            if (closed[bucket]) {
+                parked.add(again);
+                return false;
+            }
+            if (routing.map().ownerOfBucket(bucket) == self) {
+                inside[bucket]++;
+                return true;
+            }
+        }
+        again.run(); // moved away since it was routed: routed again
+        return false;
+    }
+
+    /** As {@link #enter}, for a caller that runs the request otherwise when it cannot enter now: never parks it. */
+    synchronized boolean tryEnter(int bucket) {
+        if (closed[bucket] || routing.map().ownerOfBucket(bucket) != self) return false;
+        inside[bucket]++;
+        return true;
+    }
+
+    /**
+     * A global request of {@code bucket} is about to run on a global thread: waits while a move has the bucket closed;
+     * true if it entered (this instance still owns the bucket; {@link #leave} after), false if the bucket moved away.
+     */
+    synchronized boolean enterOwned(int bucket) throws InterruptedException {
+        while (closed[bucket]) wait();
+        if (routing.map().ownerOfBucket(bucket) != self) return false;
+        inside[bucket]++;
+        return true;
+    }
+
+    synchronized void leave(int bucket) {
+        if (--inside[bucket] == 0 && closed[bucket]) notifyAll();
+    }
+
+    /**
+     * Closes {@code buckets} and waits until the requests inside have left.
+     *
+     * @throws TimeoutException when they have not within {@code timeoutMillis}; the buckets are open again
+     */
+    void close(int[] buckets, long timeoutMillis) throws TimeoutException, InterruptedException {
+        synchronized (this) {
+            for (int b : buckets) closed[b] = true;
+            long until = System.nanoTime() + timeoutMillis * 1_000_000;
+            try {
+                for (int b : buckets) {
+                    while (inside[b] > 0) {
+                        long left = until - System.nanoTime();
+                        if (left <= 0) {
+                            open(buckets, null, 0);
+                            throw new TimeoutException("the requests running in bucket " + b + " did not finish within "
+                                    + timeoutMillis + " ms (" + inside[b] + " still running)");
+                        }
+                        wait(Math.max(1, left / 1_000_000));
+                    }
+                }
+            } catch (InterruptedException e) {
+                open(buckets, null, 0);
+                throw e;
+            }
+        }
+    }
+
+    /**
+     * Opens {@code buckets} again: with the map {@code newer} (committed at {@code gsn}) in force from now on, or as
+     * they were when the move failed ({@code newer} null). The requests parked meanwhile are handled again.
+     */
+    void open(int[] buckets, PartitionMap newer, long gsn) {
+        List<Runnable> again;
+        synchronized (this) {
+            if (newer != null) adopt(newer, gsn);
+            for (int b : buckets) closed[b] = false;
+            notifyAll();
+            again = new ArrayList<>(parked);
+            parked.clear();
+        }
+        for (Runnable r : again) r.run();
+    }
+
+    /** Another instance's move, applied here at {@code gsn}: {@code newer} is in force from now on. */
+    synchronized void adopt(PartitionMap newer, long gsn) {
+        if (routing.adopt(newer)) mapGsn = Math.max(mapGsn, gsn);
+    }
+}
