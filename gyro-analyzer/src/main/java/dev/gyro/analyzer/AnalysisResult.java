@@ -4,6 +4,7 @@ import dev.gyro.analyzer.model.AnalyzedTransaction;
 import dev.gyro.analyzer.model.Diagnostic;
 import dev.gyro.analyzer.partition.Classification;
 import dev.gyro.analyzer.partition.Conflict;
+import dev.gyro.analyzer.partition.PartitionedTables;
 
 import java.util.List;
 import java.util.Optional;
@@ -19,15 +20,17 @@ import java.util.Optional;
  * @param cost            Algorithm 2's cost of the chosen single-key partitioning
  * @param diagnostics     problems in the input, by file and line
  * @param javaFiles       how many Java files were parsed
+ * @param partitionedTables which rows belong to a bucket, derived from the classification, or why that cannot be said
  */
 public record AnalysisResult(List<AnalyzedTransaction> transactions, List<Conflict> conflicts,
                              List<Classification> classifications, String search, double cost,
-                             List<Diagnostic> diagnostics, int javaFiles) {
+                             List<Diagnostic> diagnostics, int javaFiles, PartitionedTables partitionedTables) {
     public AnalysisResult {
         transactions = List.copyOf(transactions);
         conflicts = List.copyOf(conflicts);
         classifications = List.copyOf(classifications);
         diagnostics = List.copyOf(diagnostics);
+        java.util.Objects.requireNonNull(partitionedTables, "partitionedTables");
     }
 
     public Optional<Classification> classification(String transaction) {
@@ -40,6 +43,6 @@ public record AnalysisResult(List<AnalyzedTransaction> transactions, List<Confli
         for (Classification c : classifications)
             rules.add(new dev.gyro.app.Classification.Rule(c.name(), c.kind(), c.readOnly(), c.partitionBy(),
                     c.reason(), c.transaction().method()));
-        return new dev.gyro.app.Classification(rules);
+        return new dev.gyro.app.Classification(rules, partitionedTables.section());
     }
 }

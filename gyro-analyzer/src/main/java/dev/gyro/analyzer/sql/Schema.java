@@ -35,29 +35,48 @@ public final class Schema {
     private final Map<String, List<String>> primaryKeys = new LinkedHashMap<>();
     /** Keys declared apart from CREATE TABLE (ALTER TABLE, CREATE UNIQUE INDEX), in whichever order they come. */
     private final Map<String, List<List<String>>> addedKeys = new LinkedHashMap<>();
+    /** How the application spells tables ({@code T}) and columns ({@code T.C}), by upper-case name: CREATE TABLE first. */
+    private final Map<String, String> spellings = new LinkedHashMap<>();
 
     public static String normalize(String identifier) {
+        return unquoted(identifier).toUpperCase(Locale.ROOT);
+    }
+
+    private static String unquoted(String identifier) {
         String s = identifier.trim();
         if (s.length() >= 2 && (s.startsWith("\"") && s.endsWith("\"") || s.startsWith("`") && s.endsWith("`")
                 || s.startsWith("[") && s.endsWith("]"))) {
             s = s.substring(1, s.length() - 1);
         }
-        return s.toUpperCase(Locale.ROOT);
+        return s;
     }
 
     /** Learns one column of a table from a statement that uses it. */
     public void learnColumn(String table, String column) {
         columns.computeIfAbsent(normalize(table), t -> new LinkedHashSet<>()).add(normalize(column));
+        spellings.putIfAbsent(normalize(table), unquoted(table));
+        spellings.putIfAbsent(normalize(table) + "." + normalize(column), unquoted(column));
+    }
+
+    /**
+     * A table's name ({@code column} null) or one of its columns' as the application spells it, without quotes:
+     * as its CREATE TABLE does, else as the first statement naming it does, else the upper-case name given.
+     */
+    public String spelling(String table, String column) {
+        String key = column == null ? table : table + "." + column;
+        return spellings.getOrDefault(key, column == null ? table : column);
     }
 
     /** Learns a table's columns and keys from its CREATE TABLE statement. */
     public void learn(CreateTable create) {
         String table = normalize(create.getTable().getName());
+        spellings.put(table, unquoted(create.getTable().getName()));
         List<String> declared = new ArrayList<>();
         List<List<String>> keys = new ArrayList<>();
         if (create.getColumnDefinitions() != null) {
             for (ColumnDefinition def : create.getColumnDefinitions()) {
                 String column = normalize(def.getColumnName());
+                spellings.put(table + "." + column, unquoted(def.getColumnName()));
                 declared.add(column);
                 List<String> specs = def.getColumnSpecs() == null ? List.of()
                         : def.getColumnSpecs().stream().map(s -> s.toUpperCase(Locale.ROOT)).toList();
