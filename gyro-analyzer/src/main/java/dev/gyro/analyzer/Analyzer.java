@@ -202,9 +202,9 @@ public final class Analyzer {
         LOG.debug("partitioned and classified in {} ms", (System.nanoTime() - start) / 1_000_000);
         // a statement reached by several transactions or call paths reports each problem once
         List<Diagnostic> distinct = new ArrayList<>(new LinkedHashSet<>(diagnostics));
-        PartitionedTables tables = PartitionedTables.derive(partitioning.classifications(), schema::spelling);
+        PartitionedTables tables = PartitionedTables.derive(partitioning.classifications(), schema.spellings());
         return new AnalysisResult(transactions, conflicts, partitioning.classifications(), partitioning.search(),
-                partitioning.cost(), distinct, index.javaFileCount(), tables);
+                partitioning.cost(), distinct, index.javaFileCount(), tables, schema.spellings());
     }
 
     /** The transactions the partitioning does not make global. */

@@ -45,7 +45,7 @@ public final class Report {
     }
 
     /** The classification file's partitionedTables section, or why it has none (PartitionedTables). */
-    private static void printBucketMoves(PartitionedTables tables, PrintWriter out) {
+    static void printBucketMoves(PartitionedTables tables, PrintWriter out) {
         out.println();
         for (String problem : tables.problems()) {
             out.printf("bucket moves: not possible: %s%n", problem);

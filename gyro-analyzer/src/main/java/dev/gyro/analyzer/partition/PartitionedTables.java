@@ -13,7 +13,6 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.function.BinaryOperator;
 
 /**
  * Which rows belong to a bucket, for moving a bucket with its data: the {@code partitionedTables} section of the
@@ -33,6 +32,12 @@ import java.util.function.BinaryOperator;
  * transactions are not listed: a global request's updates reach every instance, so every instance already holds
  * their rows.
  *
+ * <p>With the analyzer's own classification a write that binds no column to the home key does not occur: two
+ * requests of a local transaction may write the same row (Algorithm 2 pairs a transaction with itself), so the
+ * conflict must force their home keys equal, which only a column bound to the home key does. It does occur with a
+ * hand-kept classification ({@code AnalysisResult.partitionedTables(given)}), and different columns occur with
+ * either when the writes' rows are told apart otherwise (by a constant).
+ *
  * @param tables   table to column, upper case, in the order the transactions first write them (empty when problems)
  * @param spelled  the same as the application's schema or SQL spells them (empty when problems)
  * @param problems why buckets cannot be moved; empty when they can
@@ -43,10 +48,6 @@ public record PartitionedTables(Map<String, String> tables, Map<String, String> 
         spelled = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(spelled));
         problems = List.copyOf(problems);
     }
-
-    /** No classification seen: nothing derived. */
-    public static final PartitionedTables NONE = new PartitionedTables(Map.of(), Map.of(),
-            List.of("no transaction was analyzed"));
 
     /** The section as written to the classification file: empty (left out) when buckets cannot be moved. */
     public Map<String, String> section() {
@@ -64,12 +65,14 @@ public record PartitionedTables(Map<String, String> tables, Map<String, String> 
     }
 
     /**
-     * Applies the rule to a classification.
+     * Applies the rule to a classification: the analyzer's, or a hand-kept one with the analyzed write sets.
      *
-     * @param spelling the name of a table ({@code column} null) or of one of its columns as the application spells
-     *                 it, from the upper-case names: {@code spelling.apply(table, column)}
+     * @param spellings how the application spells tables and columns, by upper-case name ({@code T}, {@code T.C});
+     *                  a name not listed is written in upper case
      */
-    public static PartitionedTables derive(List<Classification> classifications, BinaryOperator<String> spelling) {
+    public static PartitionedTables derive(List<Classification> classifications, Map<String, String> spellings) {
+        Spelling spelling = (table, column) -> column == null ? spellings.getOrDefault(table, table)
+                : spellings.getOrDefault(table + "." + column, column);
         Map<String, Binding> byTable = new LinkedHashMap<>();
         List<String> problems = new ArrayList<>();
         boolean anyWriter = false;
@@ -154,7 +157,11 @@ public record PartitionedTables(Map<String, String> tables, Map<String, String> 
         }
     }
 
-    private static String spelled(BinaryOperator<String> spelling, String table, Set<String> columns) {
+    private interface Spelling {
+        String apply(String table, String column);
+    }
+
+    private static String spelled(Spelling spelling, String table, Set<String> columns) {
         List<String> out = new ArrayList<>();
         for (String c : columns) {
             out.add(spelling.apply(table, c));

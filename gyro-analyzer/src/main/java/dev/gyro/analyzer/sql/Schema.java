@@ -59,12 +59,11 @@ public final class Schema {
     }
 
     /**
-     * A table's name ({@code column} null) or one of its columns' as the application spells it, without quotes:
-     * as its CREATE TABLE does, else as the first statement naming it does, else the upper-case name given.
+     * How the application spells tables and columns, without quotes, by upper-case name ({@code T}, {@code T.C}): as
+     * their CREATE TABLE does, else as the first statement naming them does.
      */
-    public String spelling(String table, String column) {
-        String key = column == null ? table : table + "." + column;
-        return spellings.getOrDefault(key, column == null ? table : column);
+    public Map<String, String> spellings() {
+        return Collections.unmodifiableMap(spellings);
     }
 
     /** Learns a table's columns and keys from its CREATE TABLE statement. */
