@@ -12,6 +12,7 @@ import dev.gyro.analyzer.model.SourceRef;
 import dev.gyro.analyzer.model.Value;
 import dev.gyro.analyzer.partition.Conflict;
 import dev.gyro.analyzer.partition.ConflictDetector;
+import dev.gyro.analyzer.partition.PartitionedTables;
 import dev.gyro.analyzer.partition.Partitioner;
 import dev.gyro.analyzer.sql.ReadRows;
 import dev.gyro.analyzer.sql.RowImages;
@@ -201,8 +202,9 @@ public final class Analyzer {
         LOG.debug("partitioned and classified in {} ms", (System.nanoTime() - start) / 1_000_000);
         // a statement reached by several transactions or call paths reports each problem once
         List<Diagnostic> distinct = new ArrayList<>(new LinkedHashSet<>(diagnostics));
+        PartitionedTables tables = PartitionedTables.derive(partitioning.classifications(), schema.spellings());
         return new AnalysisResult(transactions, conflicts, partitioning.classifications(), partitioning.search(),
-                partitioning.cost(), distinct, index.javaFileCount());
+                partitioning.cost(), distinct, index.javaFileCount(), tables, schema.spellings());
     }
 
     /** The transactions the partitioning does not make global. */

@@ -3,6 +3,7 @@ package dev.gyro.analyzer;
 import dev.gyro.analyzer.model.AnalyzedTransaction;
 import dev.gyro.analyzer.model.Entry;
 import dev.gyro.analyzer.partition.Classification;
+import dev.gyro.analyzer.partition.PartitionedTables;
 
 import java.io.PrintWriter;
 import java.util.ArrayList;
@@ -40,6 +41,17 @@ public final class Report {
                 printSets(c.transaction(), out);
             }
         }
+        printBucketMoves(result.partitionedTables(), out);
+    }
+
+    /** The classification file's partitionedTables section, or why it has none (PartitionedTables). */
+    static void printBucketMoves(PartitionedTables tables, PrintWriter out) {
+        out.println();
+        for (String problem : tables.problems()) {
+            out.printf("bucket moves: not possible: %s%n", problem);
+        }
+        tables.section().forEach((table, column) ->
+                out.printf("bucket moves: rows of %s belong to the bucket of %s%n", table, column));
     }
 
     private static void printSets(AnalyzedTransaction t, PrintWriter out) {

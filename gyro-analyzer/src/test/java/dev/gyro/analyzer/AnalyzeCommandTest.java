@@ -11,6 +11,7 @@ import java.io.StringWriter;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -50,8 +51,11 @@ class AnalyzeCommandTest {
         assertThat(r.exit()).isZero();
 
         JsonNode root = new ObjectMapper().readTree(json.toFile());
-        assertThat(fieldNames(root)).containsExactly("transactions", "summary");
+        assertThat(fieldNames(root)).containsExactly("transactions", "partitionedTables", "summary");
         assertThat(root.get("transactions").isArray()).isTrue();
+        // each table the local writers write, with the column they bind to their home key (PartitionedTables)
+        assertThat(fieldNames(root.get("partitionedTables"))).containsExactly("BIDS", "ITEMS", "USERS");
+        root.get("partitionedTables").forEach(column -> assertThat(column.isTextual()).isTrue());
         int local = 0;
         int global = 0;
         int both = 0;
@@ -88,6 +92,7 @@ class AnalyzeCommandTest {
         dev.gyro.app.Classification file = dev.gyro.app.Classification.read(json);
         assertThat(file.rule("storeBid").partitionBy()).containsExactly("itemId", "userId");
         assertThat(file.summary()).isEqualTo(new dev.gyro.app.Classification.Summary(local, global, both, readOnly, 5));
+        assertThat(file.partitionedTables()).isEqualTo(Map.of("BIDS", "ITEM_ID", "ITEMS", "ID", "USERS", "ID"));
     }
 
     private static List<String> fieldNames(JsonNode node) {

@@ -46,5 +46,7 @@ class AnalyzeStoreTest {
             assertThat(a.readOnly()).as(r.name()).isEqualTo(r.readOnly());
         }
         assertThat(analyzed.rules()).hasSameSizeAs(shipped.rules());
+        // the rows a bucket move copies: the same tables and columns as the shipped file's
+        assertThat(analyzed.partitionedTables()).isEqualTo(shipped.partitionedTables()).isNotEmpty();
     }
 }

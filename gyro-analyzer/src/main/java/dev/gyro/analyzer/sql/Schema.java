@@ -35,29 +35,47 @@ public final class Schema {
     private final Map<String, List<String>> primaryKeys = new LinkedHashMap<>();
     /** Keys declared apart from CREATE TABLE (ALTER TABLE, CREATE UNIQUE INDEX), in whichever order they come. */
     private final Map<String, List<List<String>>> addedKeys = new LinkedHashMap<>();
+    /** How the application spells tables ({@code T}) and columns ({@code T.C}), by upper-case name: CREATE TABLE first. */
+    private final Map<String, String> spellings = new LinkedHashMap<>();
 
     public static String normalize(String identifier) {
+        return unquoted(identifier).toUpperCase(Locale.ROOT);
+    }
+
+    private static String unquoted(String identifier) {
         String s = identifier.trim();
         if (s.length() >= 2 && (s.startsWith("\"") && s.endsWith("\"") || s.startsWith("`") && s.endsWith("`")
                 || s.startsWith("[") && s.endsWith("]"))) {
             s = s.substring(1, s.length() - 1);
         }
-        return s.toUpperCase(Locale.ROOT);
+        return s;
     }
 
     /** Learns one column of a table from a statement that uses it. */
     public void learnColumn(String table, String column) {
         columns.computeIfAbsent(normalize(table), t -> new LinkedHashSet<>()).add(normalize(column));
+        spellings.putIfAbsent(normalize(table), unquoted(table));
+        spellings.putIfAbsent(normalize(table) + "." + normalize(column), unquoted(column));
+    }
+
+    /**
+     * How the application spells tables and columns, without quotes, by upper-case name ({@code T}, {@code T.C}): as
+     * their CREATE TABLE does, else as the first statement naming them does.
+     */
+    public Map<String, String> spellings() {
+        return Collections.unmodifiableMap(spellings);
     }
 
     /** Learns a table's columns and keys from its CREATE TABLE statement. */
     public void learn(CreateTable create) {
         String table = normalize(create.getTable().getName());
+        spellings.put(table, unquoted(create.getTable().getName()));
         List<String> declared = new ArrayList<>();
         List<List<String>> keys = new ArrayList<>();
         if (create.getColumnDefinitions() != null) {
             for (ColumnDefinition def : create.getColumnDefinitions()) {
                 String column = normalize(def.getColumnName());
+                spellings.put(table + "." + column, unquoted(def.getColumnName()));
                 declared.add(column);
                 List<String> specs = def.getColumnSpecs() == null ? List.of()
                         : def.getColumnSpecs().stream().map(s -> s.toUpperCase(Locale.ROOT)).toList();
