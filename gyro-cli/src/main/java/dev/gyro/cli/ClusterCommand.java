@@ -47,7 +47,7 @@ import java.util.stream.Stream;
 @Command(name = "cluster", mixinStandardHelpOptions = true,
         description = "Run a Gyro cluster on throwaway PostgreSQL, MariaDB or SQLite databases, or on existing ones.",
         subcommands = {ClusterCommand.Start.class, ClusterCommand.Stop.class, ClusterCommand.Status.class,
-                ClusterCommand.Replace.class})
+                ClusterCommand.Replace.class, ClusterMoves.Move.class, ClusterMoves.Rebalance.class})
 final class ClusterCommand implements Runnable {
 
     static final String READY = "gyro cluster: ready";

@@ -159,6 +159,28 @@ class ClusterCommandTest {
         Run call = gyro("call", "--cluster", dir.toString(), "getCart", "11");
         assertThat(call.out()).startsWith("OK");
 
+        // the cart's bucket moves to the other instance with its rows, and the cart is served there; rebalance evens
+        // the map out again (docs/decisions/43-bucket-moves.md)
+        int bucket, owner;
+        try (GyroClient c = GyroClient.connect(addresses(info), ClusterCommand.clientTransport(dir))) {
+            bucket = c.routing().map().bucketOf(new dev.gyro.protocol.Value.Int(11));
+            owner = c.routing().map().ownerOfBucket(bucket);
+        }
+        Run move = gyro("cluster", "move", "--dir", dir.toString(), "--buckets", String.valueOf(bucket), "--to",
+                String.valueOf(1 - owner));
+        assertThat(move.exit()).as(move.out()).isZero();
+        assertThat(move.out()).contains("moved buckets [" + bucket + "] (2 rows) from instance " + owner
+                + " to instance " + (1 - owner)).contains("map version 2");
+        Run moved = gyro("call", "--cluster", dir.toString(), "getCart", "11");
+        assertThat(moved.out()).startsWith("OK").contains("instance " + (1 - owner));
+        Run again = gyro("cluster", "move", "--dir", dir.toString(), "--buckets", String.valueOf(bucket), "--to",
+                String.valueOf(1 - owner));
+        assertThat(again.exit()).isEqualTo(1);
+        assertThat(again.out()).contains("already owns");
+        Run rebalance = gyro("cluster", "rebalance", "--dir", dir.toString());
+        assertThat(rebalance.exit()).as(rebalance.out()).isZero();
+        assertThat(rebalance.out()).contains("map version 3").contains("instance 0 128 buckets, instance 1 128 buckets");
+
         Run stop = gyro("cluster", "stop", "--dir", dir.toString());
         assertThat(stop.exit()).as(stop.out()).isZero();
         assertThat(pids).noneMatch(DatabaseServer::processAlive);

@@ -143,6 +143,79 @@ abstract class BackendClusterContract {
         else assertThat(most).as("globals executing at once").isEqualTo(1);
     }
 
+    /**
+     * Bucket moves (docs/decisions/43-bucket-moves.md) while clients create carts, fill them and order: half of
+     * instance 0's buckets move to instance 1, then some of those on to instance 2. Afterwards every cart a client saw
+     * filled is whole at its owner by the final map, every acknowledged order is there once, the replicated tables are
+     * equal and the store's invariants hold.
+     */
+    @Test
+    void bucketsMoveWithTheirRowsWhileClientsWriteAndOrder() throws Exception {
+        AtomicBoolean stop = new AtomicBoolean();
+        AtomicLong ordersOk = new AtomicLong();
+        java.util.Map<Long, Integer> filled = new java.util.concurrent.ConcurrentHashMap<>();
+        List<String> errors = java.util.Collections.synchronizedList(new ArrayList<>());
+        List<Thread> clients = new ArrayList<>();
+        for (int t = 0; t < 4; t++) {
+            int id = t;
+            Thread th = new Thread(() -> {
+                for (long seq = 1; !stop.get(); seq++) {
+                    long cart = (id + 1L) * 1_000_000 + seq;
+                    int lines = 0;
+                    Reply r = client.call("createCart", cart);
+                    for (long item = 1; r.ok() && item <= 2; item++) {
+                        r = client.call("addItem", cart, item, 1);
+                        if (r.ok()) lines++;
+                    }
+                    if (!r.ok()) {
+                        errors.add(r.status() + ": " + r.message());
+                        continue;
+                    }
+                    filled.put(cart, lines);
+                    Reply o = client.call("order", cart);
+                    if (o.ok()) ordersOk.incrementAndGet();
+                    else if (o.status() != Reply.Status.ABORTED) errors.add(o.status() + ": " + o.message());
+                }
+            });
+            clients.add(th);
+            th.start();
+        }
+        int[] zeros = client.routing().map().bucketsOf(0);
+        int[] half = java.util.Arrays.copyOf(zeros, zeros.length / 2);
+        Await.until("10 orders before the first move", () -> ordersOk.get() >= 10);
+        Reply first = client.moveBuckets(1, half).get(0);
+        assertThat(first.status()).as(first.message()).isEqualTo(Reply.Status.OK);
+        long before = ordersOk.get();
+        Await.until("10 orders after the first move", () -> ordersOk.get() >= before + 10);
+        Reply second = client.moveBuckets(2, java.util.Arrays.copyOf(half, 10)).get(0);
+        assertThat(second.status()).as(second.message()).isEqualTo(Reply.Status.OK);
+        long after = ordersOk.get();
+        Await.until("10 orders after the second move", () -> ordersOk.get() >= after + 10);
+        stop.set(true);
+        for (Thread th : clients) th.join(120_000);
+        assertThat(errors).as("requests that failed").isEmpty();
+        assertThat(cluster.awaitQuiet(60_000)).as("ring quiet").isTrue();
+        dev.gyro.protocol.PartitionMap map = cluster.instance(0).routing().map();
+        assertThat(map.version()).isEqualTo(3);
+        for (int i = 0; i < 3; i++) assertThat(cluster.instance(i).routing().map()).isEqualTo(map);
+        for (java.util.Map.Entry<Long, Integer> e : filled.entrySet()) {
+            int owner = map.instanceOf(new Value.Int(e.getKey()));
+            assertThat(count(owner, "SELECT COUNT(*) FROM SHOPPING_CARTS WHERE CART_ID = " + e.getKey()))
+                    .as("cart %d at its owner %d", e.getKey(), owner).isEqualTo(1 + e.getValue());
+        }
+        for (String table : new OnlineStore().replicatedTables())
+            assertThat(digests(table)).as("copies of " + table).hasSize(1);
+        assertThat(count(0, "SELECT COUNT(*) FROM ORDERS")).isEqualTo(ordersOk.get());
+        List<Connection> conns = new ArrayList<>();
+        try {
+            for (int i = 0; i < 3; i++) conns.add(cluster.connect(i));
+            long[] initial = OnlineStore.initialStock(ITEMS, OnlineStore.MIN_STOCK, SEED);
+            assertThat(StoreAudit.audit(conns, map, initial, ordersOk.get())).isEmpty();
+        } finally {
+            for (Connection c : conns) c.close();
+        }
+    }
+
     Set<String> digests(String table) throws Exception {
         return StoreClusterChecks.digests(cluster, table);
     }

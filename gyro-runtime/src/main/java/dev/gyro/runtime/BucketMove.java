@@ -97,7 +97,7 @@ final class BucketMove {
         this.retry = retry;
     }
 
-    /** Runs move request {@code id}: one attempt; a failed move changes nothing and may be asked again. */
+    /** Runs move request {@code id}, again while it loses races; a failed move changes nothing and may be asked again. */
     GlobalAttempts.Outcome run(long id, GlobalAttempts.Pending p, GlobalAttempts.GsnSource gsns)
             throws InterruptedException {
         Order order;
@@ -119,49 +119,54 @@ final class BucketMove {
         }
         PartitionMap before = routing.map();
         PartitionMap newer = before.moved(order.buckets(), order.to(), before.version() + 1);
-        Connection c = null;
-        boolean committed = false;
-        long gsn = -1;
-        try {
-            c = db.writeConnection();
-            BitSet moving = new BitSet();
-            for (int b : order.buckets()) moving.set(b);
-            List<RowChange> rows = BucketRows.rowsOf(c, db.dialect(), db.tables(), tables, before, moving, false);
-            gsn = gsns.gsnFor(id, p.timeline());
-            List<RowChange> map = BucketRows.mapRows(newer, order.buckets(), gsn);
-            UpdateApplier.apply(c, db.dialect(), map);
-            List<RowChange> changes = new ArrayList<>(map);
-            changes.addAll(rows);
-            StateUpdate update = new StateUpdate(gsn, self, changes);
-            MetadataStore.recordGlobal(c, update);
-            String result = "moved buckets " + Arrays.toString(order.buckets()) + " (" + rows.size() + " rows) from"
-                    + " instance " + self + " to instance " + order.to() + " at gsn " + gsn + ": map version "
-                    + newer.version() + ", " + (System.nanoTime() - started) / 1_000_000 + " ms closed";
-            db.commit(c);
-            committed = true;
-            buckets.open(order.buckets(), newer, gsn);
-            log.info("instance {}: {}", self, result);
-            return new GlobalAttempts.Outcome(result, update, null);
-        } catch (InterruptedException e) {
-            if (c != null && !committed) db.rollback(c);
-            buckets.open(order.buckets(), null, 0);
-            throw e;
-        } catch (Exception e) {
-            if (c != null && !committed) db.rollback(c);
-            StateUpdate anyway = gsn >= 0 ? retry.committedAnyway(gsn, e) : null;
-            if (anyway != null) {
-                buckets.open(order.buckets(), BucketRows.after(before, anyway), gsn);
-                return new GlobalAttempts.Outcome(null, anyway, e);
-            }
-            if (gsn >= 0) gsns.aborted(id);
-            buckets.open(order.buckets(), null, 0);
-            return new GlobalAttempts.Outcome(null, null, e);
-        } finally {
-            if (c != null) {
-                try {
-                    c.close();
-                } catch (SQLException | RuntimeException ignored) {
-                    // the connection is gone
+        BitSet moving = new BitSet();
+        for (int b : order.buckets()) moving.set(b);
+        for (int attempt = 1; ; attempt++) {
+            Connection c = null;
+            boolean committed = false;
+            long gsn = -1;
+            try {
+                c = db.writeConnection();
+                // Read in the move's own transaction, which writes only Gyro's tables: no request writes these rows
+                // while the buckets are closed, so on PostgreSQL a scan that others' writes race only loses to them.
+                List<RowChange> rows = BucketRows.rowsOf(c, db.dialect(), db.tables(), tables, before, moving, false);
+                gsn = gsns.gsnFor(id, p.timeline());
+                List<RowChange> map = BucketRows.mapRows(newer, order.buckets(), gsn);
+                UpdateApplier.apply(c, db.dialect(), map);
+                List<RowChange> changes = new ArrayList<>(map);
+                changes.addAll(rows);
+                StateUpdate update = new StateUpdate(gsn, self, changes);
+                MetadataStore.recordGlobal(c, update);
+                String result = "moved buckets " + Arrays.toString(order.buckets()) + " (" + rows.size() + " rows)"
+                        + " from instance " + self + " to instance " + order.to() + " at gsn " + gsn + ": map version "
+                        + newer.version() + ", " + (System.nanoTime() - started) / 1_000_000 + " ms closed";
+                db.commit(c);
+                committed = true;
+                buckets.open(order.buckets(), newer, gsn);
+                log.info("instance {}: {}", self, result);
+                return new GlobalAttempts.Outcome(result, update, null);
+            } catch (InterruptedException e) {
+                if (c != null && !committed) db.rollback(c);
+                buckets.open(order.buckets(), null, 0);
+                throw e;
+            } catch (Exception e) {
+                if (c != null && !committed) db.rollback(c);
+                StateUpdate anyway = gsn >= 0 ? retry.committedAnyway(gsn, e) : null;
+                if (anyway != null) {
+                    buckets.open(order.buckets(), BucketRows.after(before, anyway), gsn);
+                    return new GlobalAttempts.Outcome(null, anyway, e);
+                }
+                if (gsn >= 0) gsns.aborted(id);
+                if (retry.again(attempt, e)) continue; // a lost race: the buckets stay closed for the next attempt
+                buckets.open(order.buckets(), null, 0);
+                return new GlobalAttempts.Outcome(null, null, e);
+            } finally {
+                if (c != null) {
+                    try {
+                        c.close();
+                    } catch (SQLException | RuntimeException ignored) {
+                        // the connection is gone
+                    }
                 }
             }
         }

@@ -127,22 +127,22 @@ public final class BucketRows {
             boolean keyed = info.hasPrimaryKey();
             StringBuilder select = new StringBuilder("SELECT ");
             for (int i = 0; i < columns.size(); i++) select.append(i == 0 ? "" : ", ").append(d.quote(columns.get(i)));
-            select.append(" FROM ").append(d.quote(t.getKey()));
+            select.append(" FROM ").append(d.quote(info.name()));
             try (PreparedStatement ps = c.prepareStatement(select.toString()); ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
                     List<Value> values = new ArrayList<>(columns.size());
                     for (int i = 1; i <= columns.size(); i++) values.add(d.toValue(rs.getObject(i)));
                     if (!buckets.get(map.bucketOf(values.get(at)))) continue;
                     if (!keyed) {
-                        out.add(new RowChange(t.getKey(), delete ? RowChange.Kind.REMOVE : RowChange.Kind.APPEND,
+                        out.add(new RowChange(info.name(), delete ? RowChange.Kind.REMOVE : RowChange.Kind.APPEND,
                                 columns, values, List.of()));
                     } else if (delete) {
                         List<Value> key = new ArrayList<>();
                         for (String k : info.keyColumns()) key.add(values.get(columns.indexOf(k)));
-                        out.add(new RowChange(t.getKey(), RowChange.Kind.DELETE, info.keyColumns(), key,
+                        out.add(new RowChange(info.name(), RowChange.Kind.DELETE, info.keyColumns(), key,
                                 info.keyColumns()));
                     } else {
-                        out.add(new RowChange(t.getKey(), RowChange.Kind.UPSERT, columns, values, info.keyColumns()));
+                        out.add(new RowChange(info.name(), RowChange.Kind.UPSERT, columns, values, info.keyColumns()));
                     }
                 }
             }
