@@ -76,6 +76,7 @@ class BucketMoveTest {
         assertThat(client.call("getCart", cart).values()).containsExactly(new Value.Int(5), new Value.Int(2),
                 new Value.Int(7), new Value.Int(1));
         assertThat(cartRows(0, cart)).isEqualTo(2); // the old owner's copy is stale now, and never read
+        assertThat(client.status(2)).contains("\"mapVersion\":2").contains("\"bucketsOwned\":86");
 
         // A client whose map is older is forwarded by the old owner, and learns the new map by itself.
         try (early) {
@@ -109,6 +110,17 @@ class BucketMoveTest {
         assertThat(nowhere.message()).contains("no instance 7");
         assertThat(client.routing().map().version()).isEqualTo(1);
         assertThat(cluster.instance(1).routing().map().ownerOfBucket(bucket)).isEqualTo(1);
+    }
+
+    @Test
+    void aClassificationThatDoesNotSayWhichRowsBelongToABucketRefusesMoves() throws Exception {
+        cluster = LocalCluster.create(dir, new OnlineStore(), 2, 1, 42, n -> {})
+                .withClassification(new OnlineStore().classification().withPartitionedTables(Map.of())).startAll();
+        client = GyroClient.connect(cluster.addresses());
+        Reply refused = client.moveBuckets(1, cluster.instance(0).routing().map().bucketsOf(0)[0]).get(0);
+        assertThat(refused.status()).isEqualTo(Reply.Status.BAD_REQUEST);
+        assertThat(refused.message()).contains("buckets cannot be moved").contains("partitionedTables");
+        assertThat(cluster.instance(0).routing().map().version()).isEqualTo(1);
     }
 
     @Test

@@ -112,7 +112,7 @@ final class BucketMove {
         }
         long started = System.nanoTime();
         try {
-            buckets.close(order.buckets(), DRAIN_MILLIS);
+            buckets.close(order.buckets(), order.to(), DRAIN_MILLIS);
         } catch (TimeoutException e) {
             return new GlobalAttempts.Outcome(null, null, new IllegalStateException("move of buckets "
                     + Arrays.toString(order.buckets()) + " to instance " + order.to() + " not run: " + e.getMessage()));

@@ -28,6 +28,10 @@ final class Buckets {
     private final boolean[] closed;
     private final List<Runnable> parked = new ArrayList<>();
     private volatile long mapGsn;
+    private int closedNow; // guarded by this
+    private long movedAway; // guarded by this
+    /** The move in progress here, for the status: its buckets, its new owner, since when. */
+    private String moving; // guarded by this
     private final java.util.Map<String, String> tables;
 
     /** @param tables the classification's partitioned tables: table to the column holding its rows' partitioning value */
@@ -102,9 +106,12 @@ final class Buckets {
      *
      * @throws TimeoutException when they have not within {@code timeoutMillis}; the buckets are open again
      */
-    void close(int[] buckets, long timeoutMillis) throws TimeoutException, InterruptedException {
+    void close(int[] buckets, int to, long timeoutMillis) throws TimeoutException, InterruptedException {
         synchronized (this) {
             for (int b : buckets) closed[b] = true;
+            closedNow += buckets.length;
+            moving = buckets.length + " bucket(s) " + (buckets.length <= 8 ? java.util.Arrays.toString(buckets) + " " : "")
+                    + "to instance " + to + ", closed since " + java.time.Instant.now();
             long until = System.nanoTime() + timeoutMillis * 1_000_000;
             try {
                 for (int b : buckets) {
@@ -132,13 +139,35 @@ final class Buckets {
     void open(int[] buckets, PartitionMap newer, long gsn) {
         List<Runnable> again;
         synchronized (this) {
-            if (newer != null) adopt(newer, gsn);
+            if (newer != null) {
+                adopt(newer, gsn);
+                movedAway += buckets.length;
+            }
             for (int b : buckets) closed[b] = false;
+            closedNow -= buckets.length;
+            moving = null;
             notifyAll();
             again = new ArrayList<>(parked);
             parked.clear();
         }
         for (Runnable r : again) r.run();
+    }
+
+    synchronized double closedNow() {
+        return closedNow;
+    }
+
+    synchronized double movedAway() {
+        return movedAway;
+    }
+
+    /** For the instance's status: the map's version, the buckets owned here, and the move in progress, if any. */
+    synchronized java.util.Map<String, Object> status() {
+        java.util.Map<String, Object> out = new java.util.LinkedHashMap<>();
+        out.put("mapVersion", routing.map().version());
+        out.put("bucketsOwned", routing.map().bucketsOf(self).length);
+        if (moving != null) out.put("moving", moving);
+        return out;
     }
 
     /** Another instance's move, applied here at {@code gsn}: {@code newer} is in force from now on. */

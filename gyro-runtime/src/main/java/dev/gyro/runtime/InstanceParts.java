@@ -144,6 +144,14 @@ final class InstanceParts implements AutoCloseable {
             metrics.ring("gyro.token.unacknowledged.seconds", "how long the token this instance passed waits for"
                     + " its acknowledgement (0 once acknowledged)", ring, RingWatch::tokenUnacknowledgedSeconds);
             metrics.ring("gyro.ring.broken", "1 while this instance reports a broken ring", ring, RingWatch::broken);
+                        metrics.ring("gyro.map.version", "the version of the partition map this instance routes by", buckets,
+                    b -> b.map().version());
+            metrics.ring("gyro.buckets.owned", "how many of the map's buckets this instance owns", buckets,
+                    b -> b.map().bucketsOf(self).length);
+            metrics.ring("gyro.buckets.moving", "buckets this instance has closed for a move now", buckets,
+                    Buckets::closedNow);
+            metrics.ring("gyro.buckets.moved", "buckets moved away from this instance since it started", buckets,
+                    Buckets::movedAway);
             session = built(new SessionGate(state.lastGsn(), timers));
             Replies replies = new Replies(self, config.address(), stats);
             local = new LocalExecutor(self, db, localTransactions, config.hooks().gate(), replies, stats, requestIds,
@@ -281,6 +289,7 @@ final class InstanceParts implements AutoCloseable {
         more.put("globalLatencyMs", metrics.meanMillis(true));
         more.putAll(ring.status());
         more.putAll(db.failures().health().status());
+        more.putAll(buckets.status());
         if (http != null) more.put("http", http.url());
         return stats.json(self, config.address(), parallelGlobals, session.waiting(), more);
     }
