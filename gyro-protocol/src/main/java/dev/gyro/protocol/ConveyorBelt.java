@@ -43,7 +43,9 @@ public final class ConveyorBelt {
 
     private final ConveyorBeltConfig config;
     private final int self;
-    private final int next;
+    // The ring's membership (docs/decisions/44-ring-changes.md): the one the cluster started with until an update this
+    // instance applies or makes changes it. The token goes to this instance's successor in it.
+    private Ring ring;
 
     private Role role;
     private long lastGsn;
@@ -81,7 +83,7 @@ public final class ConveyorBelt {
     private final java.util.TreeMap<Long, StateUpdate> appliedAhead = new java.util.TreeMap<>();
     // With a trimmed token: the highest gsn each instance said it applied ahead (Message.AppliedAhead), 0 for none. Only
     // in memory: forgetting it after a restart only leaves the token longer.
-    private final long[] appliedBy;
+    private final java.util.Map<Integer, Long> appliedBy = new java.util.HashMap<>();
 
     private boolean wanted;
     // The last WANT of the present wait, and how long until the next may go: wantResendMillis after the first, doubled
@@ -105,10 +107,9 @@ public final class ConveyorBelt {
     public ConveyorBelt(ConveyorBeltConfig config, DurableState state, long nowMillis) {
         this.config = config;
         this.self = config.self();
-        this.next = (self + 1) % config.ringSize();
+        this.ring = state.ring() != null ? state.ring() : Ring.initial(config.ringSize());
         this.now = nowMillis;
         this.lastGsn = state.lastGsn();
-        this.appliedBy = new long[config.ringSize()];
         switch (state.tokenStatus()) {
             case NONE -> {
                 role = Role.FOLLOWER;
@@ -117,9 +118,12 @@ public final class ConveyorBelt {
             case PASSED -> {
                 role = Role.FOLLOWER;
                 lastReceivedHop = state.token().hop() - 1;
-                unacked = state.token();
-                unackedSentAt = now;
-                emit(new Action.Send(next, new Message.TokenPass(self, unacked)));
+                // A ring that changed after this pass was changed by a later holder: the token was received.
+                if (state.token().hop() > ring.hop()) {
+                    unacked = state.token();
+                    unackedSentAt = now;
+                    emit(new Action.Send(next(), new Message.TokenPass(self, unacked)));
+                }
             }
             case HELD -> {
                 // Restarted while holding the token: the token as received, plus the updates of the global
@@ -167,6 +171,7 @@ public final class ConveyorBelt {
      * @return false if the queue is full; the request was not accepted and the client must be told so
      */
     public boolean onGlobalRequest(long requestId) {
+        if (!ring.contains(self)) return false; // taken out of the ring: the token never comes here again
         if (queue.size() + snapshot.size() >= config.maxQueuedGlobals()) return false;
         queue.addLast(requestId);
         if (role == Role.PARKED) {
@@ -180,18 +185,21 @@ public final class ConveyorBelt {
     /** A message from another instance of the ring. */
     public void onMessage(Message message) {
         int from = message.from();
-        if (from < 0 || from >= config.ringSize() || from == self)
+        if (from < 0 || from == self)
             throw new IllegalArgumentException("message from unknown instance " + from + " at instance " + self);
         if (message instanceof Message.TokenPass pass) {
-            int predecessor = (self - 1 + config.ringSize()) % config.ringSize();
-            if (from != predecessor) // the ring order is fixed (Section V): a token from elsewhere is a misconfiguration
-                throw new IllegalArgumentException("token from instance " + from + " at instance " + self
-                        + ", whose predecessor in the ring is " + predecessor);
-            receiveToken(pass);
-        } else if (message instanceof Message.TokenAck ack) {
-            if (from != next) // a token goes only to the successor, so only it acknowledges one
+            receiveToken(pass); // its sender is checked against the ring the token leaves
+            return;
+        }
+        if (!ring.contains(from)) // a member this instance does not know yet says nothing the belt needs
+            throw new IllegalArgumentException("message from unknown instance " + from + " at instance " + self
+                    + ": no member of the ring " + ring.members() + " (epoch " + ring.epoch() + ")");
+        if (message instanceof Message.TokenAck ack) {
+            if (from != next()) { // a token goes only to the successor, so only it acknowledges one
+                if (ring.epoch() > 0 && unacked == null) return; // one passed before the ring changed, and received
                 throw new IllegalArgumentException("acknowledgement of hop " + ack.hop() + " from instance " + from
-                        + " at instance " + self + ", which passes the token only to instance " + next);
+                        + " at instance " + self + ", which passes the token only to instance " + next());
+            }
             if (unacked != null && ack.hop() == unacked.hop()) successorRecorded();
         } else if (message instanceof Message.Want) {
             wanted = true;
@@ -204,7 +212,7 @@ public final class ConveyorBelt {
             if (a.gsn() > lastGsn)
                 throw new IllegalArgumentException("instance " + from + " says it applied gsn " + a.gsn()
                         + " ahead of the token, but instance " + self + " made gsns only up to " + lastGsn);
-            appliedBy[from] = Math.max(appliedBy[from], a.gsn());
+            appliedBy.merge(from, a.gsn(), Math::max);
         }
     }
 
@@ -213,7 +221,7 @@ public final class ConveyorBelt {
      * its last gsn, which holds the token or held it last, that this instance has every gsn up to there (decision 26).
      */
     public void onAheadApplied(Action.ApplyAhead done) {
-        if (!config.trimToken()) return;
+        if (!config.trimToken() || !ring.contains(self)) return;
         int maker = done.updates().get(done.updates().size() - 1).origin();
         emit(new Action.Send(maker, new Message.AppliedAhead(self, done.lastGsn())));
     }
@@ -289,6 +297,13 @@ public final class ConveyorBelt {
     private void appendOwnUpdate(StateUpdate update) {
         check(update.gsn() == lastGsn + 1 && update.origin() == self,
                 "update " + update.gsn() + " from " + update.origin() + " does not follow gsn " + lastGsn);
+        if (update.ring() != null) { // this instance changed the ring while it holds hop heldHop
+            Ring r = update.ring();
+            check(r.epoch() == ring.epoch() + 1 && r.hop() == heldHop && r.contains(self), "the ring change of gsn "
+                    + update.gsn() + " (epoch " + r.epoch() + ", hop " + r.hop() + ", " + r.members() + ") does not"
+                    + " follow ring epoch " + ring.epoch() + " at hop " + heldHop + " with this instance in it");
+            ring = r;
+        }
         lastGsn = update.gsn();
         heldUpdates.add(update); // line 16: append <u, p> to T
         if (config.updatesAhead()) broadcast(new Message.UpdateAhead(self, update));
@@ -313,6 +328,7 @@ public final class ConveyorBelt {
             run.add(next);
             lastGsn = next.gsn();
             if (appliedAhead.size() < MAX_AHEAD) appliedAhead.put(next.gsn(), next);
+            if (next.ring() != null) changeRing(next.ring());
         }
         if (!run.isEmpty()) emit(new Action.ApplyAhead(run, lastGsn));
     }
@@ -322,7 +338,7 @@ public final class ConveyorBelt {
         now = nowMillis;
         if (unacked != null && now - unackedSentAt >= config.tokenResendMillis()) {
             unackedSentAt = now;
-            emit(new Action.Send(next, new Message.TokenPass(self, unacked)));
+            emit(new Action.Send(next(), new Message.TokenPass(self, unacked)));
         }
         if (role == Role.FOLLOWER && !queue.isEmpty()) maybeSendWant();
     }
@@ -354,7 +370,7 @@ public final class ConveyorBelt {
      * with one tick, so that the resends it then schedules count from now.
      */
     public boolean waitsForTime() {
-        return unacked != null || (role == Role.FOLLOWER && !queue.isEmpty() && config.ringSize() > 1);
+        return unacked != null || (role == Role.FOLLOWER && !queue.isEmpty() && ring.size() > 1);
     }
 
     /**
@@ -369,10 +385,34 @@ public final class ConveyorBelt {
 
     public int self() { return self; }
 
+    /** The ring's membership as this instance knows it (docs/decisions/44-ring-changes.md). */
+    public Ring ring() { return ring; }
+
+    /** The member this instance passes the token to. */
+    private int next() {
+        return ring.successor(self);
+    }
+
+    /**
+     * A ring change this instance applied (ahead of the token, or with it). A token passed before it was received: the
+     * holder that made the change held a later hop.
+     */
+    private void changeRing(Ring r) {
+        if (r.epoch() <= ring.epoch()) return;
+        ring = r;
+        if (unacked != null && unacked.hop() <= r.hop()) successorRecorded();
+    }
+
     // ---------------------------------------------------------------- transitions
 
     private void receiveToken(Message.TokenPass pass) {
         Token token = pass.token();
+        // The ring the token left its sender by: this instance's, with the changes the token carries.
+        Ring after = ring;
+        for (StateUpdate u : token.updates()) if (u.ring() != null && u.ring().epoch() > after.epoch()) after = u.ring();
+        if (!ring.contains(pass.from()) && !after.contains(pass.from()))
+            throw new IllegalArgumentException("token from instance " + pass.from() + " at instance " + self
+                    + ", which is no member of the ring " + after.members());
         if (unacked != null && token.hop() > unacked.hop()) successorRecorded(); // it went around: it was received
         if (token.hop() <= lastReceivedHop) {
             emit(new Action.Send(pass.from(), new Message.TokenAck(self, token.hop())));
@@ -381,16 +421,28 @@ public final class ConveyorBelt {
         if (role == Role.APPLYING && token.hop() == heldHop) return; // resent while we apply it
         check(role == Role.FOLLOWER, "received token of hop " + token.hop() + " while " + role + " at hop "
                 + heldHop + ": two tokens");
+        if (!after.contains(self))
+            throw new IllegalArgumentException("token of hop " + token.hop() + " from instance " + pass.from()
+                    + " at instance " + self + ", which is no member of the ring " + after.members());
+        int predecessor = after.predecessor(self);
+        if (pass.from() != predecessor) // the ring's order (Section V): a token from elsewhere is a misconfiguration
+            throw new IllegalArgumentException("token from instance " + pass.from() + " at instance " + self
+                    + ", whose predecessor in the ring is " + predecessor);
+        // The updates of members taken out of the ring are dropped, as their makers would have, by the member that made
+        // the last change: the token went round every member since.
+        boolean adopter = after.epoch() > 0 && after.holder() == self;
         // Checked before anything changes: a token that contradicts this instance's state leaves it as it was.
         List<StateUpdate> kept = new ArrayList<>();
         List<StateUpdate> toApply = new ArrayList<>();
         long gsn = lastGsn;
         for (StateUpdate u : token.updates()) {
-            // Every update comes from a member of the ring (a Token already holds its gsns in strictly increasing
-            // order): anything else was not made by the belt, and is refused before it changes anything.
-            check(u.origin() < config.ringSize(), "token of hop " + token.hop() + " carries gsn " + u.gsn()
-                    + " from instance " + u.origin() + ", which is no member of the ring");
+            // On the ring the cluster started with, every update comes from a member (a Token already holds its gsns in
+            // strictly increasing order): anything else was not made by the belt, and is refused before it changes
+            // anything. Once the ring changed, an update may come from a member since taken out.
+            check(after.epoch() > 0 || u.origin() < config.ringSize(), "token of hop " + token.hop() + " carries gsn "
+                    + u.gsn() + " from instance " + u.origin() + ", which is no member of the ring");
             if (u.origin() == self) continue; // lines 9-10: own updates have been seen by all others
+            if (adopter && !after.contains(u.origin()) && u.gsn() <= lastGsn) continue;
             kept.add(u);
             if (u.gsn() > gsn) { // lines 11-12; at or below lastGsn: applied before a restart, or ahead of the token
                 check(u.gsn() == gsn + 1, "gap in gsns: token carries " + u.gsn() + " after " + gsn);
@@ -404,16 +456,18 @@ public final class ConveyorBelt {
                         + " ring did not make");
             }
         }
-        // Every pass adds one to the hop and goes to the successor, so this instance holds exactly the hops
-        // self, self + n, self + 2n, ...: a later one means the ring went round without it, i.e. its database is
-        // behind the ring (docs/decisions/13-secure-by-default.md), and any other is no token the belt passed.
-        long expected = lastReceivedHop < 0 ? self : lastReceivedHop + config.ringSize();
+        // Every pass adds one to the hop and goes to the successor, so this instance holds exactly the hops of its
+        // place in the ring (self, self + n, self + 2n, ... on the first ring; Ring#nextHop): a later one means the ring
+        // went round without it, i.e. its database is behind the ring (docs/decisions/13-secure-by-default.md), and any
+        // other is no token the belt passed.
+        long expected = after.nextHop(self, lastReceivedHop);
         check(token.hop() == expected, "token of hop " + token.hop() + " from instance " + pass.from()
                 + ", but this instance last received hop " + lastReceivedHop + " (at gsn " + lastGsn
-                + ") and can receive hop " + expected + " next" + (token.hop() > expected && token.hop() % config
-                .ringSize() == self ? ": the ring went round without it, so its database is behind the ring"
-                + " (recreated, or restored from a backup?); start it on the database it last ran on"
+                + ") and can receive hop " + expected + " next" + (token.hop() > expected
+                && after.holderOf(token.hop()) == self ? ": the ring went round without it, so its database is behind"
+                + " the ring (recreated, or restored from a backup?); start it on the database it last ran on"
                 : ": no hop this instance can hold"));
+        changeRing(after);
         role = Role.APPLYING;
         ahead.clear(); // every gsn there is: at or below lastGsn, or in this token
         appliedAhead.clear();
@@ -461,7 +515,7 @@ public final class ConveyorBelt {
     }
 
     private void finishRound() {
-        if (config.ringSize() == 1 && !heldUpdates.isEmpty()) {
+        if (ring.size() == 1 && !heldUpdates.isEmpty()) {
             // Alone, every update is seen by all at once. Pass the token to ourselves: the runtime records the
             // receipt as for any other (ApplyUpdates), which empties the outbox; otherwise it would keep every
             // update this instance ever executed.
@@ -489,7 +543,7 @@ public final class ConveyorBelt {
         role = Role.FOLLOWER;
         unacked = out;
         unackedSentAt = now;
-        emit(new Action.PassToken(next, out)); // line 19
+        emit(new Action.PassToken(next(), out)); // line 19
         if (!queue.isEmpty()) maybeSendWant();
     }
 
@@ -500,14 +554,14 @@ public final class ConveyorBelt {
      */
     private void leaveBehindWhatAllApplied() {
         long allHave = Long.MAX_VALUE;
-        for (int i = 0; i < appliedBy.length; i++) if (i != self) allHave = Math.min(allHave, appliedBy[i]);
+        for (int i : ring.members()) if (i != self) allHave = Math.min(allHave, appliedBy.getOrDefault(i, 0L));
         int behind = 0;
         while (behind < heldUpdates.size() && heldUpdates.get(behind).gsn() <= allHave) behind++;
         heldUpdates.subList(0, behind).clear();
     }
 
     private void maybeSendWant() {
-        if (config.ringSize() == 1 || now - wantSentAt < wantBackoff) return;
+        if (ring.size() == 1 || now - wantSentAt < wantBackoff) return;
         wantBackoff = wantSentAt == NEVER ? config.wantResendMillis()
                 : Math.min(2 * wantBackoff, WANT_BACKOFF_LIMIT * config.wantResendMillis());
         wantSentAt = now;
@@ -516,7 +570,7 @@ public final class ConveyorBelt {
 
     /** One message to every other instance: the same object for each, so the runtime may encode it once. */
     private void broadcast(Message m) {
-        for (int i = 0; i < config.ringSize(); i++)
+        for (int i : ring.members())
             if (i != self) emit(new Action.Send(i, m));
     }
 

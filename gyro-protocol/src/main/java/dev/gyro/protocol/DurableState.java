@@ -11,8 +11,10 @@ import java.util.List;
  * @param tokenStatus whether the token was last received (HELD) or passed on (PASSED)
  * @param token       the token as last recorded: as received minus own updates (HELD), or as passed (PASSED)
  * @param outbox      own updates executed since the token was last received, in gsn order
+ * @param ring        the ring's membership as of {@code lastGsn} (docs/decisions/44-ring-changes.md), or null for the one
+ *                    the cluster started with
  */
-public record DurableState(long lastGsn, TokenStatus tokenStatus, Token token, List<StateUpdate> outbox) {
+public record DurableState(long lastGsn, TokenStatus tokenStatus, Token token, List<StateUpdate> outbox, Ring ring) {
 
     public enum TokenStatus { NONE, HELD, PASSED }
 
@@ -20,6 +22,11 @@ public record DurableState(long lastGsn, TokenStatus tokenStatus, Token token, L
         outbox = List.copyOf(outbox);
         if ((tokenStatus == TokenStatus.NONE) != (token == null))
             throw new IllegalArgumentException("token must be present exactly when status is HELD or PASSED");
+    }
+
+    /** On the ring the cluster started with. */
+    public DurableState(long lastGsn, TokenStatus tokenStatus, Token token, List<StateUpdate> outbox) {
+        this(lastGsn, tokenStatus, token, outbox, null);
     }
 
     /** A new ring: instance 0 starts with the token (hop 0), everyone has applied nothing. */
