@@ -2,6 +2,7 @@ package dev.gyro.runtime.db;
 
 import dev.gyro.protocol.Codec;
 import dev.gyro.protocol.DurableState;
+import dev.gyro.protocol.Ring;
 import dev.gyro.protocol.StateUpdate;
 import dev.gyro.protocol.Token;
 
@@ -24,6 +25,7 @@ import java.util.List;
  * gyro_requests (hi, lo PRIMARY KEY, reply BLOB, at)  -- the reply of each request with an id that wrote, for
  *                                                       REPLY_KEPT_MILLIS (docs/decisions/37-request-ids.md)
  * gyro_buckets (bucket PRIMARY KEY, owner, map_version, gsn)  -- the buckets moved ({@link BucketRows})
+ * gyro_ring (id = 1, epoch, hop, holder, members)  -- the ring's membership once it changed ({@link Ring#change})
  * </pre>
  * Tokens and updates are stored in the wire encoding of {@link Codec}.
  *
@@ -79,6 +81,9 @@ public final class MetadataStore {
                     + " NOT NULL, reply " + d.sqlType(Dialect.SqlType.BLOB) + " NOT NULL, at " + bigint
                     + " NOT NULL, PRIMARY KEY (hi, lo))");
             BucketRows.createTable(st, d);
+            st.executeUpdate("CREATE TABLE IF NOT EXISTS " + Ring.TABLE + " (id " + bigint + " PRIMARY KEY, epoch "
+                    + bigint + " NOT NULL, hop " + bigint + " NOT NULL, holder " + bigint + " NOT NULL, members "
+                    + d.sqlType(Dialect.SqlType.TEXT) + " NOT NULL)");
         }
     }
 
@@ -213,9 +218,23 @@ public final class MetadataStore {
                     outbox.add(u);
                 }
             }
-            return new DurableState(lastGsn, ts, t, outbox);
+            return new DurableState(lastGsn, ts, t, outbox, ring(c));
         } catch (RuntimeException e) {
             throw new SQLException("Gyro's metadata in " + STATE + "/" + OUTBOX + " is corrupt: " + e.getMessage(), e);
+        }
+    }
+
+    /**
+     * The ring's membership this database applied last (docs/decisions/44-ring-changes.md): the row of {@link Ring#TABLE}
+     * that a ring change's update wrote, or null while the ring is the one the cluster started with.
+     */
+    static Ring ring(Connection c) throws SQLException {
+        try (Statement st = c.createStatement(); ResultSet rs = st.executeQuery("SELECT epoch, hop, holder, members FROM "
+                + Ring.TABLE + " WHERE id = 1")) {
+            if (!rs.next()) return null;
+            List<Integer> members = new ArrayList<>();
+            for (String m : rs.getString(4).split(",")) members.add(Integer.parseInt(m.trim()));
+            return new Ring(rs.getLong(1), members, rs.getLong(2), (int) rs.getLong(3));
         }
     }
 
