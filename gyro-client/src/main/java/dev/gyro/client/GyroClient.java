@@ -34,7 +34,8 @@ public final class GyroClient implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(GyroClient.class);
 
     private final RoutingTable routing;
-    private final List<ManagedChannel> channels = new ArrayList<>();
+    // By instance id; grown when the routing table names instances that joined the ring since.
+    private final List<ManagedChannel> channels = new java.util.concurrent.CopyOnWriteArrayList<>();
     private final AtomicInteger roundRobin = new AtomicInteger();
     private final long deadlineMillis;
     private final int preferred;
@@ -43,7 +44,7 @@ public final class GyroClient implements AutoCloseable {
      * Per instance: a replicated group (docs/decisions/24-ring-on-groups.md), whose requests are sent again with their
      * ids while it has no leader.
      */
-    private final boolean[] replicated;
+    private volatile boolean[] replicated;
 
     private GyroClient(RoutingTable routing, long deadlineMillis, int preferred, Transport transport) {
         this.routing = routing;
@@ -151,7 +152,19 @@ public final class GyroClient implements AutoCloseable {
         try {
             byte[] json = ClientCalls.blockingUnaryCall(channels.get(from), Wire.DESCRIBE,
                     CallOptions.DEFAULT.withDeadlineAfter(10, TimeUnit.SECONDS), new byte[0]);
-            return routing.adopt(RoutingTable.fromJson(json).map());
+            RoutingTable newer = RoutingTable.fromJson(json);
+            synchronized (channels) { // instances that joined the ring: channels to them first, then routes
+                List<String> addresses = newer.addresses();
+                if (addresses.size() > channels.size()) {
+                    boolean[] r = java.util.Arrays.copyOf(replicated, addresses.size());
+                    for (int i = channels.size(); i < addresses.size(); i++) {
+                        r[i] = Transport.replicaAddresses(addresses.get(i)).size() > 1;
+                        channels.add(transport.channel(addresses.get(i)));
+                    }
+                    replicated = r;
+                }
+            }
+            return routing.adopt(newer);
         } catch (StatusRuntimeException | IllegalArgumentException e) {
             log.debug("cannot refresh the routing table from instance {}: {}", from, e.toString());
             return false;
@@ -162,9 +175,9 @@ public final class GyroClient implements AutoCloseable {
     private final AtomicLong refreshedAt = new AtomicLong(Long.MIN_VALUE / 2);
 
     /**
-     * A request sent to its partition's owner by this client's map was run by {@code by}: the partition moved
-     * (decision 43), and the owner forwarded it. The map is refreshed from {@code by}, at most once a second, on a
-     * thread of its own.
+     * A request sent to its partition's owner by this client's map was run by another instance: the partition moved
+     * (decision 43), and {@code by}, its old owner, forwarded it by its newer map. The map is refreshed from {@code by},
+     * at most once a second, on a thread of its own.
      */
     private void moved(int by) {
         long now = System.nanoTime();
@@ -286,7 +299,7 @@ public final class GyroClient implements AutoCloseable {
                 Reply r = whoHoldsTheToken(Reply.decode(ClientCalls.blockingUnaryCall(channels.get(instance),
                         Wire.EXECUTE, options, request.encode())));
                 if (r.status() == Reply.Status.OK && r.instance() != instance && r.instance() >= 0
-                        && r.instance() < channels.size() && ownedBy(request, instance)) moved(r.instance());
+                        && ownedBy(request, instance)) moved(instance); // it forwarded by a newer map
                 return r;
             }
             byte[] body = watched(channels.get(instance), options, request.encode());

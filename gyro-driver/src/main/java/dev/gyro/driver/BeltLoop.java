@@ -169,6 +169,7 @@ public final class BeltLoop implements AutoCloseable {
         try {
             recorder.handling(event);
             feed(event);
+            receivedHop = belt.lastReceivedHop(); // before the actions: a round's requests read it
             performAll();
         } catch (Throwable t) {
             recorded();
@@ -205,6 +206,16 @@ public final class BeltLoop implements AutoCloseable {
         recorded();
         afterEach.accept(new View(belt.role(), belt.queuedGlobals(), belt.lastReceivedHop(), belt.successorHasHop(),
                 belt.lastGsn(), belt.waitsForTime()));
+    }
+
+    private volatile long receivedHop = -1;
+
+    /**
+     * The hop of the token this instance last received, as of the event whose actions are being performed: while a
+     * round runs, the hop it holds (a ring change is made at that hop, docs/decisions/44-ring-changes.md). Any thread.
+     */
+    public long receivedHop() {
+        return receivedHop;
     }
 
     /** A durable action under way is done ({@code failed} null) or failed: what was held goes on. */

@@ -42,6 +42,8 @@ public final class LocalCluster implements AutoCloseable {
     private List<String> addresses;
     private final List<String> targets; // per instance: the SQLite file, or a JDBC URL
     private final List<DatabaseServer> servers; // the servers this cluster started (empty: none)
+    /** The map the ring started with, which instances that join later start from too (decision 44). */
+    private final dev.gyro.protocol.PartitionMap firstMap;
     private final List<GyroInstance> instances = new ArrayList<>();
     private final List<Capacity> capacities = new ArrayList<>();
 
@@ -51,7 +53,8 @@ public final class LocalCluster implements AutoCloseable {
         this.app = app;
         this.backend = backend;
         this.addresses = List.copyOf(addresses);
-        this.targets = List.copyOf(targets);
+        this.firstMap = dev.gyro.protocol.PartitionMap.uniform(addresses.size());
+        this.targets = new ArrayList<>(targets);
         this.servers = List.copyOf(servers);
         for (int i = 0; i < addresses.size(); i++) {
             instances.add(null);
@@ -279,8 +282,8 @@ public final class LocalCluster implements AutoCloseable {
 
     public GyroInstance start(int i) throws IOException {
         if (instances.get(i) != null) throw new IllegalStateException("instance " + i + " is running");
-        InstanceConfig config = InstanceConfig.of(i, addresses, targets.get(i), app)
-                .withHttp(http == null ? null : http.get(i));
+        InstanceConfig config = InstanceConfig.of(i, addresses, targets.get(i), app).withPartitionMap(firstMap)
+                .withHttp(http == null || i >= http.size() ? null : http.get(i));
         if (classification != null) config = config.withClassification(classification);
         Capacity server = capacity.copy(); // each instance is its own small server
         capacities.set(i, server);
@@ -293,6 +296,69 @@ public final class LocalCluster implements AutoCloseable {
         GyroInstance g = new GyroInstance(c).start();
         instances.set(i, g);
         return g;
+    }
+
+    /**
+     * Adds an instance to the running ring (docs/decisions/44-ring-changes.md): the join runs in the token's round at
+     * an instance that holds it, the new instance's database is a copy of that instance's once it made the join (rows,
+     * gsn, map and ring; SQLite's {@code VACUUM INTO}), and the new instance starts on it and waits for the token. It
+     * owns no bucket until some are moved to it ({@code GyroClient.moveBuckets}). SQLite clusters only, for now.
+     *
+     * @return the new instance
+     * @throws IllegalStateException when the ring refused the join (its reply says why)
+     */
+    public synchronized GyroInstance addInstance() throws IOException, SQLException {
+        if (backend != Backend.SQLITE)
+            throw new UnsupportedOperationException("adding an instance copies a database; built for SQLite clusters"
+                    + " only so far, not " + backend.label());
+        int id = addresses.size();
+        String address = freeAddresses(1).get(0);
+        GyroInstance entry = instances.stream().filter(java.util.Objects::nonNull).findFirst()
+                .orElseThrow(() -> new IllegalStateException("no instance runs to take the join"));
+        dev.gyro.wire.Reply joined = entry.call(dev.gyro.wire.RingRequest.join(address));
+        if (joined.status() != dev.gyro.wire.Reply.Status.OK)
+            throw new IllegalStateException("the ring refused instance " + id + " at " + address + ": "
+                    + joined.status() + ": " + joined.message());
+        int maker = joined.instance(); // it applied the join: it made it
+        Path file = databaseFile(dir, id);
+        Files.deleteIfExists(file);
+        try (Connection c = DriverManager.getConnection(jdbcUrlOf(targets.get(maker)));
+             java.sql.Statement st = c.createStatement()) {
+            st.execute("VACUUM INTO '" + file.toAbsolutePath().toString().replace("'", "''") + "'");
+        }
+        try (Connection c = DriverManager.getConnection(jdbcUrlOf(file.toString()))) {
+            c.setAutoCommit(false);
+            dev.gyro.runtime.db.MetadataStore.becomeJoiner(c, id);
+            c.commit();
+        }
+        List<String> more = new ArrayList<>(addresses);
+        more.add(address);
+        addresses = List.copyOf(more);
+        targets.add(file.toString());
+        instances.add(null);
+        capacities.add(null);
+        return start(id);
+    }
+
+    /**
+     * Takes instance {@code id} out of the running ring (docs/decisions/44-ring-changes.md), once it owns no bucket: the
+     * leave runs in the token's round at another instance; once {@code id} applied it, it is stopped.
+     *
+     * @throws IllegalStateException when the ring refused the leave (its reply says why)
+     */
+    public synchronized void removeInstance(int id) throws InterruptedException {
+        GyroInstance entry = null;
+        for (int i = 0; i < instances.size(); i++) if (i != id && instances.get(i) != null) entry = instances.get(i);
+        if (entry == null) throw new IllegalStateException("no other instance runs to take the leave of " + id);
+        dev.gyro.wire.Reply left = entry.call(dev.gyro.wire.RingRequest.leave(id));
+        if (left.status() != dev.gyro.wire.Reply.Status.OK)
+            throw new IllegalStateException("the ring refused the leave of instance " + id + ": " + left.status() + ": "
+                    + left.message());
+        GyroInstance leaving = instances.get(id);
+        long deadline = System.currentTimeMillis() + 60_000;
+        while (leaving != null && leaving.appliedGsn() < left.gsn() && System.currentTimeMillis() < deadline)
+            Thread.sleep(5);
+        stop(id);
     }
 
     /** The emulated server instance {@code i} was last started with ({@link Capacity#PLAIN} if none). */

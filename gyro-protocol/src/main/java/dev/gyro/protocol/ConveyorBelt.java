@@ -297,6 +297,7 @@ public final class ConveyorBelt {
     private void appendOwnUpdate(StateUpdate update) {
         check(update.gsn() == lastGsn + 1 && update.origin() == self,
                 "update " + update.gsn() + " from " + update.origin() + " does not follow gsn " + lastGsn);
+        Ring before = ring;
         if (update.ring() != null) { // this instance changed the ring while it holds hop heldHop
             Ring r = update.ring();
             check(r.epoch() == ring.epoch() + 1 && r.hop() == heldHop && r.contains(self), "the ring change of gsn "
@@ -306,7 +307,12 @@ public final class ConveyorBelt {
         }
         lastGsn = update.gsn();
         heldUpdates.add(update); // line 16: append <u, p> to T
-        if (config.updatesAhead()) broadcast(new Message.UpdateAhead(self, update));
+        if (config.updatesAhead()) {
+            Message ahead = new Message.UpdateAhead(self, update);
+            broadcast(ahead);
+            // a member taken out learns it from this update alone: the token does not come to it again
+            for (int m : before.members()) if (m != self && !ring.contains(m)) emit(new Action.Send(m, ahead));
+        }
     }
 
     /**

@@ -72,7 +72,7 @@ final class GlobalExecutor implements BeltActions.Globals, AutoCloseable {
      * Bucket moves (docs/decisions/43-bucket-moves.md): where a global request of a bucket enters it before it runs
      * ({@link Buckets#enterOwned}), who runs a move, and where a request goes whose bucket moved away while it waited.
      */
-    record Moves(Buckets buckets, BucketMove move, RoutingTable routing, Rerouter rerouter) {}
+    record Moves(Buckets buckets, BucketMove move, RingChange ringChange, RoutingTable routing, Rerouter rerouter) {}
 
     /** Sends a request on to the owner its bucket has now. */
     interface Rerouter {
@@ -276,7 +276,8 @@ final class GlobalExecutor implements BeltActions.Globals, AutoCloseable {
             return;
         }
         Moves m = moves;
-        boolean move = p.request().transaction().equals(BucketMove.TRANSACTION);
+        boolean ringChange = dev.gyro.wire.RingRequest.is(p.request().transaction());
+        boolean move = ringChange || p.request().transaction().equals(BucketMove.TRANSACTION);
         int bucket = m == null || move ? -1 : m.routing().homeBucket(p.request().transaction(), p.request().parameters());
         try {
             // before its slot: a move in progress holds one, and may wait for the requests inside its buckets
@@ -298,6 +299,7 @@ final class GlobalExecutor implements BeltActions.Globals, AutoCloseable {
             turn.enter(); // held for every attempt
             clock.inSlot(p.timeline());
             if (!move) outcome = attempts.run(id, p, gsns);
+            else if (m != null && ringChange) outcome = m.ringChange().run(id, p, gsns);
             else if (m != null) outcome = m.move().run(id, p, gsns);
             else outcome = new GlobalAttempts.Outcome(null, null, new IllegalStateException("instance " + self
                     + " cannot move buckets"));

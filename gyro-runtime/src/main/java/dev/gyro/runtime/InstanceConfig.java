@@ -172,6 +172,15 @@ public record InstanceConfig(int self, List<String> addresses, Path database, Ap
     }
 
     /** This instance with {@code threads} request threads (local requests running at once). */
+    /**
+     * With {@code map} as the ring's first partition map: an instance that joined a running ring
+     * (docs/decisions/44-ring-changes.md) starts from the map the ring started with, and the moves its database holds.
+     */
+    public InstanceConfig withPartitionMap(PartitionMap map) {
+        return new InstanceConfig(self, addresses, database, application, classification, map, maxQueuedGlobals,
+                requestThreads, maxQueuedRequests, tickMillis, maxRequestBytes, jdbcUrl, hooks, network, http, listen);
+    }
+
     public InstanceConfig withRequestThreads(int threads) {
         return new InstanceConfig(self, addresses, database, application, classification, partitionMap,
                 maxQueuedGlobals, threads, maxQueuedRequests, tickMillis, maxRequestBytes,
@@ -222,7 +231,10 @@ public record InstanceConfig(int self, List<String> addresses, Path database, Ap
      * partition map (version and buckets). Peers compare it, with the cluster id, on every message.
      */
     public String ringFingerprint() {
-        StringBuilder s = new StringBuilder(String.join(",", addresses)).append('|').append(partitionMap.version());
+        // The instances the first map routes to: the ring as it started, which instances that join later share
+        // (docs/decisions/44-ring-changes.md).
+        StringBuilder s = new StringBuilder(String.join(",", addresses.subList(0, Math.min(addresses.size(),
+                partitionMap.instances())))).append('|').append(partitionMap.version());
         for (int b = 0; b < partitionMap.buckets(); b++) s.append(b == 0 ? '|' : ',').append(partitionMap.ownerOfBucket(b));
         try {
             byte[] h = java.security.MessageDigest.getInstance("SHA-256")

@@ -65,6 +65,7 @@ final class InstanceParts implements AutoCloseable {
     final BeltLoop loop;
     final RequestRouter router;
     final Buckets buckets;
+    final RingMembers members;
     final InstanceServer server;
     final HttpEndpoint http;
     private final InstanceStats stats;
@@ -91,6 +92,7 @@ final class InstanceParts implements AutoCloseable {
             Dialect dialect;
             DurableState state;
             BucketRows.Loaded map;
+            java.util.TreeMap<Integer, String> joined;
             if (replicated != null) {
                 dialect = replicated.dialect();
                 db = replicated; // the replica owns it: never closed here
@@ -98,6 +100,7 @@ final class InstanceParts implements AutoCloseable {
                 // so the belt resumes from what the group committed (decision 24); its first row is replicated too.
                 state = db.inTransaction(false, c -> MetadataStore.load(c, self));
                 map = db.inTransaction(true, c -> BucketRows.load(c, routing.map()));
+                joined = db.inTransaction(true, RingMembers::joined);
             } else {
                 dialect = Dialect.forTarget(config.databaseTarget());
                 db = built(Database.open(dialect, config.databaseTarget(), dialect.instanceOptions()));
@@ -109,8 +112,13 @@ final class InstanceParts implements AutoCloseable {
                     return MetadataStore.load(c, self);
                 });
                 map = db.inTransaction(true, c -> BucketRows.load(c, routing.map()));
+                joined = db.inTransaction(true, RingMembers::joined);
             }
-            // The buckets moved since the ring started, as this database applied them (decision 43).
+            // The buckets moved since the ring started, as this database applied them (decision 43), and the instances
+            // that joined it (decision 44).
+            routing.adoptAddresses(joinedAddresses(routing.addresses(), joined));
+            members = new RingMembers(self, routing, state.ring() != null ? state.ring()
+                    : dev.gyro.protocol.Ring.initial(config.partitionMap().instances()));
             routing.adopt(map.map());
             buckets = new Buckets(self, routing, map.gsn(), config.classification().partitionedTables());
             stats.appliedGsn(state.lastGsn());
@@ -160,13 +168,16 @@ final class InstanceParts implements AutoCloseable {
                     requestIds, r -> RequestRouter.partitionOf(routing, r), Threads.fixed(self, "global", window),
                     dialect.orderedCommits() && window > 1 ? new OrderedCommits(window) : null,
                     new PhaseClock(metrics), timers));
-            PeerCheck check = new PeerCheck(config);
+            PeerCheck check = new PeerCheck(config, members::ring);
             peers = new PeerLinks(self, config.addresses(), links, config.network().transport(), check.headers(), ring);
+            members.attach(peers, ring);
             built.remove(links); // the peer links own them now
             built(peers);
             // A replicated group's leader starts on what its group's log committed (decision 24): the log, not a peer,
             // vouches for its database, and asking the peers would lengthen every failover by their answers' wait.
-            if (replicated == null) agreeWithTheRing(state);
+            // The agreement's hop arithmetic is that of the first ring; once the ring changed, the belt's own check of the
+            // hops it receives tells a database behind the ring (decision 44).
+            if (replicated == null && state.ring() == null) agreeWithTheRing(state);
             ConveyorBelt belt = new ConveyorBelt(config.beltConfig(links, parallelGlobals)
                     .withUpdatesAhead(true).withTrimToken(true), state, config.hooks().clock().getAsLong());
             position = RingAgreement.Position.of(belt);
@@ -184,9 +195,10 @@ final class InstanceParts implements AutoCloseable {
                         return r == null ? null : Reply.decode(r);
                     }, buckets);
             globals.attach(new GlobalExecutor.Moves(buckets, new BucketMove(self, db, routing, buckets,
-                    buckets.tables(), new RetryRule(self, db, closed)), routing, router::reroute));
+                    buckets.tables(), new RetryRule(self, db, closed)), new RingChange(self, db, routing, members,
+                    loop::receivedHop, new RetryRule(self, db, closed)), routing, router::reroute));
             // The belt exists before the server accepts anything, so no request or message can find it missing.
-            loop.start(new BeltActions(self, new JdbcBeltStore(self, db, closed).moving(buckets), peers, globals, loop::step,
+            loop.start(new BeltActions(self, new JdbcBeltStore(self, db, closed).moving(buckets, members), peers, globals, loop::step,
                     new ShellProgress(stats, session, new ShellProgress.TokenEvents() {
                         @Override
                         public void sent(int to, long hop) {
@@ -237,6 +249,16 @@ final class InstanceParts implements AutoCloseable {
                     + (config.network().bind() == null ? "" : " (--bind/bind, for its address " + config.address() + ")")
                     + ": " + e.getMessage(), e);
         }
+    }
+
+    /** {@code configured}, followed by the addresses of the instances that joined the ring since (decision 44). */
+    private static List<String> joinedAddresses(List<String> configured, java.util.TreeMap<Integer, String> joined) {
+        List<String> all = new ArrayList<>(configured);
+        joined.forEach((id, address) -> {
+            while (all.size() <= id) all.add(address);
+            all.set(id, address);
+        });
+        return all;
     }
 
     /** The protocol timer (Ticks: only while the belt waits for time). */

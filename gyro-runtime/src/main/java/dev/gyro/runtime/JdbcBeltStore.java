@@ -29,6 +29,7 @@ final class JdbcBeltStore implements BeltActions.BeltStore {
     private final Database db;
     private final RetryRule retry;
     private volatile Buckets buckets;
+    private volatile RingMembers members;
 
     /** @param stopping true once the instance stops: a retry then ends with {@link Stopping} */
     JdbcBeltStore(int self, Database db, BooleanSupplier stopping) {
@@ -50,8 +51,9 @@ final class JdbcBeltStore implements BeltActions.BeltStore {
     }
 
     /** Bucket moves among the updates are applied as their receivers must, and their maps adopted (decision 43). */
-    JdbcBeltStore moving(Buckets buckets) {
+    JdbcBeltStore moving(Buckets buckets, RingMembers members) {
         this.buckets = buckets;
+        this.members = members;
         return this;
     }
 
@@ -91,6 +93,8 @@ final class JdbcBeltStore implements BeltActions.BeltStore {
 
     /** Committed: the map the updates left is in force from now on, as of their last move's gsn. */
     private void adopt(PartitionMap after, List<StateUpdate> updates) {
+        RingMembers m = members;
+        if (m != null && updates.stream().anyMatch(u -> u.ring() != null)) m.committed(updates); // decision 44
         if (after == null) return;
         long gsn = 0;
         for (StateUpdate u : updates) if (BucketRows.moves(u)) gsn = u.gsn();

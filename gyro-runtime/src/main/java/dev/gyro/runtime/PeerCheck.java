@@ -34,15 +34,20 @@ final class PeerCheck implements ServerInterceptor {
     static final Context.Key<String> CALLER = Context.key("gyro-caller");
 
     private final int self;
-    private final int ringSize;
+    private final java.util.function.Supplier<dev.gyro.protocol.Ring> members;
     private final String clusterId;
     private final String ring;
     private final String ringWords;
     private final boolean secure;
 
     PeerCheck(InstanceConfig config) {
+        this(config, () -> dev.gyro.protocol.Ring.initial(config.addresses().size()));
+    }
+
+    /** @param ring the ring's membership in force here (docs/decisions/44-ring-changes.md) */
+    PeerCheck(InstanceConfig config, java.util.function.Supplier<dev.gyro.protocol.Ring> ring) {
         this.self = config.self();
-        this.ringSize = config.addresses().size();
+        this.members = ring;
         this.clusterId = config.network().clusterId();
         this.ring = config.ringFingerprint();
         this.ringWords = config.describeRing();
@@ -101,8 +106,11 @@ final class PeerCheck implements ServerInterceptor {
         if (m.from() != certified)
             return m.getClass().getSimpleName() + " says it is from instance " + m.from() + " but came with the"
                     + " certificate of " + caller;
-        int predecessor = Math.floorMod(self - 1, ringSize);
-        if (m instanceof Message.TokenPass && certified != predecessor)
+        dev.gyro.protocol.Ring r = members.get();
+        int predecessor = r.contains(self) ? r.predecessor(self) : -1;
+        // An instance that is no member here yet may be one the token's own ring change adds: the belt judges it by the
+        // ring the token carries (decision 44). A member must be the predecessor.
+        if (m instanceof Message.TokenPass && certified != predecessor && r.contains(certified))
             return "a token (with its state updates) came from " + caller + ", and only instance " + predecessor
                     + ", this instance's ring predecessor, may pass it";
         return null;

@@ -51,12 +51,13 @@ final class PeerLinks implements BeltActions.Peers, AutoCloseable {
     static final Duration CHECK_EVERY = Duration.ofMillis(200);
 
     private final int self;
-    private final List<String> addresses;
-    private final Channel[] channels;
-    private final ManagedChannel[] raw;
-    private final Link[] links;
+    // By instance id; grown, never shrunk, when an instance joins the ring (docs/decisions/44-ring-changes.md).
+    private volatile List<String> addresses;
+    private volatile Channel[] channels;
+    private volatile ManagedChannel[] raw;
+    private volatile Link[] links;
     /** Per peer: a replicated group (docs/decisions/24-ring-on-groups.md), whose leader may change under a channel. */
-    private final boolean[] replicated;
+    private volatile boolean[] replicated;
     private final LinkDelay delay;
     private final RingWatch watch;
 
@@ -79,14 +80,37 @@ final class PeerLinks implements BeltActions.Peers, AutoCloseable {
         this.raw = new ManagedChannel[addresses.size()];
         this.links = new Link[addresses.size()];
         this.replicated = new boolean[addresses.size()];
-        for (int i = 0; i < addresses.size(); i++)
-            if (i != self) {
-                replicated[i] = Transport.replicaAddresses(addresses.get(i)).size() > 1;
-                raw[i] = transport.channel(addresses.get(i));
-                // every message says which cluster, ring and instance it is from (PeerCheck)
-                channels[i] = ClientInterceptors.intercept(raw[i], MetadataUtils.newAttachHeadersInterceptor(identity));
-                links[i] = new Link(i);
-            }
+        for (int i = 0; i < addresses.size(); i++) if (i != self) open(i);
+    }
+
+    /** Opens the channel and the link to instance {@code i}. */
+    private void open(int i) {
+        replicated[i] = Transport.replicaAddresses(addresses.get(i)).size() > 1;
+        raw[i] = transport.channel(addresses.get(i));
+        // every message says which cluster, ring and instance it is from (PeerCheck)
+        channels[i] = ClientInterceptors.intercept(raw[i], MetadataUtils.newAttachHeadersInterceptor(identity));
+        links[i] = new Link(i);
+    }
+
+    /** Instance {@code id} joined the ring at {@code address} (docs/decisions/44-ring-changes.md): linked from now on. */
+    synchronized void join(int id, String address) {
+        if (id < addresses.size() && (id == self || raw[id] != null)) return;
+        int n = Math.max(addresses.size(), id + 1);
+        List<String> more = new java.util.ArrayList<>(addresses);
+        while (more.size() < n) more.add(null);
+        more.set(id, address);
+        Channel[] c = java.util.Arrays.copyOf(channels, n);
+        ManagedChannel[] r = java.util.Arrays.copyOf(raw, n);
+        Link[] l = java.util.Arrays.copyOf(links, n);
+        boolean[] rep = java.util.Arrays.copyOf(replicated, n);
+        // a sender sees no link to id until open made it, and then a whole one
+        addresses = List.copyOf(more.stream().map(a -> a == null ? "" : a).toList());
+        replicated = rep;
+        raw = r;
+        channels = c;
+        links = l;
+        open(id);
+        log.info("instance {}: instance {} joined the ring at {}", self, id, address);
     }
 
     /** A refusal by a peer (another cluster, another ring, a certificate it does not accept) is logged loudly, once per reason. */
@@ -109,8 +133,13 @@ final class PeerLinks implements BeltActions.Peers, AutoCloseable {
 
     @Override
     public void send(int to, Message message) {
+        Link[] l = links;
+        if (to < 0 || to >= l.length || l[to] == null) { // an instance this one has not heard joining yet
+            log.debug("instance {}: no link to instance {} for {}", self, to, message.getClass().getSimpleName());
+            return;
+        }
         byte[] body = encoded(message); // encoded now: the message as it was when sent
-        delay.send(to, () -> links[to].transmit(body));
+        delay.send(to, () -> l[to].transmit(body));
     }
 
     /**

@@ -82,7 +82,8 @@ final class RequestRouter {
      */
     void handle(Request request, long deadline, Consumer<Reply> out) {
         long arrived = System.nanoTime();
-        if (request.transaction().equals(BucketMove.TRANSACTION)) { // checked where it runs, in the token's round
+        if (request.transaction().equals(BucketMove.TRANSACTION) || dev.gyro.wire.RingRequest.is(request.transaction())) {
+            // Gyro's own global requests (decisions 43 and 44): checked where they run, in the token's round
             globals.enqueue(request, new Object[0], arrived, deadline, r -> {
                 metrics.request(request.transaction(), true, r.status(), arrived);
                 out.accept(r);

@@ -37,7 +37,7 @@ final class RingWatch {
     static final Duration STARTING = Duration.ofSeconds(30);
 
     private final int self;
-    private final List<String> addresses;
+    private List<String> addresses;
     private final IntSupplier queuedGlobals;
     private final java.util.function.LongSupplier clock; // wall-clock milliseconds: "since" is a time of day
 
@@ -47,10 +47,11 @@ final class RingWatch {
     private boolean acknowledged = true;
     private boolean tokenReported;
 
-    private final long[] unreachableSince; // wall-clock ms of the first failure in a row, 0 while reachable
-    private final String[] why;
-    private final boolean[] reported;
-    private final boolean[] answered; // the peer has answered since this instance started
+    // By instance id; grown when an instance joins the ring (docs/decisions/44-ring-changes.md).
+    private long[] unreachableSince; // wall-clock ms of the first failure in a row, 0 while reachable
+    private String[] why;
+    private boolean[] reported;
+    private boolean[] answered; // the peer has answered since this instance started
 
     RingWatch(int self, List<String> addresses, IntSupplier queuedGlobals) {
         this(self, addresses, queuedGlobals, System::currentTimeMillis);
@@ -66,6 +67,31 @@ final class RingWatch {
         this.reported = new boolean[addresses.size()];
         this.answered = new boolean[addresses.size()];
     }
+
+    /** Instance {@code id} joined the ring at {@code address}: watched from now on. */
+    synchronized void join(int id, String address) {
+        if (id < addresses.size()) return;
+        List<String> more = new ArrayList<>(addresses);
+        while (more.size() < id) more.add("(unknown)");
+        more.add(address);
+        addresses = List.copyOf(more);
+        unreachableSince = java.util.Arrays.copyOf(unreachableSince, more.size());
+        why = java.util.Arrays.copyOf(why, more.size());
+        reported = java.util.Arrays.copyOf(reported, more.size());
+        answered = java.util.Arrays.copyOf(answered, more.size());
+    }
+
+    /** Instance {@code id} was taken out of the ring: nothing is reported about it any more. */
+    synchronized void leave(int id) {
+        if (id >= addresses.size()) return;
+        unreachableSince[id] = 0;
+        reported[id] = false;
+        why[id] = null;
+        answered[id] = true;
+        gone.add(id);
+    }
+
+    private final java.util.Set<Integer> gone = new java.util.HashSet<>();
 
     /**
      * The belt sent the token of {@code hop} to {@code to}.
@@ -97,6 +123,7 @@ final class RingWatch {
 
     /** A message to {@code peer} arrived. */
     synchronized void reached(int peer) {
+        if (peer >= answered.length) return;
         answered[peer] = true;
         if (unreachableSince[peer] == 0) return;
         if (reported[peer])
@@ -109,6 +136,7 @@ final class RingWatch {
 
     /** A message to {@code peer} could not be delivered ({@code reason}: the transport's words). */
     synchronized void unreachable(int peer, String reason) {
+        if (peer >= unreachableSince.length || gone.contains(peer)) return;
         if (unreachableSince[peer] == 0) unreachableSince[peer] = clock.getAsLong();
         why[peer] = reason;
     }

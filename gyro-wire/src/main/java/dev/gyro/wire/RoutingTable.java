@@ -29,7 +29,7 @@ public final class RoutingTable {
     public record Decision(int owner, boolean global) {}
 
     private volatile PartitionMap map;
-    private final List<String> addresses;
+    private volatile List<String> addresses;
     private final Map<String, Route> routes;
 
     public RoutingTable(PartitionMap map, List<String> addresses, List<Route> routes) {
@@ -49,6 +49,25 @@ public final class RoutingTable {
      * Routes by {@code newer} from now on, if its version is higher than the present map's; returns whether it did.
      * Maps only move forward, so two callers adopting in either order end on the newest.
      */
+    /**
+     * Knows the instances of {@code newer}'s list too, when it is longer (instances that joined the ring,
+     * docs/decisions/44-ring-changes.md; an id's address never changes), then routes by its map if it is newer. Returns
+     * whether anything changed.
+     */
+    public synchronized boolean adopt(RoutingTable newer) {
+        boolean grew = adoptAddresses(newer.addresses());
+        return adopt(newer.map()) || grew;
+    }
+
+    /** Knows the instances of {@code longer} from now on: the same first ones, and those that joined since. */
+    public synchronized boolean adoptAddresses(List<String> longer) {
+        if (longer.size() <= addresses.size()) return false;
+        if (!longer.subList(0, addresses.size()).equals(addresses))
+            throw new IllegalArgumentException("instances " + longer + " do not begin with this table's " + addresses);
+        addresses = List.copyOf(longer);
+        return true;
+    }
+
     public synchronized boolean adopt(PartitionMap newer) {
         if (newer.version() <= map.version()) return false;
         if (newer.instances() > addresses.size())

@@ -26,6 +26,7 @@ import java.util.List;
  *                                                       REPLY_KEPT_MILLIS (docs/decisions/37-request-ids.md)
  * gyro_buckets (bucket PRIMARY KEY, owner, map_version, gsn)  -- the buckets moved ({@link BucketRows})
  * gyro_ring (id = 1, epoch, hop, holder, members)  -- the ring's membership once it changed ({@link Ring#change})
+ * gyro_members (id PRIMARY KEY, address)  -- the instances that joined the ring since it started
  * </pre>
  * Tokens and updates are stored in the wire encoding of {@link Codec}.
  *
@@ -50,6 +51,8 @@ public final class MetadataStore {
     private static final String OUTBOX = "gyro_outbox";
     private static final String IDENTITY = "gyro_identity";
     private static final String REQUESTS = "gyro_requests";
+    /** The instances that joined the ring since it started, with their addresses (docs/decisions/44-ring-changes.md). */
+    public static final String MEMBERS = "gyro_members";
     /**
      * How long a request's recorded reply is kept for a client's retry (docs/decisions/37-request-ids.md): a retry of
      * the same id within this time is answered from the record; one later may run again.
@@ -83,6 +86,8 @@ public final class MetadataStore {
             BucketRows.createTable(st, d);
             st.executeUpdate("CREATE TABLE IF NOT EXISTS " + Ring.TABLE + " (id " + bigint + " PRIMARY KEY, epoch "
                     + bigint + " NOT NULL, hop " + bigint + " NOT NULL, holder " + bigint + " NOT NULL, members "
+                    + d.sqlType(Dialect.SqlType.TEXT) + " NOT NULL)");
+            st.executeUpdate("CREATE TABLE IF NOT EXISTS " + MEMBERS + " (id " + bigint + " PRIMARY KEY, address "
                     + d.sqlType(Dialect.SqlType.TEXT) + " NOT NULL)");
         }
     }
@@ -222,6 +227,26 @@ public final class MetadataStore {
         } catch (RuntimeException e) {
             throw new SQLException("Gyro's metadata in " + STATE + "/" + OUTBOX + " is corrupt: " + e.getMessage(), e);
         }
+    }
+
+    /**
+     * Makes a copy of another instance's database the database of instance {@code self}, which joins the ring
+     * (docs/decisions/44-ring-changes.md): the copy keeps the rows and the gsn it was taken at, the map and the ring it
+     * applied; it has not received the token, and has no updates of its own. Call in a transaction of its own on the
+     * copy, before the instance starts on it.
+     */
+    public static void becomeJoiner(Connection c, int self) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement("UPDATE " + STATE
+                + " SET self_id = ?, token_status = 'NONE', token = NULL WHERE id = 1")) {
+            ps.setLong(1, self);
+            if (ps.executeUpdate() != 1) throw new SQLException("the copy holds no " + STATE + " row: not a Gyro database");
+        }
+        try (Statement st = c.createStatement()) {
+            st.executeUpdate("DELETE FROM " + OUTBOX);
+        }
+        if (ring(c) == null || !ring(c).contains(self))
+            throw new SQLException("the copy was taken before instance " + self + " joined the ring (its ring: "
+                    + (ring(c) == null ? "the first one" : ring(c).members()) + "): copy a database that applied the join");
     }
 
     /**

@@ -1,0 +1,137 @@
+package dev.gyro.runtime;
+
+import dev.gyro.app.BadRequestException;
+import dev.gyro.protocol.Ring;
+import dev.gyro.protocol.RowChange;
+import dev.gyro.protocol.StateUpdate;
+import dev.gyro.protocol.Value;
+import dev.gyro.runtime.db.Database;
+import dev.gyro.runtime.db.MetadataStore;
+import dev.gyro.runtime.db.UpdateApplier;
+import dev.gyro.wire.RingRequest;
+import dev.gyro.wire.RoutingTable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.LongSupplier;
+
+/**
+ * A change of the ring's membership at the token's holder (docs/decisions/44-ring-changes.md): Gyro's own global
+ * requests {@value RingRequest#JOIN}(address) and {@value RingRequest#LEAVE}(id), run in the token's round like any
+ * other. The update carries the new ring ({@link Ring#change}, made at the hop this instance holds) and, for a join,
+ * the new instance's address; once committed here, the peers know the new instance before the belt passes the token
+ * by the new ring. One change at a time.
+ *
+ * <p>Threads: {@link #run} on a global thread.
+ */
+final class RingChange {
+
+    private static final Logger log = LoggerFactory.getLogger(RingChange.class);
+
+    private final int self;
+    private final Database db;
+    private final RoutingTable routing;
+    private final RingMembers members;
+    private final LongSupplier heldHop;
+    private final RetryRule retry;
+
+    /** @param heldHop the hop of the token this instance holds while its round runs */
+    RingChange(int self, Database db, RoutingTable routing, RingMembers members, LongSupplier heldHop, RetryRule retry) {
+        this.self = self;
+        this.db = db;
+        this.routing = routing;
+        this.members = members;
+        this.heldHop = heldHop;
+        this.retry = retry;
+    }
+
+    /** Runs change request {@code id}, again while it loses races; a failed change changes nothing. */
+    synchronized GlobalAttempts.Outcome run(long id, GlobalAttempts.Pending p, GlobalAttempts.GsnSource gsns)
+            throws InterruptedException {
+        Ring now = members.ring();
+        List<RowChange> extra = new ArrayList<>();
+        Ring next;
+        String what;
+        try {
+            List<Value> args = p.request().parameters();
+            if (p.request().transaction().equals(RingRequest.JOIN)) {
+                if (args.size() != 1 || !(args.get(0) instanceof Value.Text address) || address.value().isBlank())
+                    throw new BadRequestException(RingRequest.JOIN + " takes the new instance's address (host:port)");
+                if (routing.addresses().contains(address.value()))
+                    throw new BadRequestException(RingRequest.JOIN + ": " + address.value() + " is the address of"
+                            + " instance " + routing.addresses().indexOf(address.value()) + " already");
+                int joiner = routing.addresses().size();
+                List<Integer> more = new ArrayList<>(now.members());
+                more.add(joiner);
+                next = now.next(more, heldHop.getAsLong(), self);
+                extra.add(RingMembers.row(joiner, address.value()));
+                what = "instance " + joiner + " at " + address.value() + " joined the ring";
+            } else {
+                if (args.size() != 1 || !(args.get(0) instanceof Value.Int leaver))
+                    throw new BadRequestException(RingRequest.LEAVE + " takes the leaving instance's id");
+                int out = (int) leaver.value();
+                if (!now.contains(out))
+                    throw new BadRequestException(RingRequest.LEAVE + ": instance " + out + " is no member of the ring "
+                            + now.members());
+                if (out == self)
+                    throw new BadRequestException(RingRequest.LEAVE + ": instance " + out + " cannot take itself out"
+                            + " of the ring; send the request to another member");
+                int owned = routing.map().bucketsOf(out).length;
+                if (owned > 0)
+                    throw new BadRequestException(RingRequest.LEAVE + ": instance " + out + " still owns " + owned
+                            + " buckets; move them to other instances first (gyro cluster rebalance)");
+                List<Integer> fewer = new ArrayList<>(now.members());
+                fewer.remove(Integer.valueOf(out));
+                next = now.next(fewer, heldHop.getAsLong(), self);
+                what = "instance " + out + " left the ring";
+            }
+        } catch (BadRequestException e) {
+            return new GlobalAttempts.Outcome(null, null, e);
+        }
+        for (int attempt = 1; ; attempt++) {
+            Connection c = null;
+            boolean committed = false;
+            long gsn = -1;
+            try {
+                c = db.writeConnection();
+                gsn = gsns.gsnFor(id, p.timeline());
+                List<RowChange> changes = new ArrayList<>(extra);
+                changes.add(next.change());
+                UpdateApplier.apply(c, db.dialect(), changes);
+                StateUpdate update = new StateUpdate(gsn, self, changes);
+                MetadataStore.recordGlobal(c, update);
+                db.commit(c);
+                committed = true;
+                members.committed(List.of(update)); // the peers know a new member before the token goes to it
+                String result = what + " at gsn " + gsn + ": ring " + next.members() + " (epoch " + next.epoch() + ")";
+                log.info("instance {}: {}", self, result);
+                return new GlobalAttempts.Outcome(result, update, null);
+            } catch (InterruptedException e) {
+                if (c != null && !committed) db.rollback(c);
+                throw e;
+            } catch (Exception e) {
+                if (c != null && !committed) db.rollback(c);
+                StateUpdate anyway = gsn >= 0 ? retry.committedAnyway(gsn, e) : null;
+                if (anyway != null) {
+                    members.committed(List.of(anyway));
+                    return new GlobalAttempts.Outcome(null, anyway, e);
+                }
+                if (gsn >= 0) gsns.aborted(id);
+                if (retry.again(attempt, e)) continue;
+                return new GlobalAttempts.Outcome(null, null, e);
+            } finally {
+                if (c != null) {
+                    try {
+                        c.close();
+                    } catch (SQLException | RuntimeException ignored) {
+                        // the connection is gone
+                    }
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,34 @@
+package dev.gyro.wire;
+
+import dev.gyro.protocol.Value;
+
+import java.util.List;
+
+/**
+ * The requests that change the ring's membership (docs/decisions/44-ring-changes.md): Gyro's own global requests,
+ * run by the token's holder in its round, whose update carries the new ring.
+ */
+public final class RingRequest {
+
+    /** A new instance joins the ring at the end of its order; its parameter: the new instance's address (host:port). */
+    public static final String JOIN = "gyro.joinRing";
+    /** An instance leaves the ring; its parameter: the instance's id. It must own no bucket, and not run its own leave. */
+    public static final String LEAVE = "gyro.leaveRing";
+
+    private RingRequest() {}
+
+    /** The request that adds an instance at {@code address}; the reply names its id. */
+    public static Request join(String address) {
+        return new Request(JOIN, List.of(new Value.Text(address)), false, 0);
+    }
+
+    /** The request that takes instance {@code id} out of the ring. */
+    public static Request leave(int id) {
+        return new Request(LEAVE, List.of(new Value.Int(id)), false, 0);
+    }
+
+    /** Whether {@code transaction} is one of these. */
+    public static boolean is(String transaction) {
+        return JOIN.equals(transaction) || LEAVE.equals(transaction);
+    }
+}
