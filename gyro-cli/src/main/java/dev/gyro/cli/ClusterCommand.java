@@ -47,7 +47,8 @@ import java.util.stream.Stream;
 @Command(name = "cluster", mixinStandardHelpOptions = true,
         description = "Run a Gyro cluster on throwaway PostgreSQL, MariaDB or SQLite databases, or on existing ones.",
         subcommands = {ClusterCommand.Start.class, ClusterCommand.Stop.class, ClusterCommand.Status.class,
-                ClusterCommand.Replace.class, ClusterMoves.Move.class, ClusterMoves.Rebalance.class})
+                ClusterCommand.Replace.class, ClusterMoves.Move.class, ClusterMoves.Rebalance.class,
+                ClusterControl.Add.class, ClusterControl.Remove.class})
 final class ClusterCommand implements Runnable {
 
     static final String READY = "gyro cluster: ready";
@@ -291,6 +292,14 @@ final class ClusterCommand implements Runnable {
             Files.deleteIfExists(CallCommand.sessionFile(d)); // gsns seen by calls to an earlier cluster here
 
             JSON.writerWithDefaultPrettyPrinter().writeValue(infoFile(d).toFile(), describe(cluster, application));
+            // gyro cluster add-instance / remove-instance (docs/decisions/44-ring-changes.md)
+            ClusterControl.watch(d, cluster, insecure ? null : tlsDirectory(d), () -> {
+                try {
+                    JSON.writerWithDefaultPrettyPrinter().writeValue(infoFile(d).toFile(), describe(cluster, application));
+                } catch (IOException e) {
+                    System.err.println("gyro cluster: cannot rewrite " + infoFile(d) + ": " + e.getMessage());
+                }
+            });
             print(out, cluster, d);
             out.println(READY + " (pid " + ProcessHandle.current().pid() + ")");
             out.flush();
@@ -338,6 +347,7 @@ final class ClusterCommand implements Runnable {
             apps.arguments().stream().filter(a -> !a.equals("--app-jar")).forEach(jars::add);
             ArrayNode list = root.putArray("instances");
             for (int i = 0; i < cluster.size(); i++) {
+                if (cluster.instance(i) == null) continue; // left the ring (gyro cluster remove-instance)
                 ObjectNode n = list.addObject();
                 n.put("id", i);
                 n.put("address", cluster.addresses().get(i));

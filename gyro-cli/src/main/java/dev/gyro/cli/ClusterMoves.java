@@ -83,22 +83,30 @@ final class ClusterMoves {
     record Step(int from, int to, int[] buckets) {}
 
     /**
-     * The moves that leave every instance of {@code instances} with {@code buckets / instances} buckets, or one more
-     * (the first {@code buckets % instances} instances, by the number they hold now, then by id): the fewest buckets
-     * moved, the highest-numbered of each surplus first.
+     * The moves that leave every instance of {@code instances} (ids 0 to instances - 1) with {@code buckets / instances}
+     * buckets, or one more.
      */
     static List<Step> plan(PartitionMap map, int instances) {
-        int[][] held = new int[instances][];
-        for (int i = 0; i < instances; i++) held[i] = map.bucketsOf(i);
-        Integer[] order = new Integer[instances];
-        for (int i = 0; i < instances; i++) order[i] = i;
-        Arrays.sort(order, (a, b) -> held[b].length != held[a].length ? held[b].length - held[a].length : a - b);
-        int[] target = new int[instances];
-        for (int k = 0; k < instances; k++)
-            target[order[k]] = map.buckets() / instances + (k < map.buckets() % instances ? 1 : 0);
+        return plan(map, java.util.stream.IntStream.range(0, instances).boxed().toList());
+    }
+
+    /**
+     * The moves that leave every instance of {@code members} with {@code buckets / members} buckets, or one more (the
+     * first {@code buckets % members} of them by the number they hold now, then by id), and none at any other
+     * instance: the fewest buckets moved, the last buckets of each surplus first.
+     */
+    static List<Step> plan(PartitionMap map, List<Integer> members) {
+        int ids = Math.max(map.instances(), members.stream().mapToInt(Integer::intValue).max().orElse(0) + 1);
+        int[][] held = new int[ids][];
+        for (int i = 0; i < ids; i++) held[i] = map.bucketsOf(i);
+        List<Integer> order = new ArrayList<>(members);
+        order.sort((a, b) -> held[b].length != held[a].length ? held[b].length - held[a].length : a - b);
+        int[] target = new int[ids]; // 0 for every instance that is no member
+        for (int k = 0; k < order.size(); k++)
+            target[order.get(k)] = map.buckets() / order.size() + (k < map.buckets() % order.size() ? 1 : 0);
         List<Step> steps = new ArrayList<>();
         int from = 0, taken = 0; // the next surplus bucket: held[from][target[from] + taken]
-        for (int to = 0; to < instances; to++) {
+        for (int to : members) {
             int need = target[to] - held[to].length;
             while (need > 0) {
                 while (held[from].length - target[from] - taken <= 0) {

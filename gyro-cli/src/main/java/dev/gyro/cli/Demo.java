@@ -5,6 +5,7 @@ import dev.gyro.apps.store.StoreAudit;
 import dev.gyro.client.GyroClient;
 import dev.gyro.wire.Reply;
 import dev.gyro.cluster.LocalCluster;
+import dev.gyro.runtime.GyroInstance;
 import dev.gyro.cluster.Backend;
 import dev.gyro.servers.DatabaseServer;
 import dev.gyro.check.ReplicaCheck;
@@ -36,14 +37,20 @@ final class Demo {
     /** How long a run goes on past its duration while no global request has completed yet. */
     static final long OVERTIME_NANOS = 60_000_000_000L;
 
+    /** @param grow add an instance a third into the run, take instance 0 out two thirds into it (decision 44) */
     record Settings(int instances, int clients, double seconds, Path dir, int scale, long seed, Backend backend,
-                    int replicas, boolean chaos) {
+                    int replicas, boolean chaos, boolean grow) {
         Settings(int instances, int clients, double seconds, Path dir, int scale, long seed) {
-            this(instances, clients, seconds, dir, scale, seed, Backend.SQLITE, 1, false);
+            this(instances, clients, seconds, dir, scale, seed, Backend.SQLITE, 1, false, false);
         }
 
         Settings(int instances, int clients, double seconds, Path dir, int scale, long seed, Backend backend) {
-            this(instances, clients, seconds, dir, scale, seed, backend, 1, false);
+            this(instances, clients, seconds, dir, scale, seed, backend, 1, false, false);
+        }
+
+        Settings(int instances, int clients, double seconds, Path dir, int scale, long seed, Backend backend,
+                 int replicas, boolean chaos) {
+            this(instances, clients, seconds, dir, scale, seed, backend, replicas, chaos, false);
         }
     }
 
@@ -87,8 +94,8 @@ final class Demo {
             if (!cluster.servers().isEmpty())
                 out.printf("%s servers: %s%n", s.backend(), String.join(", ", cluster.servers().stream()
                         .map(v -> "127.0.0.1:" + v.port()).toList()));
-            long elapsedNanos = workload(cluster.addresses(), () -> {});
             List<String> failures = new ArrayList<>();
+            long elapsedNanos = workload(cluster.addresses(), s.grow() ? grow(cluster, failures) : () -> {});
             if (!cluster.awaitQuiet(60_000)) failures.add("the ring did not become quiet within 60 s");
             if (failed.get() > 0)
                 failures.add(failed.get() + " requests failed (first: " + firstFailures.get(0) + ")");
@@ -100,6 +107,30 @@ final class Demo {
             if (latency[1].getTotalCount() == 0) failures.add("no global request completed");
             return new Result(failures.isEmpty(), failures, total);
         }
+    }
+
+    /**
+     * With --grow (docs/decisions/44-ring-changes.md): a third into the run an instance joins and takes a fair share of
+     * the buckets, two thirds into it instance 0 gives its buckets to the others and leaves; each step is printed, and
+     * a failed one is a failure of the run.
+     */
+    private Runnable grow(LocalCluster cluster, List<String> failures) {
+        long start = System.nanoTime();
+        String[] steps = {"add-instance", "remove-instance-0"};
+        int[] next = {0};
+        return () -> {
+            if (next[0] >= steps.length || (System.nanoTime() - start) / 1e9 < s.seconds() * (next[0] + 1) / 3) return;
+            String step = steps[next[0]++];
+            out.println();
+            try {
+                String result = ClusterControl.run(cluster, step, null, line -> out.println("ring change: " + line));
+                out.println("ring change: " + result);
+                if (!result.startsWith("OK")) failures.add(step + ": " + result);
+            } catch (Exception e) {
+                failures.add(step + ": " + e);
+                out.println("ring change: FAILED: " + e);
+            }
+        };
     }
 
     /**
@@ -198,8 +229,10 @@ final class Demo {
         out.println();
         out.println("replicated tables (written by global requests), per instance: rows / sha-256");
         StringBuilder header = new StringBuilder(String.format("  %-12s", "table"));
-        for (int i = 0; i < cluster.size(); i++) header.append(String.format("  %-26s", "instance " + i));
+        for (int i = 0; i < cluster.size(); i++)
+            header.append(String.format("  %-26s", "instance " + i + (cluster.instance(i) == null ? " (left)" : "")));
         out.println(header.append("  equal"));
+        // instances that left the ring (--grow) keep the tables as they were when they left: not compared
         List<Connection> conns = open(cluster);
         try {
             for (String table : cluster.application().replicatedTables()) {
@@ -207,6 +240,10 @@ final class Demo {
                 String first = null;
                 boolean equal = true;
                 for (int i = 0; i < conns.size(); i++) {
+                    if (conns.get(i) == null) {
+                        line.append(String.format("  %-26s", "-"));
+                        continue;
+                    }
                     ReplicaCheck.TableDigest d = ReplicaCheck.digest(conns.get(i), table, i);
                     line.append(String.format("  %7d / %-16s", d.rows(), d.sha256().substring(0, 16)));
                     String fp = d.rows() + "/" + d.sha256();
@@ -227,7 +264,9 @@ final class Demo {
         try {
             long[] initial = OnlineStore.initialStock(s.scale() * OnlineStore.ITEMS_PER_SCALE, OnlineStore.MIN_STOCK,
                     s.seed());
-            List<String> violations = StoreAudit.audit(conns, cluster.instance(0).routing().map(), initial,
+            GyroInstance member = null;
+            for (int i = 0; i < cluster.size() && member == null; i++) member = cluster.instance(i);
+            List<String> violations = StoreAudit.audit(conns, member.routing().map(), initial,
                     ordersOk.get());
             out.println();
             out.println("invariants: no negative stock; every unit taken from stock is in one order line; every order"
@@ -253,9 +292,10 @@ final class Demo {
         }
     }
 
+    /** A connection to each member's database, by instance id; null for an instance that left the ring. */
     private static List<Connection> open(LocalCluster cluster) throws SQLException {
         List<Connection> conns = new ArrayList<>();
-        for (int i = 0; i < cluster.size(); i++) conns.add(cluster.connect(i));
+        for (int i = 0; i < cluster.size(); i++) conns.add(cluster.instance(i) == null ? null : cluster.connect(i));
         return conns;
     }
 
@@ -269,6 +309,6 @@ final class Demo {
     }
 
     private static void close(List<Connection> conns) throws SQLException {
-        for (Connection c : conns) c.close();
+        for (Connection c : conns) if (c != null) c.close();
     }
 }

@@ -46,6 +46,10 @@ final class DemoCommand implements Callable<Integer> {
             + " 'failovers: N'")
     boolean chaos;
 
+    @Option(names = "--grow", description = "add an instance a third into the run and take instance 0 out two thirds"
+            + " into it, each while the clients go on, moving buckets with their rows (SQLite; prints each step)")
+    boolean grow;
+
     @Override
     public Integer call() {
         if (replicas < 1) {
@@ -55,6 +59,10 @@ final class DemoCommand implements Callable<Integer> {
         if (chaos && replicas < 3) {
             System.out.println("demo: FAILED: --chaos kills leaders, which needs groups that survive the loss of one:"
                     + " --replicas 3 or more");
+            return 2;
+        }
+        if (grow && (replicas > 1 || !backend.equalsIgnoreCase("sqlite") || instances < 2)) {
+            System.out.println("demo: FAILED: --grow runs on SQLite instances of one database each, at least 2");
             return 2;
         }
         if (instances < 1 || clients < 1 || seconds <= 0 || scale < 1) {
@@ -70,7 +78,7 @@ final class DemoCommand implements Callable<Integer> {
         }
         Demo.Result result;
         try {
-            result = new Demo(new Demo.Settings(instances, clients, seconds, dir, scale, seed, dbms, replicas, chaos), System.out).run();
+            result = new Demo(new Demo.Settings(instances, clients, seconds, dir, scale, seed, dbms, replicas, chaos, grow), System.out).run();
         } catch (dev.gyro.servers.MissingServerException | IllegalArgumentException e) {
             System.out.println("demo: FAILED: " + e.getMessage());
             return 1;

@@ -189,6 +189,51 @@ class ClusterCommandTest {
     }
 
     /**
+     * {@code cluster add-instance} and {@code remove-instance} on a detached SQLite cluster with TLS
+     * (docs/decisions/44-ring-changes.md): a third instance joins and takes a fair share of the buckets, a cart filled
+     * before is served where its bucket went, and instance 0 leaves once its buckets moved away.
+     */
+    @Test
+    void aRunningClusterGrowsByAnInstanceAndShrinksByAnother() throws Exception {
+        Path dir = base.resolve("grow");
+        clusters.add(dir);
+        Run start = gyro("cluster", "start", "--backend", "sqlite", "--instances", "2", "--dir", dir.toString(),
+                "--detach");
+        assertThat(start.exit()).as(start.out()).isZero();
+        for (long cart = 1; cart <= 20; cart++) {
+            assertThat(gyro("call", "--cluster", dir.toString(), "createCart", String.valueOf(cart)).out()).startsWith("OK");
+            assertThat(gyro("call", "--cluster", dir.toString(), "addItem", String.valueOf(cart), "7", "2").out())
+                    .startsWith("OK");
+        }
+        Run add = gyro("cluster", "add-instance", "--dir", dir.toString());
+        assertThat(add.exit()).as(add.out()).isZero();
+        assertThat(add.out()).contains("instance 2 at 127.0.0.1:").contains("joined the ring")
+                .contains("to instance 2 at gsn").contains("instance 0 86 buckets, instance 1 85 buckets, instance 2 85 buckets");
+        Run status = gyro("cluster", "status", "--dir", dir.toString());
+        assertThat(status.exit()).as(status.out()).isZero();
+        assertThat(status.out()).contains("3 of 3 instances up");
+        for (long cart = 1; cart <= 20; cart++)
+            assertThat(gyro("call", "--cluster", dir.toString(), "getCart", String.valueOf(cart)).out())
+                    .as("cart %d", cart).startsWith("OK [7, 2]");
+
+        Run remove = gyro("cluster", "remove-instance", "--dir", dir.toString(), "--instance", "0");
+        assertThat(remove.exit()).as(remove.out()).isZero();
+        assertThat(remove.out()).contains("instance 0 left the ring and stopped")
+                .contains("instance 1 128 buckets, instance 2 128 buckets");
+        Run after = gyro("cluster", "status", "--dir", dir.toString());
+        assertThat(after.exit()).as(after.out()).isZero();
+        assertThat(after.out()).contains("2 of 2 instances up");
+        for (long cart = 1; cart <= 20; cart++)
+            assertThat(gyro("call", "--cluster", dir.toString(), "getCart", String.valueOf(cart)).out())
+                    .as("cart %d", cart).startsWith("OK [7, 2]");
+        Run order = gyro("call", "--cluster", dir.toString(), "order", "3");
+        assertThat(order.out()).startsWith("OK");
+        Run refused = gyro("cluster", "remove-instance", "--dir", dir.toString(), "--instance", "0");
+        assertThat(refused.exit()).isEqualTo(1);
+        assertThat(gyro("cluster", "stop", "--dir", dir.toString()).exit()).isZero();
+    }
+
+    /**
      * {@code cluster start --replicas 3}: two instances, each a group of three replicas on SQLite files, with mutual
      * TLS; requests and calls through the groups, a replica replaced from a copy of its leader's database with one
      * command, and stop tearing everything down.

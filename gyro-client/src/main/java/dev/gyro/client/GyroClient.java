@@ -316,11 +316,30 @@ public final class GyroClient implements AutoCloseable {
                 if (unknown != null) return unknown;
             }
             boolean mayHaveArrived = e.getStatus().getCode() == io.grpc.Status.Code.DEADLINE_EXCEEDED;
+            if (!mayHaveArrived && !replicated[instance] && ownedBy(request, instance)) {
+                // Never delivered: the partition may have moved away from an instance since taken out of the ring
+                // (docs/decisions/44-ring-changes.md). The map is asked of another instance, and a new owner gets it.
+                int owner = ownerAfterRefresh(request, instance);
+                if (owner >= 0) return sendOnce(owner, request, deadlineNanos);
+            }
             return Reply.error(Reply.Status.UNAVAILABLE, "instance " + instance + " at "
                     + routing.addresses().get(instance) + " is unreachable: " + describe(e)
                     + (replicated[instance] ? " (a replicated group: none of its replicas led it and answered in time)"
                     : "") + (mayHaveArrived ? sendAgain(request) : ""), instance);
         }
+    }
+
+    /**
+     * The owner of {@code request}'s partition by the map of an instance other than {@code unreachable}, if that map
+     * gives it another owner than {@code unreachable}; else -1.
+     */
+    private int ownerAfterRefresh(Request request, int unreachable) {
+        long now = System.nanoTime(), last = refreshedAt.get();
+        if (now - last >= 1_000_000_000L && refreshedAt.compareAndSet(last, now)) // at most once a second
+            for (int i = 0; i < channels.size(); i++)
+                if (i != unreachable && refreshRouting(i)) break;
+        RoutingTable.Decision d = routing.decide(request.transaction(), request.parameters(), unreachable);
+        return d != null && d.owner() != unreachable ? d.owner() : -1;
     }
 
     /** Whether this client's map routes {@code request} to {@code instance} by its partition. */

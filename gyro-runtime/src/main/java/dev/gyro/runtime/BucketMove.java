@@ -8,6 +8,7 @@ import dev.gyro.protocol.Value;
 import dev.gyro.runtime.db.BucketRows;
 import dev.gyro.runtime.db.Database;
 import dev.gyro.runtime.db.MetadataStore;
+import dev.gyro.runtime.db.OrderedCommits;
 import dev.gyro.runtime.db.UpdateApplier;
 import dev.gyro.wire.MoveRequest;
 import dev.gyro.wire.Request;
@@ -98,8 +99,8 @@ final class BucketMove {
     }
 
     /** Runs move request {@code id}, again while it loses races; a failed move changes nothing and may be asked again. */
-    GlobalAttempts.Outcome run(long id, GlobalAttempts.Pending p, GlobalAttempts.GsnSource gsns)
-            throws InterruptedException {
+    GlobalAttempts.Outcome run(long id, GlobalAttempts.Pending p, GlobalAttempts.GsnSource gsns,
+                                      OrderedCommits ordered) throws InterruptedException {
         Order order;
         try {
             if (tables.isEmpty())
@@ -125,11 +126,15 @@ final class BucketMove {
             Connection c = null;
             boolean committed = false;
             long gsn = -1;
+            OrderedCommits.Attempt turn = null;
             try {
                 c = db.writeConnection();
+                // in the commit order of the round's other global requests (decision 20), as GlobalAttempts does
+                if (ordered != null) turn = ordered.begin(c, attempt > 1);
                 // Read in the move's own transaction, which writes only Gyro's tables: no request writes these rows
                 // while the buckets are closed, so on PostgreSQL a scan that others' writes race only loses to them.
                 List<RowChange> rows = BucketRows.rowsOf(c, db.dialect(), db.tables(), tables, before, moving, false);
+                if (turn != null) ordered.beforeCommit(c, turn);
                 gsn = gsns.gsnFor(id, p.timeline());
                 List<RowChange> map = BucketRows.mapRows(newer, order.buckets(), gsn);
                 UpdateApplier.apply(c, db.dialect(), map);
@@ -161,6 +166,7 @@ final class BucketMove {
                 buckets.open(order.buckets(), null, 0);
                 return new GlobalAttempts.Outcome(null, null, e);
             } finally {
+                if (turn != null) ordered.end(turn);
                 if (c != null) {
                     try {
                         c.close();

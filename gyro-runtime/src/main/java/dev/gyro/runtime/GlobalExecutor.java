@@ -62,6 +62,8 @@ final class GlobalExecutor implements BeltActions.Globals, AutoCloseable {
     private final GlobalAttempts attempts;
     private final RoundScheduler rounds;
     private final GsnGrants granted;
+    /** Where the DBMS's commits are put in gsn order (decision 20), or null: Gyro's own requests take part too. */
+    private final OrderedCommits ordered;
     /** Where a request is withdrawn when its client's deadline passes while it waits for the token. */
     private final ScheduledExecutorService timers;
     private volatile BeltLoop loop;
@@ -104,6 +106,7 @@ final class GlobalExecutor implements BeltActions.Globals, AutoCloseable {
                    PhaseClock clock, ScheduledExecutorService timers, Waits waits) throws SQLException {
         this.clock = clock;
         this.timers = timers;
+        this.ordered = ordered;
         this.self = self;
         this.replies = replies;
         this.stats = stats;
@@ -299,8 +302,8 @@ final class GlobalExecutor implements BeltActions.Globals, AutoCloseable {
             turn.enter(); // held for every attempt
             clock.inSlot(p.timeline());
             if (!move) outcome = attempts.run(id, p, gsns);
-            else if (m != null && ringChange) outcome = m.ringChange().run(id, p, gsns);
-            else if (m != null) outcome = m.move().run(id, p, gsns);
+            else if (m != null && ringChange) outcome = m.ringChange().run(id, p, gsns, ordered);
+            else if (m != null) outcome = m.move().run(id, p, gsns, ordered);
             else outcome = new GlobalAttempts.Outcome(null, null, new IllegalStateException("instance " + self
                     + " cannot move buckets"));
             clock.committed(p.timeline());

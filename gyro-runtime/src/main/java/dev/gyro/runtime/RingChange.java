@@ -7,6 +7,7 @@ import dev.gyro.protocol.StateUpdate;
 import dev.gyro.protocol.Value;
 import dev.gyro.runtime.db.Database;
 import dev.gyro.runtime.db.MetadataStore;
+import dev.gyro.runtime.db.OrderedCommits;
 import dev.gyro.runtime.db.UpdateApplier;
 import dev.gyro.wire.RingRequest;
 import dev.gyro.wire.RoutingTable;
@@ -50,8 +51,8 @@ final class RingChange {
     }
 
     /** Runs change request {@code id}, again while it loses races; a failed change changes nothing. */
-    synchronized GlobalAttempts.Outcome run(long id, GlobalAttempts.Pending p, GlobalAttempts.GsnSource gsns)
-            throws InterruptedException {
+    synchronized GlobalAttempts.Outcome run(long id, GlobalAttempts.Pending p, GlobalAttempts.GsnSource gsns,
+                                      OrderedCommits ordered) throws InterruptedException {
         Ring now = members.ring();
         List<RowChange> extra = new ArrayList<>();
         Ring next;
@@ -96,8 +97,12 @@ final class RingChange {
             Connection c = null;
             boolean committed = false;
             long gsn = -1;
+            OrderedCommits.Attempt turn = null;
             try {
                 c = db.writeConnection();
+                // in the commit order of the round's other global requests (decision 20), as GlobalAttempts does
+                if (ordered != null) turn = ordered.begin(c, attempt > 1);
+                if (turn != null) ordered.beforeCommit(c, turn);
                 gsn = gsns.gsnFor(id, p.timeline());
                 List<RowChange> changes = new ArrayList<>(extra);
                 changes.add(next.change());
@@ -124,6 +129,7 @@ final class RingChange {
                 if (retry.again(attempt, e)) continue;
                 return new GlobalAttempts.Outcome(null, null, e);
             } finally {
+                if (turn != null) ordered.end(turn);
                 if (c != null) {
                     try {
                         c.close();

@@ -65,7 +65,9 @@ public final class RingStatus {
         List<Entry> out = new ArrayList<>();
         for (int i = 0; i < calls.size(); i++) {
             try {
-                out.add(new Entry(i, addresses.get(i), JSON.readTree(calls.get(i).get()), null));
+                JsonNode status = JSON.readTree(calls.get(i).get());
+                // the instance's own id: after a ring change the list need not be every id in order
+                out.add(new Entry(status.path("instance").asInt(i), addresses.get(i), status, null));
             } catch (ExecutionException e) {
                 Status st = Status.fromThrowable(e.getCause());
                 out.add(new Entry(i, addresses.get(i), null, st.getCode()
