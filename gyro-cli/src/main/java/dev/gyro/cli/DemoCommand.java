@@ -88,8 +88,9 @@ final class DemoCommand implements Callable<Integer> {
         }
         System.out.println();
         if (result.ok()) {
-            System.out.printf("demo: OK (%d instances%s, %d clients, %d requests; replicas equal, invariants hold)%n",
-                    instances, replicas > 1 ? " of " + replicas + " replicas each" : "", clients, result.requests());
+            System.out.printf("demo: OK (%d instances%s%s, %d clients, %d requests; replicas equal, invariants hold)%n",
+                    instances, replicas > 1 ? " of " + replicas + " replicas each" : "",
+                    grow ? ": one instance joined, one left" : "", clients, result.requests());
             return 0;
         }
         System.out.println("demo: FAILED: " + String.join("; ", result.failures()));

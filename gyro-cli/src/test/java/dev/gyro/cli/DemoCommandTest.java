@@ -53,6 +53,21 @@ class DemoCommandTest {
                 .contains("all hold on every group");
     }
 
+    /**
+     * --grow (docs/decisions/44-ring-changes.md): a fourth instance joins a third into the run and takes a fair share
+     * of the buckets, instance 0 leaves two thirds into it; the members' replicas equal, the invariants, 'demo: OK'.
+     */
+    @Test
+    void aDemoThatGrowsAndShrinksItsRingPassesEveryCheck() {
+        Run run = demo("--grow", "--clients", "6", "--duration", "9", "--dir", dir.resolve("data").toString());
+        String[] lines = run.out().strip().split("\n");
+        assertThat(lines[lines.length - 1]).as(run.out()).startsWith("demo: OK").contains("one instance joined, one left");
+        assertThat(run.exit()).isZero();
+        assertThat(run.out()).contains("ring change: instance 3 joins the ring").contains("instance 0 left the ring")
+                .contains("instance 0 (left)").contains("all hold on every instance")
+                .containsPattern("ring change: OK after \\d+ ms: map version \\d+: instance 0 64 buckets");
+    }
+
     @Test
     void chaosNeedsGroupsThatSurviveALoss() {
         Run run = demo("--chaos", "--dir", dir.toString());

@@ -173,6 +173,8 @@ public final class GyroClient implements AutoCloseable {
 
     /** When the map was last refreshed because a request was answered by another instance than its owner by the map. */
     private final AtomicLong refreshedAt = new AtomicLong(Long.MIN_VALUE / 2);
+    /** When a request that found its owner unreachable last asked another instance for the map (guarded by refreshedAt). */
+    private long lastAsked = Long.MIN_VALUE / 2;
 
     /**
      * A request sent to its partition's owner by this client's map was run by another instance: the partition moved
@@ -316,9 +318,13 @@ public final class GyroClient implements AutoCloseable {
                 if (unknown != null) return unknown;
             }
             boolean mayHaveArrived = e.getStatus().getCode() == io.grpc.Status.Code.DEADLINE_EXCEEDED;
-            if (!mayHaveArrived && !replicated[instance] && ownedBy(request, instance)) {
-                // Never delivered: the partition may have moved away from an instance since taken out of the ring
-                // (docs/decisions/44-ring-changes.md). The map is asked of another instance, and a new owner gets it.
+            RoutingTable.Route route = routing.route(request.transaction());
+            if (e.getStatus().getCode() != io.grpc.Status.Code.DEADLINE_EXCEEDED && !replicated[instance]
+                    && route != null && route.keys().length > 0) {
+                // The partition may have moved away from an instance since taken out of the ring, or being taken out
+                // while it forwarded the request (docs/decisions/44-ring-changes.md): the map is asked of another
+                // instance, and a new owner gets the request with its id, which answers it from its record if the
+                // forwarded one committed there (docs/decisions/37-request-ids.md), and runs it otherwise.
                 int owner = ownerAfterRefresh(request, instance);
                 if (owner >= 0) return sendOnce(owner, request, deadlineNanos);
             }
@@ -334,10 +340,17 @@ public final class GyroClient implements AutoCloseable {
      * gives it another owner than {@code unreachable}; else -1.
      */
     private int ownerAfterRefresh(Request request, int unreachable) {
-        long now = System.nanoTime(), last = refreshedAt.get();
-        if (now - last >= 1_000_000_000L && refreshedAt.compareAndSet(last, now)) // at most once a second
-            for (int i = 0; i < channels.size(); i++)
-                if (i != unreachable && refreshRouting(i)) break;
+        synchronized (refreshedAt) { // one refresh at a time, which the others wait for and then route by
+            RoutingTable.Decision now = routing.decide(request.transaction(), request.parameters(), unreachable);
+            long at = System.nanoTime();
+            // asked again only while the map names the unreachable instance, and a tenth of a second apart at most,
+            // so that an instance that is down costs its clients no storm of questions
+            if (now != null && now.owner() == unreachable && at - lastAsked >= 100_000_000L) {
+                lastAsked = at;
+                for (int i = 0; i < channels.size(); i++)
+                    if (i != unreachable && refreshRouting(i)) break;
+            }
+        }
         RoutingTable.Decision d = routing.decide(request.transaction(), request.parameters(), unreachable);
         return d != null && d.owner() != unreachable ? d.owner() : -1;
     }

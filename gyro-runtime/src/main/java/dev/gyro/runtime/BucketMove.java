@@ -148,7 +148,7 @@ final class BucketMove {
                 db.commit(c);
                 committed = true;
                 buckets.open(order.buckets(), newer, gsn);
-                log.info("instance {}: {}", self, result);
+                log.debug("instance {}: {}", self, result); // the reply says it
                 return new GlobalAttempts.Outcome(result, update, null);
             } catch (InterruptedException e) {
                 if (c != null && !committed) db.rollback(c);

@@ -113,7 +113,7 @@ final class RingChange {
                 committed = true;
                 members.committed(List.of(update)); // the peers know a new member before the token goes to it
                 String result = what + " at gsn " + gsn + ": ring " + next.members() + " (epoch " + next.epoch() + ")";
-                log.info("instance {}: {}", self, result);
+                log.debug("instance {}: {}", self, result); // the reply says it
                 return new GlobalAttempts.Outcome(result, update, null);
             } catch (InterruptedException e) {
                 if (c != null && !committed) db.rollback(c);
