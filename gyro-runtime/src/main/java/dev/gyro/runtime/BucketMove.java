@@ -7,9 +7,7 @@ import dev.gyro.protocol.StateUpdate;
 import dev.gyro.protocol.Value;
 import dev.gyro.runtime.db.BucketRows;
 import dev.gyro.runtime.db.Database;
-import dev.gyro.runtime.db.MetadataStore;
 import dev.gyro.runtime.db.OrderedCommits;
-import dev.gyro.runtime.db.UpdateApplier;
 import dev.gyro.wire.MoveRequest;
 import dev.gyro.wire.Request;
 import dev.gyro.wire.RoutingTable;
@@ -18,7 +16,6 @@ import org.slf4j.LoggerFactory;
 
 import java.sql.Connection;
 import java.sql.SQLException;
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.BitSet;
 import java.util.List;
@@ -85,7 +82,7 @@ final class BucketMove {
     private final RoutingTable routing;
     private final Buckets buckets;
     private final Map<String, String> tables;
-    private final RetryRule retry;
+    private final OwnUpdates attempts;
 
     /** @param tables the classification's partitioned tables: table to the column holding its rows' partitioning value */
     BucketMove(int self, Database db, RoutingTable routing, Buckets buckets, Map<String, String> tables,
@@ -95,7 +92,7 @@ final class BucketMove {
         this.routing = routing;
         this.buckets = buckets;
         this.tables = tables;
-        this.retry = retry;
+        this.attempts = new OwnUpdates(self, db, retry);
     }
 
     /** Runs move request {@code id}, again while it loses races; a failed move changes nothing and may be asked again. */
@@ -122,59 +119,36 @@ final class BucketMove {
         PartitionMap newer = before.moved(order.buckets(), order.to(), before.version() + 1);
         BitSet moving = new BitSet();
         for (int b : order.buckets()) moving.set(b);
-        for (int attempt = 1; ; attempt++) {
-            Connection c = null;
-            boolean committed = false;
-            long gsn = -1;
-            OrderedCommits.Attempt turn = null;
-            try {
-                c = db.writeConnection();
-                // in the commit order of the round's other global requests (decision 20), as GlobalAttempts does
-                if (ordered != null) turn = ordered.begin(c, attempt > 1);
-                // Read in the move's own transaction, which writes only Gyro's tables: no request writes these rows
-                // while the buckets are closed, so on PostgreSQL a scan that others' writes race only loses to them.
-                List<RowChange> rows = BucketRows.rowsOf(c, db.dialect(), db.tables(), tables, before, moving, false);
-                if (turn != null) ordered.beforeCommit(c, turn);
-                gsn = gsns.gsnFor(id, p.timeline());
-                List<RowChange> map = BucketRows.mapRows(newer, order.buckets(), gsn);
-                UpdateApplier.apply(c, db.dialect(), map);
-                List<RowChange> changes = new ArrayList<>(map);
-                changes.addAll(rows);
-                StateUpdate update = new StateUpdate(gsn, self, changes);
-                MetadataStore.recordGlobal(c, update);
-                String result = "moved buckets " + Arrays.toString(order.buckets()) + " (" + rows.size() + " rows)"
-                        + " from instance " + self + " to instance " + order.to() + " at gsn " + gsn + ": map version "
-                        + newer.version() + ", " + (System.nanoTime() - started) / 1_000_000 + " ms closed";
-                db.commit(c);
-                committed = true;
-                buckets.open(order.buckets(), newer, gsn);
-                log.debug("instance {}: {}", self, result); // the reply says it
-                return new GlobalAttempts.Outcome(result, update, null);
-            } catch (InterruptedException e) {
-                if (c != null && !committed) db.rollback(c);
-                buckets.open(order.buckets(), null, 0);
-                throw e;
-            } catch (Exception e) {
-                if (c != null && !committed) db.rollback(c);
-                StateUpdate anyway = gsn >= 0 ? retry.committedAnyway(gsn, e) : null;
-                if (anyway != null) {
-                    buckets.open(order.buckets(), BucketRows.after(before, anyway), gsn);
-                    return new GlobalAttempts.Outcome(null, anyway, e);
-                }
-                if (gsn >= 0) gsns.aborted(id);
-                if (retry.again(attempt, e)) continue; // a lost race: the buckets stay closed for the next attempt
-                buckets.open(order.buckets(), null, 0);
-                return new GlobalAttempts.Outcome(null, null, e);
-            } finally {
-                if (turn != null) ordered.end(turn);
-                if (c != null) {
-                    try {
-                        c.close();
-                    } catch (SQLException | RuntimeException ignored) {
-                        // the connection is gone
-                    }
-                }
+        return attempts.run(id, p, gsns, ordered, new OwnUpdates.Work() {
+            private List<RowChange> rows;
+
+            @Override
+            public void read(Connection c) throws SQLException {
+                // In the move's own transaction, which writes only Gyro's tables: no request writes these rows while
+                // the buckets are closed, so on PostgreSQL a scan that others' writes race only loses to them.
+                rows = BucketRows.rowsOf(c, db.dialect(), db.tables(), tables, before, moving, false);
             }
-        }
+
+            @Override
+            public OwnUpdates.Changes changes(long gsn) {
+                return new OwnUpdates.Changes(BucketRows.mapRows(newer, order.buckets(), gsn), rows);
+            }
+
+            @Override
+            public Object committed(StateUpdate update) {
+                buckets.open(order.buckets(), BucketRows.after(before, update), update.gsn());
+                String result = "moved buckets " + Arrays.toString(order.buckets()) + " (" + (update.changes().size()
+                        - order.buckets().length) + " rows) from instance " + self + " to instance " + order.to()
+                        + " at gsn " + update.gsn() + ": map version " + newer.version() + ", "
+                        + (System.nanoTime() - started) / 1_000_000 + " ms closed";
+                log.debug("instance {}: {}", self, result); // the reply says it
+                return result;
+            }
+
+            @Override
+            public void failed() {
+                buckets.open(order.buckets(), null, 0);
+            }
+        });
     }
 }

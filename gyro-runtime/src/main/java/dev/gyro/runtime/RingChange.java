@@ -6,16 +6,13 @@ import dev.gyro.protocol.RowChange;
 import dev.gyro.protocol.StateUpdate;
 import dev.gyro.protocol.Value;
 import dev.gyro.runtime.db.Database;
-import dev.gyro.runtime.db.MetadataStore;
 import dev.gyro.runtime.db.OrderedCommits;
-import dev.gyro.runtime.db.UpdateApplier;
 import dev.gyro.wire.RingRequest;
 import dev.gyro.wire.RoutingTable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.sql.Connection;
-import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.LongSupplier;
@@ -38,7 +35,7 @@ final class RingChange {
     private final RoutingTable routing;
     private final RingMembers members;
     private final LongSupplier heldHop;
-    private final RetryRule retry;
+    private final OwnUpdates attempts;
 
     /** @param heldHop the hop of the token this instance holds while its round runs */
     RingChange(int self, Database db, RoutingTable routing, RingMembers members, LongSupplier heldHop, RetryRule retry) {
@@ -47,7 +44,7 @@ final class RingChange {
         this.routing = routing;
         this.members = members;
         this.heldHop = heldHop;
-        this.retry = retry;
+        this.attempts = new OwnUpdates(self, db, retry);
     }
 
     /** Runs change request {@code id}, again while it loses races; a failed change changes nothing. */
@@ -56,7 +53,7 @@ final class RingChange {
         Ring now = members.ring();
         List<RowChange> extra = new ArrayList<>();
         Ring next;
-        String what;
+        String what; // the reply's words
         try {
             List<Value> args = p.request().parameters();
             if (p.request().transaction().equals(RingRequest.JOIN)) {
@@ -93,51 +90,29 @@ final class RingChange {
         } catch (BadRequestException e) {
             return new GlobalAttempts.Outcome(null, null, e);
         }
-        for (int attempt = 1; ; attempt++) {
-            Connection c = null;
-            boolean committed = false;
-            long gsn = -1;
-            OrderedCommits.Attempt turn = null;
-            try {
-                c = db.writeConnection();
-                // in the commit order of the round's other global requests (decision 20), as GlobalAttempts does
-                if (ordered != null) turn = ordered.begin(c, attempt > 1);
-                if (turn != null) ordered.beforeCommit(c, turn);
-                gsn = gsns.gsnFor(id, p.timeline());
+        Ring made = next;
+        return attempts.run(id, p, gsns, ordered, new OwnUpdates.Work() {
+            @Override
+            public void read(Connection c) {}
+
+            @Override
+            public OwnUpdates.Changes changes(long gsn) {
                 List<RowChange> changes = new ArrayList<>(extra);
-                changes.add(next.change());
-                UpdateApplier.apply(c, db.dialect(), changes);
-                StateUpdate update = new StateUpdate(gsn, self, changes);
-                MetadataStore.recordGlobal(c, update);
-                db.commit(c);
-                committed = true;
-                members.committed(List.of(update)); // the peers know a new member before the token goes to it
-                String result = what + " at gsn " + gsn + ": ring " + next.members() + " (epoch " + next.epoch() + ")";
-                log.debug("instance {}: {}", self, result); // the reply says it
-                return new GlobalAttempts.Outcome(result, update, null);
-            } catch (InterruptedException e) {
-                if (c != null && !committed) db.rollback(c);
-                throw e;
-            } catch (Exception e) {
-                if (c != null && !committed) db.rollback(c);
-                StateUpdate anyway = gsn >= 0 ? retry.committedAnyway(gsn, e) : null;
-                if (anyway != null) {
-                    members.committed(List.of(anyway));
-                    return new GlobalAttempts.Outcome(null, anyway, e);
-                }
-                if (gsn >= 0) gsns.aborted(id);
-                if (retry.again(attempt, e)) continue;
-                return new GlobalAttempts.Outcome(null, null, e);
-            } finally {
-                if (turn != null) ordered.end(turn);
-                if (c != null) {
-                    try {
-                        c.close();
-                    } catch (SQLException | RuntimeException ignored) {
-                        // the connection is gone
-                    }
-                }
+                changes.add(made.change());
+                return new OwnUpdates.Changes(changes, List.of());
             }
-        }
+
+            @Override
+            public Object committed(StateUpdate update) {
+                members.committed(List.of(update)); // the peers know a new member before the token goes to it
+                String result = what + " at gsn " + update.gsn() + ": ring " + made.members() + " (epoch "
+                        + made.epoch() + ")";
+                log.debug("instance {}: {}", self, result); // the reply says it; every member logs the new ring
+                return result;
+            }
+
+            @Override
+            public void failed() {}
+        });
     }
 }
