@@ -354,6 +354,7 @@ final class SimNode {
 
     /** A global request's one transaction: its writes, gsn and outbox entry, and the ring its update makes if any. */
     private Consumer<SimDatabase> committing(long requestId, StateUpdate update) {
+        if (update.ring() != null) sim.ringChangeCommitting(this);
         return d -> {
             d.commitGlobal(requestId, update);
             if (update.ring() != null && d == db) sim.ringCommitted(update);

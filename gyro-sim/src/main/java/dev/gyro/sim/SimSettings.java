@@ -123,13 +123,13 @@ public record SimSettings(long seed, int instances, int keys, long minDelayMilli
     }
 
     /**
-     * The same run with ring changes (docs/decisions/44-ring-changes.md): one or two spare ids that may join, and joins
+     * The same run with ring changes (docs/decisions/44-ring-changes.md): one to three spare ids that may join, and joins
      * and leaves asked for now and then, drawn from a stream of their own.
      */
     SimSettings withRingChanges() {
         SplittableRandom ring = new SplittableRandom(seed ^ RING_STREAM);
-        int spare = 1 + ring.nextInt(2);
-        long change = new long[] {100L, 300L, 800L}[ring.nextInt(3)];
+        int spare = 1 + ring.nextInt(3);
+        long change = new long[] {50L, 150L, 400L}[ring.nextInt(3)];
         return new SimSettings(seed, instances, keys, minDelayMillis, maxDelayMillis, lossRate, duplicateRate,
                 meanPartitionMillis, maxPartitionMillis, meanCrashMillis, maxDowntimeMillis, failRate, meanRequestMillis,
                 queueBound, tokenResendMillis, wantResendMillis, maxDbMillis, applyRetryRate, safetyMillis,

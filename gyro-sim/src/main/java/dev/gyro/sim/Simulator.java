@@ -386,7 +386,12 @@ public final class Simulator {
 
     private void crashOne() {
         if (!faults) return;
-        SimNode n = nodes[random.nextInt(nodes.length)];
+        crash(nodes[random.nextInt(nodes.length)]);
+        after(interval(settings.meanCrashMillis()), this::crashOne);
+    }
+
+    /** {@code n} crashes, if up, and restarts after a while unless it was taken out of the ring meanwhile. */
+    private void crash(SimNode n) {
         if (n.up()) {
             crashes++;
             trace(() -> n.id + " CRASHES");
@@ -398,7 +403,6 @@ public final class Simulator {
                 if (!n.up() && !departed.contains(n.id)) restart(n);
             });
         }
-        after(interval(settings.meanCrashMillis()), this::crashOne);
     }
 
     /** Cuts one instance off the network for a while; its messages in both directions are lost. */
@@ -516,6 +520,23 @@ public final class Simulator {
             }
         }
         after(interval(settings.meanRingChangeMillis()), this::ringChangeOne);
+    }
+
+    /**
+     * Instance {@code n} is about to commit an update that changes the ring: now and then it crashes (or, on replicated
+     * groups, fails over) a moment later, before or after the commit, or its report to the belt, or its pass of the
+     * token, so that a crash in the middle of running a change is not left to chance alone. The change must then be
+     * there in full (in the database and its outbox, and so on the token) or not at all.
+     */
+    void ringChangeCommitting(SimNode n) {
+        if (!faults || !chance(0.3)) return;
+        long in = nextLong(2 * settings.maxDbMillis() + (settings.replicated() ? settings.maxLogMillis() : 0) + 2);
+        trace(() -> n.id + " will fail " + in + "ms into committing a ring change");
+        after(in, () -> {
+            if (!faults || !n.up()) return;
+            if (settings.replicated() && chance(0.5)) failover(n, null);
+            else crash(n);
+        });
     }
 
     /** The membership change request {@code requestId} asks for, or null for an application's request. */
