@@ -548,7 +548,7 @@ public final class Simulator {
      * The ring that membership change request {@code requestId} makes when instance {@code self} commits it while it
      * holds hop {@code hop} of {@code current}, or null when it can make none: a join of an instance that is or was a
      * member, a leave of a non-member, of itself, or one that would leave fewer than two members. A joiner goes right
-     * after its maker or at the end, as the seed draws.
+     * after its maker, at the end, or anywhere, as the seed draws.
      */
     Ring ringChangeFor(long requestId, int self, Ring current, long hop) {
         RingChange c = ringChanges.get(requestId);
@@ -556,8 +556,10 @@ public final class Simulator {
         List<Integer> members = new ArrayList<>(current.members());
         if (c.join()) {
             if (current.contains(c.who()) || everMember.contains(c.who())) return null;
-            if (chance(0.5)) members.add(members.indexOf(self) + 1, c.who());
-            else members.add(c.who());
+            double where = random.nextDouble();
+            if (where < 0.4) members.add(members.indexOf(self) + 1, c.who());
+            else if (where < 0.7) members.add(c.who());
+            else members.add(random.nextInt(members.size() + 1), c.who());
         } else {
             if (!current.contains(c.who()) || c.who() == self || current.size() <= 2) return null;
             members.remove(Integer.valueOf(c.who()));

@@ -11,7 +11,7 @@ import java.util.concurrent.Future;
 import org.junit.jupiter.api.Test;
 
 /**
- * The swarm with ring changes (docs/decisions/44-ring-changes.md): every seed starts with one or two spare ids outside
+ * The swarm with ring changes (docs/decisions/44-ring-changes.md): every seed starts with one to three spare ids outside
  * the ring and, among all its other faults, asks for joins and leaves at random moments, so at any step of a round;
  * each run is checked for safety (every instance switches ring at the same gsn, only members make gsns, a joiner starts
  * on a database that holds its join) and liveness (the final ring's members converge, joiners included). The seeds are
@@ -26,7 +26,7 @@ class RingChangeSeedsTest {
     void everySeedWithRingChangesIsSafeAndConverges() throws Exception {
         Long replay = Long.getLong("gyro.sim.seed");
         long from = replay != null ? replay : Long.getLong("gyro.sim.from", 1);
-        int count = replay != null ? 1 : Integer.getInteger("gyro.sim.seeds", 600);
+        int count = replay != null ? 1 : Integer.getInteger("gyro.sim.seeds", 2000);
         int threads = Math.max(1, Math.min(2, Runtime.getRuntime().availableProcessors()));
         ExecutorService pool = Executors.newFixedThreadPool(threads);
         long started = System.nanoTime();
