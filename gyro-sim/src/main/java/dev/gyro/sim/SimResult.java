@@ -22,11 +22,18 @@ import java.util.Map;
  * @param replayArgs       the command line that replays the run, or null for a test's deliberately broken runtime
  * @param joins            members that joined the ring (docs/decisions/44-ring-changes.md): changes committed
  * @param leaves           members taken out of the ring: changes committed
+ * @param ringChanges      every ring change committed, in gsn order
  */
 public record SimResult(SimSettings settings, String failure, Map<HistoryChecker.Fate, Integer> fates, long gsns,
                         long messages, long crashes, long events, long simulatedMillis, List<String> trace,
                         List<Failover> failovers, List<SimNode.Step> steps, Simulator.Injection injection,
-                        String replayArgs, long joins, long leaves) {
+                        String replayArgs, long joins, long leaves, List<RingChange> ringChanges) {
+
+    /**
+     * A ring change (docs/decisions/44-ring-changes.md) committed as gsn {@code gsn} by instance {@code node} in its step
+     * {@code step} (the step under way when its transaction committed), in the safety phase or not.
+     */
+    public record RingChange(int node, long step, long gsn, boolean safetyPhase) {}
 
     /**
      * One failover (docs/decisions/24-ring-on-groups.md): of instance {@code node}'s group, right after its step

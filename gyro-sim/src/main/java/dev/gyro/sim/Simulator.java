@@ -223,6 +223,7 @@ public final class Simulator {
     private final Map<Integer, Long> stopOnceApplied = new HashMap<>(); // removed member -> the gsn of its removal
     private final List<PendingJoin> pendingJoins = new ArrayList<>();
     private long joins, leaves;
+    private final List<SimResult.RingChange> changesCommitted = new ArrayList<>();
     private Simulator(long seed, Options options) {
         this.options = options;
         this.random = new Random(seed);
@@ -279,7 +280,7 @@ public final class Simulator {
         return new SimResult(sim.settings, failure, sim.checker.fates(), sim.checker.canonicalLength(), sim.messages,
                 sim.crashes, sim.steps, sim.now(), sim.trace == null ? List.of() : List.copyOf(sim.trace),
                 List.copyOf(sim.failovers), List.copyOf(sim.stepLog), options.inject(),
-                options.replayArgs(seed, sim.correctDatabase), sim.joins, sim.leaves);
+                options.replayArgs(seed, sim.correctDatabase), sim.joins, sim.leaves, List.copyOf(sim.changesCommitted));
     }
 
     // ---------------------------------------------------------------- the two phases
@@ -534,7 +535,8 @@ public final class Simulator {
         trace(() -> n.id + " will fail " + in + "ms into committing a ring change");
         after(in, () -> {
             if (!faults || !n.up()) return;
-            if (settings.replicated() && chance(0.5)) failover(n, null);
+            // A sweep injects its one failover itself (FailoverSweep): then only crashes.
+            if (settings.replicated() && settings.meanFailoverMillis() > 0 && chance(0.5)) failover(n, null);
             else crash(n);
         });
     }
@@ -577,6 +579,8 @@ public final class Simulator {
         if (next.epoch() <= ring.epoch()) return; // a deliberately broken failover commits it twice
         Ring before = ring;
         ring = next;
+        changesCommitted.add(new SimResult.RingChange(update.origin(), nodes[update.origin()].steps() + 1, update.gsn(),
+                faults));
         trace(() -> update.origin() + " changed the ring at gsn " + update.gsn() + " to epoch " + next.epoch() + " "
                 + next.members() + " from hop " + next.hop());
         for (int m : next.members()) {

@@ -16,17 +16,26 @@ import org.junit.jupiter.api.Test;
  * each run is checked for safety (every instance switches ring at the same gsn, only members make gsns, a joiner starts
  * on a database that holds its join) and liveness (the final ring's members converge, joiners included). The seeds are
  * fixed; widen the search with {@code -Dgyro.sim.from=S -Dgyro.sim.seeds=C}; replay one seed, with its full event trace
- * in {@code target/surefire-reports}, with {@code -Dgyro.sim.seed=N} (as {@code Simulator --seed N --rings}).
+ * in {@code target/surefire-reports}, with {@code -Dgyro.sim.seed=N} (as {@code Simulator --seed N --rings}); a run of
+ * {@link RingChangeSweepTest}'s with {@code -Dgyro.sim.seed=N -Dgyro.sim.failoverAt=I:K[:commit|:drop|:seed[:twice]]}.
  */
 class RingChangeSeedsTest {
 
     private static final int MAX_FAILURES = 10;
 
+    private static Simulator.Options options(boolean replay) {
+        String failoverAt = System.getProperty("gyro.sim.failoverAt");
+        if (replay && failoverAt != null)
+            return Simulator.Options.sweep(true, Simulator.Injection.parse(failoverAt), -1).withRings();
+        if (replay && Boolean.getBoolean("gyro.sim.groups")) return Simulator.Options.sweep(true, null, -1).withRings();
+        return Simulator.Options.of(replay, SimDatabase::new).withRings();
+    }
+
     @Test
     void everySeedWithRingChangesIsSafeAndConverges() throws Exception {
         Long replay = Long.getLong("gyro.sim.seed");
         long from = replay != null ? replay : Long.getLong("gyro.sim.from", 1);
-        int count = replay != null ? 1 : Integer.getInteger("gyro.sim.seeds", 2000);
+        int count = replay != null ? 1 : Integer.getInteger("gyro.sim.seeds", 1000);
         int threads = Math.max(1, Math.min(2, Runtime.getRuntime().availableProcessors()));
         ExecutorService pool = Executors.newFixedThreadPool(threads);
         long started = System.nanoTime();
@@ -34,8 +43,7 @@ class RingChangeSeedsTest {
         try {
             for (long seed = from; seed < from + count; seed++) {
                 long s = seed;
-                runs.add(pool.submit(() -> Simulator.run(s,
-                        Simulator.Options.of(replay != null, SimDatabase::new).withRings())));
+                runs.add(pool.submit(() -> Simulator.run(s, options(replay != null))));
             }
             List<SimResult> failed = new ArrayList<>();
             long gsns = 0, crashes = 0, joins = 0, leaves = 0, withBoth = 0;
