@@ -354,7 +354,6 @@ final class SimNode {
 
     /** A global request's one transaction: its writes, gsn and outbox entry, and the ring its update makes if any. */
     private Consumer<SimDatabase> committing(long requestId, StateUpdate update) {
-        if (update.ring() != null) sim.ringChangeCommitting(this);
         return d -> {
             d.commitGlobal(requestId, update);
             if (update.ring() != null && d == db) sim.ringCommitted(update);
@@ -375,6 +374,7 @@ final class SimNode {
      */
     private void executeRound(Action.ExecuteGlobals round) {
         for (long requestId : round.requestIds()) {
+            if (sim.ringChange(requestId) != null) sim.ringChangeRunning(this);
             inFlight++;
             if (ordered != null) runOrdered(requestId, false);
             else inTransaction(() -> runInRound(requestId));
@@ -711,6 +711,7 @@ final class SimNode {
         @Override
         public void execute(Action.ExecuteGlobal one) {
             if (!current()) return; // its transaction would wait for the group's log in vain
+            if (sim.ringChange(one.requestId()) != null) sim.ringChangeRunning(SimNode.this);
             inFlight++;
             inTransaction(() -> SimNode.this.execute(one));
         }

@@ -524,15 +524,15 @@ public final class Simulator {
     }
 
     /**
-     * Instance {@code n} is about to commit an update that changes the ring: now and then it crashes (or, on replicated
-     * groups, fails over) a moment later, before or after the commit, or its report to the belt, or its pass of the
-     * token, so that a crash in the middle of running a change is not left to chance alone. The change must then be
-     * there in full (in the database and its outbox, and so on the token) or not at all.
+     * The token's holder {@code n} begins to run a membership change request: now and then it crashes (or, on replicated
+     * groups, fails over) a moment later, before its transaction commits, or after it, before its report to the belt or
+     * before the token leaves by the new ring, so that a crash in the middle of running a change is not left to chance
+     * alone. The change must then be there in full (in the database and its outbox, and so on the token) or not at all.
      */
-    void ringChangeCommitting(SimNode n) {
+    void ringChangeRunning(SimNode n) {
         if (!faults || !chance(0.3)) return;
-        long in = nextLong(2 * settings.maxDbMillis() + (settings.replicated() ? settings.maxLogMillis() : 0) + 2);
-        trace(() -> n.id + " will fail " + in + "ms into committing a ring change");
+        long in = nextLong(3 * settings.maxDbMillis() + (settings.replicated() ? 2 * settings.maxLogMillis() : 0) + 4);
+        trace(() -> n.id + " will fail " + in + "ms into running a ring change");
         after(in, () -> {
             if (!faults || !n.up()) return;
             // A sweep injects its one failover itself (FailoverSweep): then only crashes.
