@@ -175,14 +175,15 @@ class SimDatabase {
     /**
      * A new member's database (docs/decisions/44-ring-changes.md): a copy of this one's rows, last gsn and ring, taken
      * in one read transaction; the joiner has held no token and executed nothing, so token NONE and an empty outbox.
-     * {@code into} is the joiner's empty database, made by the run's factory.
+     * {@code into} is the joiner's empty database, made by the run's factory; {@code withRing} is false only for a test's
+     * deliberately broken copy, which leaves the ring's row out.
      */
-    SimDatabase copyInto(SimDatabase into) {
+    SimDatabase copyInto(SimDatabase into, boolean withRing) {
         if (!into.rows.isEmpty() || into.lastGsn != 0)
             throw new IllegalStateException("instance " + into.instance + " joins on a database that is not empty");
         into.rows.putAll(rows);
         into.lastGsn = lastGsn;
-        into.ringRow = ringRow;
+        into.ringRow = withRing ? ringRow : null;
         into.tokenStatus = DurableState.TokenStatus.NONE;
         into.token = null;
         into.outbox.clear();

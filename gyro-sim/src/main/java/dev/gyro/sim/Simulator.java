@@ -169,14 +169,16 @@ public final class Simulator {
     }
 
     /**
-     * When a joiner's database is copied (docs/decisions/44-ring-changes.md). Only {@link #HOLDS_THE_JOIN} is correct;
-     * the other is deliberately broken, for the test that proves the checkers catch it.
+     * When and how a joiner's database is copied (docs/decisions/44-ring-changes.md). Only {@link #HOLDS_THE_JOIN} is
+     * correct; the others are deliberately broken, for the tests that prove the checkers catch them.
      */
     enum JoinCopy {
         /** From a member whose database applied the join's gsn: wait until one has. */
         HOLDS_THE_JOIN,
         /** Broken: from a member of the new ring, at once when the join commits, whether it applied the gsn or not. */
-        AT_THE_COMMIT
+        AT_THE_COMMIT,
+        /** Broken: as {@link #HOLDS_THE_JOIN}, but the copy leaves out Gyro's row of {@link Ring#TABLE}. */
+        WITHOUT_THE_RING
     }
 
     /** A membership change asked for by global request: {@code who} joins the ring, or leaves it. */
@@ -612,7 +614,7 @@ public final class Simulator {
         for (var it = pendingJoins.iterator(); it.hasNext(); ) {
             PendingJoin p = it.next();
             SimNode chosen = nodes[p.source()];
-            if (options.joinCopy() == JoinCopy.HOLDS_THE_JOIN && chosen.db.lastGsn() < p.gsn()) {
+            if (options.joinCopy() != JoinCopy.AT_THE_COMMIT && chosen.db.lastGsn() < p.gsn()) {
                 if (now() < p.until()) continue;
                 // Another database that holds the join will do: the maker's does.
                 List<SimNode> holding = new ArrayList<>();
@@ -624,7 +626,8 @@ public final class Simulator {
             it.remove();
             SimNode joiner = nodes[p.joiner()];
             SimDatabase copy = source.db.copyInto(databases.create(joiner.id,
-                    new DurableState(0, DurableState.TokenStatus.NONE, null, List.of()), checker));
+                    new DurableState(0, DurableState.TokenStatus.NONE, null, List.of()), checker),
+                    options.joinCopy() != JoinCopy.WITHOUT_THE_RING);
             trace(() -> joiner.id + " joins on a copy of " + source.id + "'s database at gsn " + copy.lastGsn());
             checker.joined(joiner.id, source.id, copy);
             joiner.join(copy);

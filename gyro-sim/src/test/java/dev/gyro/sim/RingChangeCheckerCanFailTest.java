@@ -14,7 +14,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The checkers of ring changes (docs/decisions/44-ring-changes.md) can fail: a joiner started on a database copied
- * before its join, and instances whose databases ignore the ring's row, are caught; so are hand-made histories that
+ * before its join, or on a copy without the ring's row, and instances whose databases ignore the ring's row, are caught; so are hand-made histories that
  * switch ring at different gsns, make gsns at non-members, or leave a member out at the end.
  */
 class RingChangeCheckerCanFailTest {
@@ -54,6 +54,24 @@ class RingChangeCheckerCanFailTest {
         assertThat(joined).isGreaterThan(40);
         assertThat(caught).as("caught in %d of %d seeds with joins", caught, joined).isGreaterThan(joined / 4);
         assertThat(failures).anySatisfy(f -> assertThat(f).contains("before gsn").contains("made it a member"));
+    }
+
+    @Test
+    void aJoinerOnACopyWithoutTheRingsRowIsCaught() {
+        int joined = 0, caught = 0;
+        List<String> failures = new ArrayList<>();
+        for (long seed = 1; seed <= 30; seed++) {
+            SimResult r = Simulator.run(seed, rings(SimDatabase::new).with(Simulator.JoinCopy.WITHOUT_THE_RING));
+            if (r.joins() == 0) continue;
+            joined++;
+            if (!r.ok()) {
+                caught++;
+                failures.add(r.failure());
+            }
+        }
+        assertThat(joined).isGreaterThan(15);
+        assertThat(caught).as("caught in %d of %d seeds with joins", caught, joined).isEqualTo(joined);
+        assertThat(failures).anySatisfy(f -> assertThat(f).contains("'s copied database holds the ring epoch 0"));
     }
 
     @Test
