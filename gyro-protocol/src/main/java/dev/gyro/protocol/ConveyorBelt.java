@@ -297,6 +297,7 @@ public final class ConveyorBelt {
     private void appendOwnUpdate(StateUpdate update) {
         check(update.gsn() == lastGsn + 1 && update.origin() == self,
                 "update " + update.gsn() + " from " + update.origin() + " does not follow gsn " + lastGsn);
+        Ring before = ring;
         if (update.ring() != null) { // this instance changed the ring while it holds hop heldHop
             Ring r = update.ring();
             check(r.epoch() == ring.epoch() + 1 && r.hop() == heldHop && r.contains(self), "the ring change of gsn "
@@ -306,7 +307,13 @@ public final class ConveyorBelt {
         }
         lastGsn = update.gsn();
         heldUpdates.add(update); // line 16: append <u, p> to T
-        if (config.updatesAhead()) broadcast(new Message.UpdateAhead(self, update));
+        if (config.updatesAhead()) {
+            Message.UpdateAhead m = new Message.UpdateAhead(self, update);
+            broadcast(m);
+            // And to the members this change takes out (docs/decisions/44-ring-changes.md): the token no longer comes to
+            // them, so this is how they hear that they are out, refuse global requests and stop.
+            for (int i : before.members()) if (i != self && !ring.contains(i)) emit(new Action.Send(i, m));
+        }
     }
 
     /**
