@@ -304,7 +304,12 @@ public final class Simulator {
         clients = false;
         for (SimNode n : nodes) {
             n.endDeposed(-1); // a deposed leader steps down within the election timeout
-            if (departed.contains(n.id)) stopForGood(n); // taken out: it may just be stopped (decision 44)
+            if (departed.contains(n.id)) { // taken out: it may just be stopped (decision 44)
+                if (n.up() && stopOnceApplied.containsKey(n.id))
+                    trace(() -> n.id + " was taken out of the ring at gsn " + stopOnceApplied.get(n.id) + " but its"
+                            + " database is at gsn " + n.db.lastGsn() + ": it never heard");
+                stopForGood(n);
+            }
             else if (n.db != null && !n.up()) restart(n);
         }
         long deadline = now() + LIVENESS_LIMIT_MILLIS;
