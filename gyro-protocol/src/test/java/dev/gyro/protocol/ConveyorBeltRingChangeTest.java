@@ -157,6 +157,42 @@ class ConveyorBeltRingChangeTest {
         assertThat(back.token().updates()).isEmpty();
     }
 
+    /**
+     * Found by the simulator (seed 169 with ring changes, {@code Simulator --seed 169 --rings}): the maker of a leave
+     * sent its update ahead only to the members of the new ring, so the member taken out, which the token no longer
+     * visits, never heard that it was out and went on taking global requests that could never run.
+     */
+    @Test
+    void theMemberALeaveTakesOutIsSentItsUpdateAheadAndThenRefusesGlobalRequests() {
+        Ring four = Ring.initial(3).next(List.of(0, 1, 2, 3), 2, 2);
+        ConveyorBelt zero = new ConveyorBelt(config(0), new DurableState(1, DurableState.TokenStatus.NONE, null,
+                List.of(), four), 0);
+        assertThat(zero.onGlobalRequest(1)).isTrue();
+        zero.ready();
+        zero.onMessage(new Message.TokenPass(3, new Token(4, List.of(change(1, 2, four)))));
+        zero.ready();
+        zero.onUpdatesApplied(4);
+        zero.ready();
+        Ring three = four.next(List.of(0, 1, 3), 4, 0);
+        StateUpdate leave = change(2, 0, three);
+        zero.onGlobalExecuted(1, leave);
+        List<Integer> sentAhead = zero.ready().stream().filter(a -> a instanceof Action.Send s
+                && s.message() instanceof Message.UpdateAhead).map(a -> ((Action.Send) a).to()).toList();
+        assertThat(sentAhead).containsExactlyInAnyOrder(1, 2, 3);
+
+        // instance 2 has gsn 1, applies its removal ahead, and is out: no global request, no AppliedAhead
+        ConveyorBelt two = new ConveyorBelt(config(2), new DurableState(1, DurableState.TokenStatus.PASSED,
+                new Token(3, List.of(change(1, 2, four))), List.of(), four), 0);
+        two.ready();
+        two.onMessage(new Message.UpdateAhead(0, leave));
+        Action.ApplyAhead applied = only(two.ready(), Action.ApplyAhead.class);
+        assertThat(applied.lastGsn()).isEqualTo(2);
+        assertThat(two.ring()).isEqualTo(three);
+        two.onAheadApplied(applied);
+        assertThat(two.ready()).isEmpty();
+        assertThat(two.onGlobalRequest(7)).isFalse();
+    }
+
     @Test
     void aTokenPassedBeforeTheRingChangedIsNotSentAgainAfterARestart() {
         Ring four = Ring.initial(3).next(List.of(0, 1, 2, 3), 2, 2);

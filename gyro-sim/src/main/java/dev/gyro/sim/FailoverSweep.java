@@ -15,6 +15,9 @@ import java.util.TreeSet;
  * the step left an entry in the group's log, the sweep runs it three times: the entry turns out committed (UNKNOWN to
  * the old leader, which never acted on it); not committed; committed, and the new leader fails over as well, right
  * after it recovered its belt and did what that asked for at once. Every run must pass every checker.
+ *
+ * <p>{@link #sweepRingChange} sweeps the round in which a ring change is made (docs/decisions/44-ring-changes.md) the
+ * same way: one failover of the change's maker at every step of it, before, while and after the change commits.
  */
 final class FailoverSweep {
 
@@ -53,6 +56,36 @@ final class FailoverSweep {
         SimResult first = Simulator.run(seed, Simulator.Options.sweep(false, null, node));
         if (!first.ok()) return new Report(first.settings(), node, 0, 0, 1, Set.of(), List.of(first));
         long[] round = round(first.steps(), first.settings().instances());
+        return sweepSteps(seed, first, node, round, inject -> Simulator.Options.sweep(false, inject, -1).with(mode));
+    }
+
+    /**
+     * The sweep of the round of {@code seed}, with ring changes, in which its first ring change of the safety phase is
+     * made: one failover of its maker at every step from the step before the token arrived there to the step before it
+     * arrives again. A report of no runs if the seed makes no change.
+     */
+    static Report sweepRingChange(long seed) {
+        SimResult probe = Simulator.run(seed, Simulator.Options.sweep(false, null, -1).withRings());
+        if (!probe.ok()) return new Report(probe.settings(), -1, 0, 0, 1, Set.of(), List.of(probe));
+        SimResult.RingChange change = probe.ringChanges().stream().filter(SimResult.RingChange::safetyPhase)
+                .findFirst().orElse(null);
+        if (change == null) return new Report(probe.settings(), -1, 0, 0, 0, Set.of(), List.of());
+        int node = change.node();
+        SimResult first = Simulator.run(seed, Simulator.Options.sweep(false, null, node).withRings());
+        List<SimNode.Step> steps = first.steps();
+        int at = (int) Math.min(change.step(), steps.size()) - 1; // 0-based
+        int arrived = at;
+        while (arrived > 0 && steps.get(arrived) != SimNode.Step.TOKEN_RECEIVED) arrived--;
+        int next = at + 1;
+        while (next < steps.size() && steps.get(next) != SimNode.Step.TOKEN_RECEIVED) next++;
+        long from = Math.max(1, arrived), to = Math.min(Math.min(next, steps.size()), from + MAX_ROUND_STEPS - 1);
+        return sweepSteps(seed, first, node, new long[] {from, to},
+                inject -> Simulator.Options.sweep(false, inject, -1).withRings());
+    }
+
+    /** One failover of {@code node} after each step of {@code round} of {@code first}, a run of {@code seed}. */
+    private static Report sweepSteps(long seed, SimResult first, int node, long[] round,
+                                     java.util.function.Function<Simulator.Injection, Simulator.Options> options) {
         Set<String> covered = new TreeSet<>();
         List<SimResult> failures = new ArrayList<>();
         int runs = 0;
@@ -68,7 +101,7 @@ final class FailoverSweep {
                 injections.add(new Simulator.Injection(node, k, null));
             }
             for (Simulator.Injection inject : injections) {
-                SimResult r = Simulator.run(seed, Simulator.Options.sweep(false, inject, -1).with(mode));
+                SimResult r = Simulator.run(seed, options.apply(inject));
                 runs++;
                 if (!r.ok()) failures.add(r);
                 SimResult.Failover hit = r.failovers().isEmpty() ? null : r.failovers().get(0);

@@ -1,5 +1,6 @@
 package dev.gyro.sim;
 
+import dev.gyro.protocol.Ring;
 import dev.gyro.protocol.RowChange;
 import dev.gyro.protocol.Value;
 import java.util.ArrayList;
@@ -45,9 +46,13 @@ record GlobalRequest(long id, int instance, long[] reads, long[] writes) {
         return changes;
     }
 
-    /** Applies row images to {@code rows}: an idempotent upsert or delete by key (docs/decisions/04-row-images.md). */
+    /**
+     * Applies row images to {@code rows}: an idempotent upsert or delete by key (docs/decisions/04-row-images.md). The
+     * row of {@link Ring#TABLE} is Gyro's metadata, which the database records itself ({@link SimDatabase}).
+     */
     static void apply(List<RowChange> changes, NavigableMap<Long, Long> rows) {
         for (RowChange c : changes) {
+            if (c.table().equals(Ring.TABLE)) continue;
             if (!c.table().equals(TABLE)) throw new IllegalStateException("unknown table " + c.table());
             long k = ((Value.Int) c.value("k")).value();
             if (c.kind() == RowChange.Kind.DELETE) rows.remove(k);
@@ -58,8 +63,13 @@ record GlobalRequest(long id, int instance, long[] reads, long[] writes) {
     /** The keys that {@code changes} write. */
     static List<Long> keys(List<RowChange> changes) {
         List<Long> keys = new ArrayList<>(changes.size());
-        for (RowChange c : changes) keys.add(((Value.Int) c.value("k")).value());
+        for (RowChange c : changes) if (!c.table().equals(Ring.TABLE)) keys.add(((Value.Int) c.value("k")).value());
         return keys;
+    }
+
+    /** {@code changes} without the row of {@link Ring#TABLE}: what the application wrote. */
+    static List<RowChange> applicationWrites(List<RowChange> changes) {
+        return changes.stream().filter(c -> !c.table().equals(Ring.TABLE)).toList();
     }
 
     /** Every key the transaction reads or writes: what a snapshot-isolated DBMS checks for conflicts. */

@@ -1,5 +1,6 @@
 package dev.gyro.sim;
 
+import dev.gyro.protocol.Ring;
 import dev.gyro.protocol.RowChange;
 import dev.gyro.protocol.StateUpdate;
 import java.util.ArrayList;
@@ -21,7 +22,12 @@ import java.util.TreeMap;
  *   <li>Exactly once: no request completes twice; a request lost with a crashed instance never completes later;
  *       at the end every accepted request that was not lost has completed (committed, failed, or wrote
  *       nothing).</li>
- *   <li>Convergence: at the end every database holds the whole canonical sequence and equals the reference.</li>
+ *   <li>Convergence: at the end every database of a member of the final ring holds the whole canonical sequence and
+ *       equals the reference; instances taken out of the ring are not asked to.</li>
+ *   <li>Ring changes (docs/decisions/44-ring-changes.md): the ring is part of the canonical sequence, so the ring an
+ *       instance holds after gsn g, in its database or its Conveyor Belt, is the ring the canonical gsns 1..g made; each
+ *       change follows the one before (epoch + 1) and is made by a member; only members make gsns; a new member starts
+ *       from a copy of a database that holds the gsn that made it one, and equal to the reference there.</li>
  * </ul>
  */
 final class HistoryChecker implements SimDatabase.CommitLog {
@@ -42,9 +48,17 @@ final class HistoryChecker implements SimDatabase.CommitLog {
     private final List<StateUpdate> canonical = new ArrayList<>(); // gsn g at index g - 1
     private final long[] lastCommitted;
     private final TreeMap<Long, Long> reference = new TreeMap<>();
+    // The ring from each gsn on that changed it, and the first ring at gsn 0.
+    private final TreeMap<Long, Ring> rings = new TreeMap<>();
 
     HistoryChecker(int instances) {
+        this(instances, instances);
+    }
+
+    /** {@code instances} ids, of which {@code members} (0 .. members - 1) make the first ring; the rest may join. */
+    HistoryChecker(int instances, int members) {
         lastCommitted = new long[instances];
+        rings.put(0L, Ring.initial(members));
     }
 
     // ---------------------------------------------------------------- what clients saw
@@ -77,15 +91,82 @@ final class HistoryChecker implements SimDatabase.CommitLog {
             throw new SimulationFailure("instance " + instance + " executed r" + requestId + " as gsn " + update.gsn()
                     + " but the canonical sequence has " + canonical.size() + " updates"
                     + (update.gsn() <= canonical.size() ? ": gsn " + update.gsn() + " is taken twice" : ": a gap"));
-        // Serial execution in gsn order must write exactly what the origin wrote.
+        Ring ring = ringAt(canonical.size());
+        if (!ring.contains(instance))
+            throw new SimulationFailure("instance " + instance + " executed r" + requestId + " as gsn " + update.gsn()
+                    + " but is no member of the ring " + describe(ring) + " after gsn " + canonical.size());
+        if (update.ring() != null && update.ring().epoch() != ring.epoch() + 1)
+            throw new SimulationFailure("gsn " + update.gsn() + " at " + instance + " changes the ring to "
+                    + describe(update.ring()) + " but the ring after gsn " + canonical.size() + " is " + describe(ring));
+        // Serial execution in gsn order must write exactly what the origin wrote (the ring's row is Gyro's, not the
+        // application's).
         List<RowChange> expected = requests.get(requestId).request.execute(reference);
-        if (!expected.equals(update.changes()))
+        if (!expected.equals(GlobalRequest.applicationWrites(update.changes())))
             throw new SimulationFailure("not serializable: r" + requestId + " committed as gsn " + update.gsn() + " at "
                     + instance + " wrote " + update.changes() + " but executed after gsns 1.." + canonical.size()
                     + " it writes " + expected);
         GlobalRequest.apply(update.changes(), reference);
         canonical.add(update);
+        if (update.ring() != null) rings.put(update.gsn(), update.ring());
         commit(instance, update);
+    }
+
+    // ---------------------------------------------------------------- ring changes (decision 44)
+
+    /** The ring the canonical gsns 1..{@code gsn} made. */
+    Ring ringAt(long gsn) {
+        return rings.floorEntry(gsn).getValue();
+    }
+
+    /** The ring after the whole canonical sequence. */
+    Ring finalRing() {
+        return ringAt(canonical.size());
+    }
+
+    /**
+     * {@code instance}'s {@code whose} (its database, its Conveyor Belt) holds {@code ring} (null: the first one) after
+     * gsn {@code gsn}: it must be the one the canonical sequence made by then, so every instance switches at the same gsn.
+     */
+    void holdsRing(int instance, String whose, long gsn, Ring ring) {
+        if (gsn > canonical.size()) return; // a gsn nobody made: the commits' own checks tell
+        Ring expected = ringAt(gsn);
+        Ring held = ring == null ? rings.get(0L) : ring;
+        if (!held.equals(expected))
+            throw new SimulationFailure("instance " + instance + "'s " + whose + " holds the ring " + describe(held)
+                    + " after gsn " + gsn + ", but gsns 1.." + gsn + " made the ring " + describe(expected));
+    }
+
+    /**
+     * {@code instance} joins the ring on {@code copy}, a copy of instance {@code from}'s database: it must hold the gsn
+     * that made {@code instance} a member, equal the serial execution up to its last gsn, and record that gsn's ring.
+     * From there on its commits follow on from the copy's last gsn.
+     */
+    void joined(int instance, int from, SimDatabase copy) {
+        long at = copy.lastGsn();
+        Long madeMember = null;
+        for (Map.Entry<Long, Ring> e : rings.entrySet())
+            if (e.getValue().contains(instance)) {
+                madeMember = e.getKey();
+                break;
+            }
+        if (madeMember == null || madeMember > at)
+            throw new SimulationFailure("instance " + instance + " joins on a copy of instance " + from
+                    + "'s database at gsn " + at + ", before gsn " + madeMember + " made it a member of the ring");
+        if (lastCommitted[instance] != 0)
+            throw new SimulationFailure("instance " + instance + " joins again, after it committed gsns 1.."
+                    + lastCommitted[instance]);
+        TreeMap<Long, Long> then = new TreeMap<>();
+        for (int g = 0; g < at; g++) GlobalRequest.apply(canonical.get(g).changes(), then);
+        if (!copy.rows().equals(then))
+            throw new SimulationFailure("instance " + instance + " joins on a copy of instance " + from
+                    + "'s database at gsn " + at + " whose table " + copy.rows() + " differs from the serial execution "
+                    + then);
+        holdsRing(instance, "copied database", at, copy.ring());
+        lastCommitted[instance] = at;
+    }
+
+    private static String describe(Ring r) {
+        return "epoch " + r.epoch() + " " + r.members() + " (from hop " + r.hop() + " at " + r.holder() + ")";
     }
 
     @Override
@@ -124,13 +205,21 @@ final class HistoryChecker implements SimDatabase.CommitLog {
     // ---------------------------------------------------------------- at the end
 
     /**
-     * After the liveness phase: every instance has committed the whole canonical sequence, its database equals
-     * the reference, the protocol's own view agrees, and nothing accepted is left undone.
+     * After the liveness phase: every member of the final ring has committed the whole canonical sequence, its
+     * database equals the reference and records the final ring, the protocol's own view agrees, and nothing accepted
+     * is left undone. {@code databases} are those of the instances running at the end, {@code protocolLastGsn} by
+     * instance id; an instance taken out of the ring is not asked to converge.
      */
     void checkConverged(List<SimDatabase> databases, long[] protocolLastGsn) {
         long last = canonical.size();
-        for (int i = 0; i < databases.size(); i++) {
-            SimDatabase db = databases.get(i);
+        Ring ring = finalRing();
+        for (int member : ring.members())
+            if (databases.stream().noneMatch(d -> d.instance == member))
+                throw new SimulationFailure("instance " + member + ", a member of the final ring " + describe(ring)
+                        + ", is not running");
+        for (SimDatabase db : databases) {
+            int i = db.instance;
+            if (!ring.contains(i)) continue;
             if (lastCommitted[i] != last)
                 throw new SimulationFailure("instance " + i + " committed gsns 1.." + lastCommitted[i] + " of 1.." + last);
             if (db.lastGsn() != last)
@@ -141,6 +230,7 @@ final class HistoryChecker implements SimDatabase.CommitLog {
             if (!db.rows().equals(reference))
                 throw new SimulationFailure("instance " + i + "'s table " + db.rows() + " differs from the serial "
                         + "execution " + reference);
+            holdsRing(i, "database", db.lastGsn(), db.ring());
         }
         for (Submitted s : requests.values())
             if (s.fate == Fate.ACCEPTED)

@@ -3,6 +3,8 @@ package dev.gyro.sim;
 import dev.gyro.protocol.Action;
 import dev.gyro.protocol.Codec;
 import dev.gyro.protocol.DurableState;
+import dev.gyro.protocol.Ring;
+import dev.gyro.protocol.RowChange;
 import dev.gyro.protocol.StateUpdate;
 import dev.gyro.protocol.Token;
 import java.util.ArrayList;
@@ -13,7 +15,8 @@ import java.util.TreeMap;
 
 /**
  * One instance's simulated DBMS: the application's replicated table plus the Gyro metadata (last applied gsn,
- * token status, token, outbox). It is the instance's disk: a crash keeps it whole. Each method is one atomic
+ * token status, token, outbox, and the ring's membership as the row of {@value Ring#TABLE}, decision 44). It is the
+ * instance's disk: a crash keeps it whole. Each method is one atomic
  * DBMS transaction (the simulator never interrupts a method), performing the runtime's duty from
  * {@link Action}'s Javadoc exactly. Metadata is stored encoded, as a real metadata table stores it.
  *
@@ -43,6 +46,9 @@ class SimDatabase {
     private DurableState.TokenStatus tokenStatus;
     private byte[] token;
     private final List<byte[]> outbox = new ArrayList<>();
+    // The one row of Ring.TABLE (docs/decisions/44-ring-changes.md), as the last applied or committed update that
+    // changed the ring wrote it; null while the ring is the one the cluster started with.
+    private RowChange ringRow;
     /** The keys each committed transaction wrote, by commit number: what a snapshot taken earlier did not see. */
     private final TreeMap<Long, List<Long>> committedWrites = new TreeMap<>();
     private long commits;
@@ -54,12 +60,18 @@ class SimDatabase {
         this.tokenStatus = initial.tokenStatus();
         this.token = initial.token() == null ? null : Codec.encodeToken(initial.token());
         for (StateUpdate u : initial.outbox()) outbox.add(Codec.encodeUpdate(u));
+        this.ringRow = initial.ring() == null ? null : initial.ring().change();
     }
 
     /** What a restarting instance reads back (the {@link DurableState} of the protocol). */
     DurableState durableState() {
         return new DurableState(lastGsn, tokenStatus, token == null ? null : Codec.decodeToken(token),
-                outbox.stream().map(Codec::decodeUpdate).toList());
+                outbox.stream().map(Codec::decodeUpdate).toList(), ring());
+    }
+
+    /** The ring's membership as this database records it, or null for the one the cluster started with. */
+    Ring ring() {
+        return ringRow == null ? null : Ring.in(List.of(ringRow));
     }
 
     /**
@@ -99,6 +111,7 @@ class SimDatabase {
 
     protected final void applyUpdate(StateUpdate u) {
         GlobalRequest.apply(u.changes(), rows);
+        recordRing(u);
         log.applied(instance, u);
     }
 
@@ -108,10 +121,16 @@ class SimDatabase {
      */
     void commitGlobal(long requestId, StateUpdate update) {
         GlobalRequest.apply(update.changes(), rows);
+        recordRing(update);
         committed(GlobalRequest.keys(update.changes()));
         lastGsn = update.gsn();
         outbox.add(Codec.encodeUpdate(update));
         log.executed(instance, requestId, update);
+    }
+
+    /** An update that changes the ring writes its row of {@link Ring#TABLE}, in the transaction that applies it. */
+    protected void recordRing(StateUpdate u) {
+        if (u.ring() != null) ringRow = u.ring().change();
     }
 
     private void committed(List<Long> keys) {
@@ -151,6 +170,24 @@ class SimDatabase {
         other.committedWrites.putAll(committedWrites);
         other.commits = commits;
         return other;
+    }
+
+    /**
+     * A new member's database (docs/decisions/44-ring-changes.md): a copy of this one's rows, last gsn and ring, taken
+     * in one read transaction; the joiner has held no token and executed nothing, so token NONE and an empty outbox.
+     * {@code into} is the joiner's empty database, made by the run's factory; {@code withRing} is false only for a test's
+     * deliberately broken copy, which leaves the ring's row out.
+     */
+    SimDatabase copyInto(SimDatabase into, boolean withRing) {
+        if (!into.rows.isEmpty() || into.lastGsn != 0)
+            throw new IllegalStateException("instance " + into.instance + " joins on a database that is not empty");
+        into.rows.putAll(rows);
+        into.lastGsn = lastGsn;
+        into.ringRow = withRing ? ringRow : null;
+        into.tokenStatus = DurableState.TokenStatus.NONE;
+        into.token = null;
+        into.outbox.clear();
+        return into;
     }
 
     /** {@link Action.PassToken}: the token is recorded as passed before it is sent. */

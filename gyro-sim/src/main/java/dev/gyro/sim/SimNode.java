@@ -6,6 +6,7 @@ import dev.gyro.protocol.ConveyorBelt;
 import dev.gyro.protocol.ConveyorBeltConfig;
 import dev.gyro.protocol.DurableState;
 import dev.gyro.protocol.Message;
+import dev.gyro.protocol.Ring;
 import dev.gyro.protocol.RowChange;
 import dev.gyro.protocol.StateUpdate;
 import dev.gyro.protocol.Token;
@@ -15,6 +16,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.NavigableMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.function.BooleanSupplier;
@@ -103,7 +105,7 @@ final class SimNode {
     private record Entry(Duty duty, String what, Consumer<SimDatabase> effect) {}
 
     final int id;
-    final SimDatabase db;
+    SimDatabase db; // null for a spare until it joins the ring (docs/decisions/44-ring-changes.md)
     private final Simulator sim;
     private final ConveyorBeltConfig config;
 
@@ -128,6 +130,12 @@ final class SimNode {
         this.sim = sim;
         this.config = config;
         this.db = db;
+    }
+
+    /** A spare joins the ring on {@code copy}, a copy of a member's database (decision 44); {@link #start} starts it. */
+    void join(SimDatabase copy) {
+        if (db != null) throw new IllegalStateException("instance " + id + " joins twice");
+        db = copy;
     }
 
     boolean up() {
@@ -309,7 +317,7 @@ final class SimNode {
             executed(requestId, null);
             return;
         }
-        List<RowChange> writes = request.execute(db.rows());
+        List<RowChange> writes = withRingChange(requestId, request.execute(db.rows()));
         if (writes.isEmpty()) {
             sim.trace(() -> id + ": r" + requestId + " writes nothing");
             sim.checker().completedWithoutUpdate(id, requestId, false);
@@ -317,10 +325,39 @@ final class SimNode {
             return;
         }
         StateUpdate update = new StateUpdate(exec.gsn(), id, writes);
-        commit(Duty.GLOBAL, "r" + requestId + " as gsn " + exec.gsn(), d -> d.commitGlobal(requestId, update), () -> {
+        commit(Duty.GLOBAL, "r" + requestId + " as gsn " + exec.gsn(), committing(requestId, update), () -> {
             sim.trace(() -> id + ": r" + requestId + " commits as gsn " + exec.gsn());
             executed(requestId, update);
         });
+    }
+
+    /**
+     * {@code writes} of request {@code requestId}, and, when it asks for a membership change that the ring this
+     * instance holds allows, the row of {@link Ring#TABLE} that makes it (docs/decisions/44-ring-changes.md): the ring
+     * it holds with the joiner put in or the leaver taken out, made at the hop it holds. Computed when the request
+     * commits, so after every gsn before it, ring changes among them included.
+     */
+    private List<RowChange> withRingChange(long requestId, List<RowChange> writes) {
+        Ring next = sim.ringChangeFor(requestId, id, shell.belt.ring(), shell.belt.lastReceivedHop());
+        if (next == null) return writes;
+        sim.trace(() -> id + ": r" + requestId + " (" + sim.ringChange(requestId) + ") makes the ring epoch "
+                + next.epoch() + " " + next.members() + " at hop " + next.hop());
+        List<RowChange> all = new ArrayList<>(writes);
+        all.add(next.change());
+        return all;
+    }
+
+    /** Whether request {@code requestId} may write on {@code rows}: a membership change is judged when it commits. */
+    private boolean mayWrite(long requestId, NavigableMap<Long, Long> rows) {
+        return sim.ringChange(requestId) != null || !sim.request(requestId).execute(rows).isEmpty();
+    }
+
+    /** A global request's one transaction: its writes, gsn and outbox entry, and the ring its update makes if any. */
+    private Consumer<SimDatabase> committing(long requestId, StateUpdate update) {
+        return d -> {
+            d.commitGlobal(requestId, update);
+            if (update.ring() != null && d == db) sim.ringCommitted(update);
+        };
     }
 
     private void executed(long requestId, StateUpdate update) {
@@ -337,6 +374,7 @@ final class SimNode {
      */
     private void executeRound(Action.ExecuteGlobals round) {
         for (long requestId : round.requestIds()) {
+            if (sim.ringChange(requestId) != null) sim.ringChangeRunning(this);
             inFlight++;
             if (ordered != null) runOrdered(requestId, false);
             else inTransaction(() -> runInRound(requestId));
@@ -352,7 +390,7 @@ final class SimNode {
         ordered.begin(db, alone, attempt -> inTransaction(() -> {
             boolean fails = sim.chance(sim.settings().failRate());
             List<RowChange> writes = fails ? List.of() : sim.request(requestId).execute(attempt.snapshot());
-            if (writes.isEmpty()) { // no gsn: nothing to order
+            if (writes.isEmpty() && (fails || sim.ringChange(requestId) == null)) { // no gsn: nothing to order
                 ordered.end(attempt);
                 sim.trace(() -> id + ": r" + requestId + (fails ? " fails and rolls back" : " writes nothing"));
                 sim.checker().completedWithoutUpdate(id, requestId, fails);
@@ -380,8 +418,17 @@ final class SimNode {
                 runOrdered(requestId, true);
                 return;
             }
-            StateUpdate update = new StateUpdate(gsn, id, writes);
-            commit(Duty.GLOBAL, "r" + requestId + " as gsn " + gsn, d -> d.commitGlobal(requestId, update), () -> {
+            List<RowChange> all = withRingChange(requestId, writes);
+            if (all.isEmpty()) { // a membership change the ring no longer allows
+                ordered.end(attempt);
+                sim.trace(() -> id + ": r" + requestId + " writes nothing after all");
+                sim.checker().completedWithoutUpdate(id, requestId, false);
+                step = Step.GLOBAL_WITHOUT_UPDATE;
+                report(new BeltEvent.GlobalExecuted(requestId, null), true);
+                return;
+            }
+            StateUpdate update = new StateUpdate(gsn, id, all);
+            commit(Duty.GLOBAL, "r" + requestId + " as gsn " + gsn, committing(requestId, update), () -> {
                 ordered.end(attempt); // no attempt begins while a commit is open (SimOrderedCommits)
                 sim.trace(() -> id + ": r" + requestId + " commits as gsn " + gsn);
                 report(new BeltEvent.GlobalExecuted(requestId, update), true);
@@ -396,7 +443,7 @@ final class SimNode {
 
     private void runInRound(long requestId) {
         boolean fails = sim.chance(sim.settings().failRate());
-        if (fails || sim.request(requestId).execute(db.rows()).isEmpty()) { // no gsn
+        if (fails || !mayWrite(requestId, db.rows())) { // no gsn
             sim.trace(() -> id + ": r" + requestId + (fails ? " fails and rolls back" : " writes nothing"));
             sim.checker().completedWithoutUpdate(id, requestId, fails);
             step = Step.GLOBAL_WITHOUT_UPDATE;
@@ -418,7 +465,7 @@ final class SimNode {
                 inTransaction(() -> runInRound(requestId));
                 return;
             }
-            List<RowChange> writes = sim.request(requestId).execute(db.rows());
+            List<RowChange> writes = withRingChange(requestId, sim.request(requestId).execute(db.rows()));
             if (writes.isEmpty()) {
                 sim.trace(() -> id + ": r" + requestId + " writes nothing after all");
                 sim.checker().completedWithoutUpdate(id, requestId, false);
@@ -427,7 +474,7 @@ final class SimNode {
                 return;
             }
             StateUpdate update = new StateUpdate(gsn, id, writes);
-            commit(Duty.GLOBAL, "r" + requestId + " as gsn " + gsn, d -> d.commitGlobal(requestId, update), () -> {
+            commit(Duty.GLOBAL, "r" + requestId + " as gsn " + gsn, committing(requestId, update), () -> {
                 sim.trace(() -> id + ": r" + requestId + " commits as gsn " + gsn);
                 report(new BeltEvent.GlobalExecuted(requestId, update), true);
             });
@@ -664,6 +711,7 @@ final class SimNode {
         @Override
         public void execute(Action.ExecuteGlobal one) {
             if (!current()) return; // its transaction would wait for the group's log in vain
+            if (sim.ringChange(one.requestId()) != null) sim.ringChangeRunning(SimNode.this);
             inFlight++;
             inTransaction(() -> SimNode.this.execute(one));
         }

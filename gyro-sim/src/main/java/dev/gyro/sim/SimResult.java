@@ -20,11 +20,20 @@ import java.util.Map;
  *                         where each left it, step k at index k - 1
  * @param injection        the failover injected at a chosen step, or null
  * @param replayArgs       the command line that replays the run, or null for a test's deliberately broken runtime
+ * @param joins            members that joined the ring (docs/decisions/44-ring-changes.md): changes committed
+ * @param leaves           members taken out of the ring: changes committed
+ * @param ringChanges      every ring change committed, in gsn order
  */
 public record SimResult(SimSettings settings, String failure, Map<HistoryChecker.Fate, Integer> fates, long gsns,
                         long messages, long crashes, long events, long simulatedMillis, List<String> trace,
                         List<Failover> failovers, List<SimNode.Step> steps, Simulator.Injection injection,
-                        String replayArgs) {
+                        String replayArgs, long joins, long leaves, List<RingChange> ringChanges) {
+
+    /**
+     * A ring change (docs/decisions/44-ring-changes.md) committed as gsn {@code gsn} by instance {@code node} in its step
+     * {@code step} (the step under way when its transaction committed), in the safety phase or not.
+     */
+    public record RingChange(int node, long step, long gsn, boolean safetyPhase) {}
 
     /**
      * One failover (docs/decisions/24-ring-on-groups.md): of instance {@code node}'s group, right after its step
@@ -43,7 +52,8 @@ public record SimResult(SimSettings settings, String failure, Map<HistoryChecker
                 + (injection == null ? "" : " | one failover at " + injection.describe())
                 + " | requests " + fates + ", gsns " + gsns
                 + ", messages " + messages + ", crashes " + crashes
-                + (settings.replicated() ? ", failovers " + failovers.size() : "") + ", " + events + " events, "
+                + (settings.replicated() ? ", failovers " + failovers.size() : "")
+                + (settings.ringChanges() ? ", joins " + joins + ", leaves " + leaves : "") + ", " + events + " events, "
                 + simulatedMillis + "ms simulated";
     }
 
@@ -51,7 +61,9 @@ public record SimResult(SimSettings settings, String failure, Map<HistoryChecker
     public String replayCommand() {
         if (replayArgs == null) return "rerun the test: its runtime is deliberately broken (seed " + settings.seed() + ")";
         return "mvn -q -B -f gyro-sim/pom.xml compile exec:java -Dexec.args=\"" + replayArgs + " --trace\""
-                + "   (or: mvn -B -f gyro-sim/pom.xml test -Dtest=SimulatorSeedsTest -Dgyro.sim.seed=" + settings.seed()
+                + "   (or: mvn -B -f gyro-sim/pom.xml test -Dtest="
+                + (replayArgs.contains("--rings") ? "RingChangeSeedsTest" : "SimulatorSeedsTest") + " -Dgyro.sim.seed="
+                + settings.seed()
                 + (injection != null ? " -Dgyro.sim.failoverAt=" + injection.describe()
                 : replayArgs.contains("--groups") ? " -Dgyro.sim.groups=true" : "") + ")";
     }

@@ -50,6 +50,12 @@ import java.util.SplittableRandom;
  *                              applies it ahead of the token (docs/decisions/25-updates-ahead.md)
  * @param trimToken             with updates ahead: instances say what they applied ahead, and a holder leaves off the
  *                              token the updates all others applied (docs/decisions/26-trimmed-token.md)
+ * @param spares                ring changes (docs/decisions/44-ring-changes.md): ids beyond the first ring's
+ *                              {@code instances} members that may join it; 0 for a run without ring changes
+ * @param meanRingChangeMillis  ring changes: mean time between two membership changes asked for (a join or a leave,
+ *                              safety phase only), 0 for none
+ * @param stopRemovedAtCommit   ring changes: a member taken out stops right after the change commits, rather than once
+ *                              its own database applied it
  */
 public record SimSettings(long seed, int instances, int keys, long minDelayMillis, long maxDelayMillis, double lossRate,
                           double duplicateRate, long meanPartitionMillis, long maxPartitionMillis, long meanCrashMillis, long maxDowntimeMillis, double failRate,
@@ -57,7 +63,8 @@ public record SimSettings(long seed, int instances, int keys, long minDelayMilli
                           long maxDbMillis, double applyRetryRate, long safetyMillis, boolean parallelGlobals,
                           boolean snapshotIsolation, boolean replicated, long maxLogMillis, long meanFailoverMillis,
                           long maxElectionMillis, double unknownCommitRate, long maxDeposedMillis,
-                          boolean updatesAhead, boolean trimToken) {
+                          boolean updatesAhead, boolean trimToken, int spares, long meanRingChangeMillis,
+                          boolean stopRemovedAtCommit) {
 
     /**
      * The replicated groups' knobs come from a second random stream of the same seed, so that they leave the run's
@@ -68,6 +75,9 @@ public record SimSettings(long seed, int instances, int keys, long minDelayMilli
 
     /** Updates sent ahead of the token: drawn from a third stream of the seed, for the same reason. */
     private static final long AHEAD_STREAM = 0xC2B2AE3D27D4EB4FL;
+
+    /** Ring changes: drawn from a fourth stream of the seed, and only for runs that ask for them. */
+    private static final long RING_STREAM = 0x165667B19E3779F9L;
 
     /** The settings seed {@code seed} runs with (as {@link Simulator#run(long)} draws them). */
     static SimSettings of(long seed) {
@@ -109,7 +119,32 @@ public record SimSettings(long seed, int instances, int keys, long minDelayMilli
         boolean trim = ahead && aheadStream.nextBoolean(); // drawn after: each seed sends ahead as it did before
         return new SimSettings(seed, instances, keys, minDelay, maxDelay, loss, dup, partition, partitionLength, crash,
                 downtime, fail, request, queue, tokenResend, wantResend, db, retry, safety, parallel, snapshots,
-                replicated, log, failover, election, unknown, deposed, ahead, trim);
+                replicated, log, failover, election, unknown, deposed, ahead, trim, 0, 0, false);
+    }
+
+    /**
+     * The same run with ring changes (docs/decisions/44-ring-changes.md): one to three spare ids that may join, and joins
+     * and leaves asked for now and then, drawn from a stream of their own.
+     */
+    SimSettings withRingChanges() {
+        SplittableRandom ring = new SplittableRandom(seed ^ RING_STREAM);
+        int spare = 1 + ring.nextInt(3);
+        long change = new long[] {50L, 150L, 400L}[ring.nextInt(3)];
+        return new SimSettings(seed, instances, keys, minDelayMillis, maxDelayMillis, lossRate, duplicateRate,
+                meanPartitionMillis, maxPartitionMillis, meanCrashMillis, maxDowntimeMillis, failRate, meanRequestMillis,
+                queueBound, tokenResendMillis, wantResendMillis, maxDbMillis, applyRetryRate, safetyMillis,
+                parallelGlobals, snapshotIsolation, replicated, maxLogMillis, meanFailoverMillis, maxElectionMillis,
+                unknownCommitRate, maxDeposedMillis, updatesAhead, trimToken, spare, change, ring.nextBoolean());
+    }
+
+    /** Whether membership changes run (decision 44). */
+    boolean ringChanges() {
+        return meanRingChangeMillis > 0;
+    }
+
+    /** Every instance id the run may use: the first ring's members and the spares. */
+    int ids() {
+        return instances + spares;
     }
 
     /**
@@ -121,7 +156,7 @@ public record SimSettings(long seed, int instances, int keys, long minDelayMilli
                 meanPartitionMillis, maxPartitionMillis, meanCrashMillis, maxDowntimeMillis, failRate, meanRequestMillis,
                 queueBound, tokenResendMillis, wantResendMillis, maxDbMillis, applyRetryRate, safetyMillis,
                 parallelGlobals, snapshotIsolation, true, maxLogMillis, 0, maxElectionMillis, unknownCommitRate,
-                maxDeposedMillis, updatesAhead, trimToken);
+                maxDeposedMillis, updatesAhead, trimToken, spares, meanRingChangeMillis, stopRemovedAtCommit);
     }
 
     /** One line: the seed and every fault setting. */
@@ -146,7 +181,10 @@ public record SimSettings(long seed, int instances, int keys, long minDelayMilli
                 applyRetryRate * 100, safetyMillis, !parallelGlobals ? "one at a time"
                         : snapshotIsolation ? "in parallel, commits ordered on snapshots" : "in parallel")
                 + (updatesAhead ? ", updates sent ahead of the token" : "")
-                + (trimToken ? ", the token trimmed of what all applied" : "");
+                + (trimToken ? ", the token trimmed of what all applied" : "")
+                + (!ringChanges() ? "" : ", ring changes every ~" + meanRingChangeMillis + "ms with " + spares
+                + " spare id" + (spares == 1 ? "" : "s") + ", a removed member stops "
+                + (stopRemovedAtCommit ? "at the commit" : "once it applied its removal"));
     }
 
     @SafeVarargs

@@ -5,13 +5,16 @@ import dev.gyro.protocol.Codec;
 import dev.gyro.protocol.ConveyorBeltConfig;
 import dev.gyro.protocol.DurableState;
 import dev.gyro.protocol.Message;
+import dev.gyro.protocol.Ring;
 import dev.gyro.protocol.StateUpdate;
 import dev.gyro.protocol.Token;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
+import java.util.Set;
 import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
 
@@ -33,12 +36,19 @@ import java.util.function.Supplier;
  * random moments, so at any step of a round. {@link FailoverSweep} injects one failover at every step of a round
  * instead.
  *
+ * <p>With ring changes ({@link Options#rings()}, docs/decisions/44-ring-changes.md) the run starts with spare ids
+ * outside the ring, and during the safety phase asks at random moments, so at any step of a round, for joins of spares
+ * and leaves of members: global requests whose updates carry the new ring ({@link SimNode}). A joiner starts on a copy
+ * of a member's database that holds the join's gsn; a member taken out stops. Crashes, restarts and every other fault go
+ * on meanwhile, joiners included; the checkers check that every instance switches ring at the same gsn, and the
+ * liveness phase that the final ring's members converge.
+ *
  * <p>Usage: {@code Simulator [--seed N [--trace] [--groups] [--failover-at I:K[:commit|:drop|:seed[:twice]]]
- * [--sweep I]] [--from S] [--count C]}: one seed (with its event trace), or the seeds S .. S+C-1 (default 1 .. 1000).
+ * [--sweep I]] [--rings] [--from S] [--count C]}: one seed (with its event trace), or the seeds S .. S+C-1 (default 1 .. 1000).
  * {@code --groups} runs the seed on replicated groups without random failovers; {@code --failover-at} does too, with
  * exactly one failover, right after the K-th step of instance I (the entries then in the log committed, dropped, or as
  * the seed draws; {@code twice}: and its new leader's too, right after it starts); {@code --sweep I} runs the sweep of
- * a round of instance I ({@link FailoverSweep}). Exits with 1 if any run failed.
+ * a round of instance I ({@link FailoverSweep}); {@code --rings} runs with ring changes. Exits with 1 if any run failed.
  */
 public final class Simulator {
 
@@ -120,30 +130,70 @@ public final class Simulator {
      * @param stepsOf the instance whose steps the result lists ({@link SimResult#steps()}), or -1
      */
     record Options(boolean traced, SimDatabase.Factory databases, boolean sweep, Injection inject, FailoverMode mode,
-                   int stepsOf, Guards guards) {
+                   int stepsOf, Guards guards, boolean rings, JoinCopy joinCopy) {
         static Options of(boolean traced, SimDatabase.Factory databases) {
-            return new Options(traced, databases, false, null, FailoverMode.CORRECT, -1, Guards.BOTH);
+            return new Options(traced, databases, false, null, FailoverMode.CORRECT, -1, Guards.BOTH, false,
+                    JoinCopy.HOLDS_THE_JOIN);
         }
 
         /** On replicated groups, one failover at {@code inject} (none if null), listing the steps of {@code stepsOf}. */
         static Options sweep(boolean traced, Injection inject, int stepsOf) {
-            return new Options(traced, SimDatabase::new, true, inject, FailoverMode.CORRECT, stepsOf, Guards.BOTH);
+            return new Options(traced, SimDatabase::new, true, inject, FailoverMode.CORRECT, stepsOf, Guards.BOTH, false,
+                    JoinCopy.HOLDS_THE_JOIN);
         }
 
         Options with(FailoverMode broken) {
-            return new Options(traced, databases, sweep, inject, broken, stepsOf, guards);
+            return new Options(traced, databases, sweep, inject, broken, stepsOf, guards, rings, joinCopy);
         }
 
         Options with(Guards broken) {
-            return new Options(traced, databases, sweep, inject, mode, stepsOf, broken);
+            return new Options(traced, databases, sweep, inject, mode, stepsOf, broken, rings, joinCopy);
+        }
+
+        /** With ring changes (docs/decisions/44-ring-changes.md). */
+        Options withRings() {
+            return new Options(traced, databases, sweep, inject, mode, stepsOf, guards, true, joinCopy);
+        }
+
+        Options with(JoinCopy copy) {
+            return new Options(traced, databases, sweep, inject, mode, stepsOf, guards, rings, copy);
         }
 
         /** The command line that replays the run ({@link #main}), or null for a test's deliberately broken runtime. */
         String replayArgs(long seed, boolean correctDatabase) {
-            if (mode != FailoverMode.CORRECT || guards != Guards.BOTH || !correctDatabase) return null;
-            return "--seed " + seed + (inject != null ? " --failover-at " + inject.describe() : sweep ? " --groups" : "");
+            if (mode != FailoverMode.CORRECT || guards != Guards.BOTH || joinCopy != JoinCopy.HOLDS_THE_JOIN
+                    || !correctDatabase) return null;
+            return "--seed " + seed + (inject != null ? " --failover-at " + inject.describe() : sweep ? " --groups" : "")
+                    + (rings ? " --rings" : "");
         }
     }
+
+    /**
+     * When and how a joiner's database is copied (docs/decisions/44-ring-changes.md). Only {@link #HOLDS_THE_JOIN} is
+     * correct; the others are deliberately broken, for the tests that prove the checkers catch them.
+     */
+    enum JoinCopy {
+        /** From a member whose database applied the join's gsn: wait until one has. */
+        HOLDS_THE_JOIN,
+        /** Broken: from a member of the new ring, at once when the join commits, whether it applied the gsn or not. */
+        AT_THE_COMMIT,
+        /** Broken: as {@link #HOLDS_THE_JOIN}, but the copy leaves out Gyro's row of {@link Ring#TABLE}. */
+        WITHOUT_THE_RING
+    }
+
+    /** A membership change asked for by global request: {@code who} joins the ring, or leaves it. */
+    record RingChange(boolean join, int who) {
+        @Override
+        public String toString() {
+            return (join ? "join of " : "leave of ") + who;
+        }
+    }
+
+    /**
+     * A joiner waits for a database to copy: of {@code source}, once it holds gsn {@code gsn}, or after {@code until} of
+     * any instance's that does (a member the token reaches only through the joiner never will).
+     */
+    private record PendingJoin(int joiner, long gsn, int source, long until) {}
 
     private final SimSettings settings;
     private final Options options;
@@ -166,23 +216,41 @@ public final class Simulator {
     private final List<SimResult.Failover> failovers = new ArrayList<>();
     private final List<SimNode.Step> stepLog = new ArrayList<>();
 
+    // Ring changes (decision 44): what the simulator saw commit, in gsn order.
+    private final SimDatabase.Factory databases;
+    private final Map<Long, RingChange> ringChanges = new HashMap<>(); // by request id
+    private Ring ring;
+    private final Set<Integer> everMember = new HashSet<>();
+    private final Set<Integer> departed = new HashSet<>(); // taken out of the ring: stopped for good, or soon
+    private final Map<Integer, Long> stopOnceApplied = new HashMap<>(); // removed member -> the gsn of its removal
+    private final List<PendingJoin> pendingJoins = new ArrayList<>();
+    private long joins, leaves;
+    private final List<SimResult.RingChange> changesCommitted = new ArrayList<>();
     private Simulator(long seed, Options options) {
         this.options = options;
         this.random = new Random(seed);
         SimSettings drawn = SimSettings.draw(seed, random);
-        this.settings = options.sweep() ? drawn.forSweep() : drawn;
-        SimDatabase.Factory databases = options.databases();
+        SimSettings forRun = options.sweep() ? drawn.forSweep() : drawn;
+        this.settings = options.rings() ? forRun.withRingChanges() : forRun;
+        this.databases = options.databases();
         this.trace = options.traced() ? new ArrayList<>() : null;
-        this.checker = new HistoryChecker(settings.instances());
-        this.nodes = new SimNode[settings.instances()];
-        this.isolatedUntil = new long[settings.instances()];
+        int members = settings.instances();
+        this.checker = new HistoryChecker(settings.ids(), members);
+        this.nodes = new SimNode[settings.ids()];
+        this.isolatedUntil = new long[settings.ids()];
+        this.ring = Ring.initial(members);
+        everMember.addAll(ring.members());
         boolean correct = true;
         for (int i = 0; i < nodes.length; i++) {
-            ConveyorBeltConfig config = new ConveyorBeltConfig(i, nodes.length, settings.queueBound(),
+            // A spare's configuration names a first ring it was never in; it starts on a copied ring (decision 44).
+            ConveyorBeltConfig config = new ConveyorBeltConfig(i, i < members ? members : i + 1, settings.queueBound(),
                     settings.tokenResendMillis(), settings.wantResendMillis(), settings.parallelGlobals(),
                     settings.updatesAhead(), settings.trimToken());
-            SimDatabase db = databases.create(i, DurableState.initial(i), checker);
-            correct &= db.getClass() == SimDatabase.class;
+            SimDatabase db = null;
+            if (i < members) {
+                db = databases.create(i, DurableState.initial(i), checker);
+                correct &= db.getClass() == SimDatabase.class;
+            }
             nodes[i] = new SimNode(i, this, config, db);
         }
         this.correctDatabase = correct;
@@ -214,13 +282,14 @@ public final class Simulator {
         return new SimResult(sim.settings, failure, sim.checker.fates(), sim.checker.canonicalLength(), sim.messages,
                 sim.crashes, sim.steps, sim.now(), sim.trace == null ? List.of() : List.copyOf(sim.trace),
                 List.copyOf(sim.failovers), List.copyOf(sim.stepLog), options.inject(),
-                options.replayArgs(seed, sim.correctDatabase));
+                options.replayArgs(seed, sim.correctDatabase), sim.joins, sim.leaves, List.copyOf(sim.changesCommitted));
     }
 
     // ---------------------------------------------------------------- the two phases
 
     private void simulate() {
-        for (SimNode n : nodes) n.start();
+        for (SimNode n : nodes) if (n.db != null) n.start();
+        if (settings.ringChanges()) after(interval(settings.meanRingChangeMillis()), this::ringChangeOne);
         after(TICK_MILLIS, this::tick);
         after(interval(settings.meanRequestMillis()), this::clientRequest);
         if (settings.meanCrashMillis() > 0) after(interval(settings.meanCrashMillis()), this::crashOne);
@@ -235,7 +304,13 @@ public final class Simulator {
         clients = false;
         for (SimNode n : nodes) {
             n.endDeposed(-1); // a deposed leader steps down within the election timeout
-            if (!n.up()) restart(n);
+            if (departed.contains(n.id)) { // taken out: it may just be stopped (decision 44)
+                if (n.up() && stopOnceApplied.containsKey(n.id))
+                    trace(() -> n.id + " was taken out of the ring at gsn " + stopOnceApplied.get(n.id) + " but its"
+                            + " database is at gsn " + n.db.lastGsn() + ": it never heard");
+                stopForGood(n);
+            }
+            else if (n.db != null && !n.up()) restart(n);
         }
         long deadline = now() + LIVENESS_LIMIT_MILLIS;
         long quietWindow = 2 * Math.max(settings.tokenResendMillis(), settings.wantResendMillis())
@@ -244,13 +319,17 @@ public final class Simulator {
         if (!quiet(quietWindow)) {
             StringBuilder why = new StringBuilder("no convergence " + LIVENESS_LIMIT_MILLIS + "ms after faults stopped:");
             for (SimNode n : nodes)
-                why.append(" [").append(n.id).append(' ').append(n.belt().role()).append(" queued ")
-                        .append(n.belt().queuedGlobals()).append(" last-gsn ").append(n.belt().lastGsn()).append(']');
+                if (n.up())
+                    why.append(" [").append(n.id).append(' ').append(n.belt().role()).append(" queued ")
+                            .append(n.belt().queuedGlobals()).append(" last-gsn ").append(n.belt().lastGsn())
+                            .append(']');
+            if (!pendingJoins.isEmpty()) why.append(" joiners waiting for a database to copy: ").append(pendingJoins);
             throw new SimulationFailure(why.append(", ").append(inFlight).append(" messages in flight").toString());
         }
         long[] protocolGsn = new long[nodes.length];
         List<SimDatabase> dbs = new ArrayList<>();
         for (SimNode n : nodes) {
+            if (!n.up()) continue; // a spare that never joined, or a member taken out
             protocolGsn[n.id] = n.belt().lastGsn();
             dbs.add(n.db);
         }
@@ -263,8 +342,8 @@ public final class Simulator {
     }
 
     private boolean quiet(long window) {
-        if (inFlight > 0 || now() - lastMessageAt < window) return false;
-        for (SimNode n : nodes) if (!n.idle()) return false;
+        if (inFlight > 0 || now() - lastMessageAt < window || !pendingJoins.isEmpty()) return false;
+        for (SimNode n : nodes) if (n.db != null && !departed.contains(n.id) && !n.idle()) return false;
         return true;
     }
 
@@ -279,6 +358,7 @@ public final class Simulator {
     // ---------------------------------------------------------------- the world
 
     private void tick() {
+        ringChangesProgress();
         for (SimNode n : nodes) {
             if (n.up()) n.tick(now());
             if (n.deposedRunning()) n.tickDeposed(now());
@@ -314,7 +394,12 @@ public final class Simulator {
 
     private void crashOne() {
         if (!faults) return;
-        SimNode n = nodes[random.nextInt(nodes.length)];
+        crash(nodes[random.nextInt(nodes.length)]);
+        after(interval(settings.meanCrashMillis()), this::crashOne);
+    }
+
+    /** {@code n} crashes, if up, and restarts after a while unless it was taken out of the ring meanwhile. */
+    private void crash(SimNode n) {
         if (n.up()) {
             crashes++;
             trace(() -> n.id + " CRASHES");
@@ -323,10 +408,9 @@ public final class Simulator {
             n.stop(() -> chance(settings.unknownCommitRate()), options.mode(), false);
             checker.crashed(n.id);
             after(1 + nextLong(settings.maxDowntimeMillis()), () -> {
-                if (!n.up()) restart(n);
+                if (!n.up() && !departed.contains(n.id)) restart(n);
             });
         }
-        after(interval(settings.meanCrashMillis()), this::crashOne);
     }
 
     /** Cuts one instance off the network for a while; its messages in both directions are lost. */
@@ -375,7 +459,7 @@ public final class Simulator {
             after(runsOn, () -> n.endDeposed(term));
         }
         after(election, () -> {
-            if (n.up()) return;
+            if (n.up() || departed.contains(n.id)) return;
             trace(() -> n.id + "'s group has a new leader");
             n.start();
         });
@@ -397,6 +481,184 @@ public final class Simulator {
         if (settings.replicated()) trace(() -> n.id + " step " + k + ": " + label);
         Injection inject = options.inject();
         if (faults && inject != null && inject.at(n.id, k) && n.up()) failover(n, inject.commits());
+        if (settings.ringChanges()) {
+            if (n.up()) checker.holdsRing(n.id, "Conveyor Belt", n.belt().lastGsn(), n.belt().ring());
+            if (n.db != null) checker.holdsRing(n.id, "database", n.db.lastGsn(), n.db.ring());
+            ringChangesProgress();
+        }
+    }
+
+    // ---------------------------------------------------------------- ring changes (decision 44)
+
+    /**
+     * Asks for one membership change, at a random moment (so at any step of a round): the join of a spare that was never
+     * a member, or the leave of a member, as a global request to a member (not the one that leaves). The ring it is
+     * judged against is the last one committed; the holder that runs it judges again by its own ({@link
+     * #ringChangeFor}).
+     */
+    private void ringChangeOne() {
+        if (!faults) return;
+        List<Integer> fresh = new ArrayList<>();
+        for (SimNode n : nodes) if (!everMember.contains(n.id)) fresh.add(n.id);
+        boolean join = !fresh.isEmpty() && (ring.size() <= 2 || random.nextBoolean());
+        RingChange change = null;
+        int at = -1;
+        if (join) {
+            change = new RingChange(true, fresh.get(random.nextInt(fresh.size())));
+            at = ring.members().get(random.nextInt(ring.size()));
+        } else if (ring.size() > 2) {
+            int leaves = ring.members().get(random.nextInt(ring.size()));
+            List<Integer> others = new ArrayList<>(ring.members());
+            others.remove(Integer.valueOf(leaves));
+            change = new RingChange(false, leaves);
+            at = others.get(random.nextInt(others.size()));
+        }
+        if (change != null) {
+            GlobalRequest r = new GlobalRequest(nextRequestId++, at, new long[0], new long[0]);
+            requests.put(r.id(), r);
+            ringChanges.put(r.id(), change);
+            RingChange asked = change;
+            trace(() -> "operator asks " + r.instance() + " for the " + asked + " as r" + r.id());
+            SimNode node = nodes[at];
+            if (node.up()) {
+                node.submit(r.id());
+            } else {
+                checker.submitted(r, HistoryChecker.Fate.UNREACHABLE);
+                trace(() -> "operator: r" + r.id() + " UNREACHABLE");
+            }
+        }
+        after(interval(settings.meanRingChangeMillis()), this::ringChangeOne);
+    }
+
+    /**
+     * The token's holder {@code n} begins to run a membership change request: now and then it crashes (or, on replicated
+     * groups, fails over) a moment later, before its transaction commits, or after it, before its report to the belt or
+     * before the token leaves by the new ring, so that a crash in the middle of running a change is not left to chance
+     * alone. The change must then be there in full (in the database and its outbox, and so on the token) or not at all.
+     */
+    void ringChangeRunning(SimNode n) {
+        if (!faults || !chance(0.3)) return;
+        long in = nextLong(3 * settings.maxDbMillis() + (settings.replicated() ? 2 * settings.maxLogMillis() : 0) + 4);
+        trace(() -> n.id + " will fail " + in + "ms into running a ring change");
+        after(in, () -> {
+            if (!faults || !n.up()) return;
+            // A sweep injects its one failover itself (FailoverSweep): then only crashes.
+            if (settings.replicated() && settings.meanFailoverMillis() > 0 && chance(0.5)) failover(n, null);
+            else crash(n);
+        });
+    }
+
+    /** The membership change request {@code requestId} asks for, or null for an application's request. */
+    RingChange ringChange(long requestId) {
+        return ringChanges.get(requestId);
+    }
+
+    /**
+     * The ring that membership change request {@code requestId} makes when instance {@code self} commits it while it
+     * holds hop {@code hop} of {@code current}, or null when it can make none: a join of an instance that is or was a
+     * member, a leave of a non-member, of itself, or one that would leave fewer than two members. A joiner goes right
+     * after its maker, at the end, or anywhere, as the seed draws.
+     */
+    Ring ringChangeFor(long requestId, int self, Ring current, long hop) {
+        RingChange c = ringChanges.get(requestId);
+        if (c == null) return null;
+        List<Integer> members = new ArrayList<>(current.members());
+        if (c.join()) {
+            if (current.contains(c.who()) || everMember.contains(c.who())) return null;
+            double where = random.nextDouble();
+            if (where < 0.4) members.add(members.indexOf(self) + 1, c.who());
+            else if (where < 0.7) members.add(c.who());
+            else members.add(random.nextInt(members.size() + 1), c.who());
+        } else {
+            if (!current.contains(c.who()) || c.who() == self || current.size() <= 2) return null;
+            members.remove(Integer.valueOf(c.who()));
+        }
+        return current.next(members, hop, self);
+    }
+
+    /**
+     * An update that changes the ring committed at its holder (it is in the holder's database, in its outbox): a
+     * joiner's database is copied once a member holds the gsn, and a member taken out stops, at once or once it applied
+     * the change, as the seed says.
+     */
+    void ringCommitted(StateUpdate update) {
+        Ring next = update.ring();
+        if (next.epoch() <= ring.epoch()) return; // a deliberately broken failover commits it twice
+        Ring before = ring;
+        ring = next;
+        changesCommitted.add(new SimResult.RingChange(update.origin(), nodes[update.origin()].steps() + 1, update.gsn(),
+                faults));
+        trace(() -> update.origin() + " changed the ring at gsn " + update.gsn() + " to epoch " + next.epoch() + " "
+                + next.members() + " from hop " + next.hop());
+        for (int m : next.members()) {
+            if (before.contains(m)) continue;
+            joins++;
+            everMember.add(m);
+            List<Integer> sources = new ArrayList<>(next.members());
+            sources.remove(Integer.valueOf(m));
+            sources.removeIf(id -> nodes[id].db == null); // joiners not started yet
+            // The broken copy is the more likely to come before the join from a member that did not make it.
+            if (options.joinCopy() == JoinCopy.AT_THE_COMMIT && sources.size() > 1)
+                sources.remove(Integer.valueOf(update.origin()));
+            int source = sources.get(random.nextInt(sources.size()));
+            pendingJoins.add(new PendingJoin(m, update.gsn(), source, now() + nextLong(200)));
+        }
+        for (int m : before.members()) {
+            if (next.contains(m)) continue;
+            leaves++;
+            departed.add(m);
+            // In the liveness phase it may just be stopped: what it still runs is no member's work.
+            if (settings.stopRemovedAtCommit() || !faults) after(0, () -> stopForGood(nodes[m]));
+            else stopOnceApplied.put(m, update.gsn());
+        }
+        if (options.joinCopy() == JoinCopy.AT_THE_COMMIT) after(0, this::ringChangesProgress);
+    }
+
+    /** Joiners whose database can be copied start; members taken out that applied their removal stop. */
+    private void ringChangesProgress() {
+        for (var it = pendingJoins.iterator(); it.hasNext(); ) {
+            PendingJoin p = it.next();
+            SimNode chosen = nodes[p.source()];
+            if (options.joinCopy() != JoinCopy.AT_THE_COMMIT && chosen.db.lastGsn() < p.gsn()) {
+                if (now() < p.until()) continue;
+                // Another database that holds the join will do: the maker's does.
+                List<SimNode> holding = new ArrayList<>();
+                for (SimNode n : nodes) if (n.db != null && n.db.lastGsn() >= p.gsn()) holding.add(n);
+                if (holding.isEmpty()) continue;
+                chosen = holding.get(random.nextInt(holding.size()));
+            }
+            SimNode source = chosen;
+            it.remove();
+            SimNode joiner = nodes[p.joiner()];
+            SimDatabase copy = source.db.copyInto(databases.create(joiner.id,
+                    new DurableState(0, DurableState.TokenStatus.NONE, null, List.of()), checker),
+                    options.joinCopy() != JoinCopy.WITHOUT_THE_RING);
+            trace(() -> joiner.id + " joins on a copy of " + source.id + "'s database at gsn " + copy.lastGsn());
+            checker.joined(joiner.id, source.id, copy);
+            joiner.join(copy);
+            if (!departed.contains(joiner.id)) joiner.start();
+            return;
+        }
+        for (var it = stopOnceApplied.entrySet().iterator(); it.hasNext(); ) {
+            var e = it.next();
+            SimNode n = nodes[e.getKey()];
+            if (n.db == null || n.db.lastGsn() >= e.getValue() || !n.up()) {
+                it.remove();
+                if (n.up()) {
+                    trace(() -> n.id + " applied its removal from the ring and stops");
+                    stopForGood(n);
+                }
+                return;
+            }
+        }
+    }
+
+    /** A member taken out of the ring stops, and is not restarted: what it accepted is lost. */
+    private void stopForGood(SimNode n) {
+        if (!n.up()) return;
+        trace(() -> n.id + " stops: it is no member of the ring");
+        n.stop(() -> chance(settings.unknownCommitRate()), options.mode(), false);
+        checker.crashed(n.id);
     }
 
     /** The network: best effort, with loss, duplication and random delay (hence reordering) while faults are on. */
@@ -520,6 +782,7 @@ public final class Simulator {
         Injection inject = null;
         Integer sweep = null;
         boolean groups = false;
+        boolean rings = false;
         long from = 1, count = 1000;
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
@@ -530,9 +793,10 @@ public final class Simulator {
                 case "--failover-at" -> inject = Injection.parse(args[++i]);
                 case "--sweep" -> sweep = Integer.parseInt(args[++i]);
                 case "--groups" -> groups = true;
+                case "--rings" -> rings = true;
                 default -> {
                     System.err.println("usage: Simulator [--seed N [--trace] [--groups] [--failover-at I:K[:commit|:drop|:seed"
-                            + "[:twice]]] [--sweep I]] [--from S] [--count C]");
+                            + "[:twice]]] [--sweep I]] [--rings] [--from S] [--count C]");
                     System.exit(2);
                 }
             }
@@ -543,8 +807,8 @@ public final class Simulator {
             System.exit(report.failures().isEmpty() ? 0 : 1);
         }
         if (seed != null) {
-            SimResult r = run(seed, inject == null && !groups ? Options.of(traced, SimDatabase::new)
-                    : Options.sweep(traced, inject, -1));
+            Options o = inject == null && !groups ? Options.of(traced, SimDatabase::new) : Options.sweep(traced, inject, -1);
+            SimResult r = run(seed, rings ? o.withRings() : o);
             System.out.println(r.settings().describe());
             r.trace().forEach(System.out::println);
             System.out.println(r.summary());
@@ -554,7 +818,7 @@ public final class Simulator {
         int failed = 0;
         long started = System.nanoTime();
         for (long s = from; s < from + count; s++) {
-            SimResult r = run(s);
+            SimResult r = rings ? run(s, Options.of(false, SimDatabase::new).withRings()) : run(s);
             System.out.println(r.summary());
             if (!r.ok()) {
                 failed++;
