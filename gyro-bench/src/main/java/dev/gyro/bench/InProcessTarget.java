@@ -74,10 +74,21 @@ public final class InProcessTarget implements Target {
             Request request = Request.of(call.transaction(), call.parameterArray());
             long after = seenGsn.get();
             if (after > request.afterGsn()) request = request.after(after);
-            Reply reply = instances.get(entry >= 0 ? entry : owner(request)).call(request);
+            Reply reply = instance(entry >= 0 ? entry : owner(request)).call(request);
             if (reply.gsn() > 0) seenGsn.accumulateAndGet(reply.gsn(), Math::max);
             return GyroTarget.toResult(reply);
         }
+    }
+
+    /**
+     * Instance {@code i} as the cluster runs it now: one that joined the ring since is called too
+     * (docs/decisions/44-ring-changes.md); for one that left, the first that runs, which forwards by its map.
+     */
+    private GyroInstance instance(int i) {
+        GyroInstance g = i < cluster.size() ? cluster.instance(i) : null;
+        if (g != null) return g;
+        for (int k = 0; k < cluster.size(); k++) if (cluster.instance(k) != null) return cluster.instance(k);
+        return instances.get(0);
     }
 
     /** The instance that owns {@code request}; one in turn for a request the table cannot route (it refuses it). */

@@ -32,12 +32,14 @@ import java.util.concurrent.Callable;
                 + "BenchBase, unmodified, with Gyro attached at 1-8 instances against one database, and the agent's own "
                 + "cost: README.md, results.json, a plot), faults (leader kills, leader freezes and database-server kills "
                 + "injected into replicated groups of separate processes under load: client-seen unavailability, then "
-                + "every acknowledged request checked on every replica: summary.md, results.csv, a plot). The last line "
+                + "every acknowledged request checked on every replica: summary.md, results.csv, a plot), grow (TPC-W on 3 "
+                + "instances under load, a fourth joins and takes its share of buckets: throughput before, during and "
+                + "after, each bucket's cutover: summary.md, results.csv, a plot). The last line "
                 + "starts with 'bench: OK' or 'bench: FAILED'.")
 final class BenchCommand implements Callable<Integer> {
 
     @Parameters(index = "0", paramLabel = "SCENARIO", description = "local-ratio, scale-lan, wan-latency, wan-scale, "
-            + "tpcc, scale-sim, replicas (one replica per instance against groups of three: latency, throughput, failover), faults (faults injected into groups of processes), attach (BenchBase with Gyro attached), or app (an application's own workload: --app NAME [--app-jar PATH])")
+            + "tpcc, scale-sim, replicas (one replica per instance against groups of three: latency, throughput, failover), faults (faults injected into groups of processes), grow (an instance added under load), attach (BenchBase with Gyro attached), or app (an application's own workload: --app NAME [--app-jar PATH])")
     String scenario;
 
     @Option(names = "--app", paramLabel = "NAME", description = "the application of the 'app' scenario")
@@ -140,7 +142,8 @@ final class BenchCommand implements Callable<Integer> {
         }
         if (scenario.equals(FaultsBenchmark.NAME)) return faults();
         if ((instances != null || systems != null || clients != null)
-                && (scenario.equals(ScaleSimScenario.NAME) || scenario.equals(ReplicasBenchmark.NAME))) {
+                && (scenario.equals(ScaleSimScenario.NAME) || scenario.equals(ReplicasBenchmark.NAME)
+                || scenario.equals(GrowBenchmark.NAME))) {
             System.out.println("bench: FAILED: --instances, --systems and --clients go with the scenarios that run"
                     + " real instances; " + scenario + " has its own settings");
             return 2;
@@ -177,6 +180,10 @@ final class BenchCommand implements Callable<Integer> {
         if (scenario.equals(ReplicasBenchmark.NAME)) {
             Path dir = claimOut();
             return dir == null ? 2 : new ReplicasBenchmark(quick, OwnedFolder.fresh(dir, "--out"), System.out).run();
+        }
+        if (scenario.equals(GrowBenchmark.NAME)) {
+            Path dir = claimOut();
+            return dir == null ? 2 : new GrowBenchmark(quick, OwnedFolder.fresh(dir, "--out"), System.out).run();
         }
         if (seed != null || applyMs != null || hopMs != null) {
             System.out.println("bench: FAILED: --seed, --apply-ms and --hop-ms go with scale-sim; the other scenarios "
