@@ -200,7 +200,7 @@ class ClusterCommandTest {
         Run start = gyro("cluster", "start", "--backend", "sqlite", "--instances", "2", "--dir", dir.toString(),
                 "--detach");
         assertThat(start.exit()).as(start.out()).isZero();
-        for (long cart = 1; cart <= 20; cart++) {
+        for (long cart = 1; cart <= 5; cart++) {
             assertThat(gyro("call", "--cluster", dir.toString(), "createCart", String.valueOf(cart)).out()).startsWith("OK");
             assertThat(gyro("call", "--cluster", dir.toString(), "addItem", String.valueOf(cart), "7", "2").out())
                     .startsWith("OK");
@@ -212,7 +212,7 @@ class ClusterCommandTest {
         Run status = gyro("cluster", "status", "--dir", dir.toString());
         assertThat(status.exit()).as(status.out()).isZero();
         assertThat(status.out()).contains("3 of 3 instances up");
-        for (long cart = 1; cart <= 20; cart++)
+        for (long cart = 1; cart <= 5; cart++)
             assertThat(gyro("call", "--cluster", dir.toString(), "getCart", String.valueOf(cart)).out())
                     .as("cart %d", cart).startsWith("OK [7, 2]");
 
@@ -223,7 +223,7 @@ class ClusterCommandTest {
         Run after = gyro("cluster", "status", "--dir", dir.toString());
         assertThat(after.exit()).as(after.out()).isZero();
         assertThat(after.out()).contains("2 of 2 instances up");
-        for (long cart = 1; cart <= 20; cart++)
+        for (long cart = 1; cart <= 5; cart++)
             assertThat(gyro("call", "--cluster", dir.toString(), "getCart", String.valueOf(cart)).out())
                     .as("cart %d", cart).startsWith("OK [7, 2]");
         Run order = gyro("call", "--cluster", dir.toString(), "order", "3");

@@ -59,7 +59,7 @@ class DemoCommandTest {
      */
     @Test
     void aDemoThatGrowsAndShrinksItsRingPassesEveryCheck() {
-        Run run = demo("--grow", "--clients", "6", "--duration", "9", "--dir", dir.resolve("data").toString());
+        Run run = demo("--grow", "--clients", "6", "--duration", "6", "--dir", dir.resolve("data").toString());
         String[] lines = run.out().strip().split("\n");
         assertThat(lines[lines.length - 1]).as(run.out()).startsWith("demo: OK").contains("one instance joined, one left");
         assertThat(run.exit()).isZero();

@@ -131,6 +131,8 @@ public final class GyroClient implements AutoCloseable {
      * the first that is not OK ends the moves.
      */
     public List<Reply> moveBuckets(int to, int... buckets) {
+        // the owners as the instances know them now: a move is sent to the present owner, which alone can run it
+        for (int i = 0; i < channels.size(); i++) refreshRouting(i);
         java.util.Map<Integer, List<Integer>> byOwner = new java.util.TreeMap<>();
         for (int b : buckets) byOwner.computeIfAbsent(routing.map().ownerOfBucket(b), o -> new ArrayList<>()).add(b);
         List<Reply> replies = new ArrayList<>();
