@@ -18,14 +18,17 @@ import java.util.concurrent.TimeoutException;
  * is the gsn that made it, which a request forwarded from here carries so that its receiver routes it by a map at
  * least as new.
  *
- * <p>Threads: any; one lock.
+ * <p>Threads: any. A request's way in and out is two atomic counts and a read of its bucket's flag, with no lock:
+ * it is on every local request's path. The lock is a move's: it closes and opens buckets and parks the requests that
+ * find theirs closed. A request counts itself inside before it looks at the flag, and a move sets the flag before it
+ * counts who is inside, so one of them always sees the other.
  */
 final class Buckets {
 
     private final int self;
     private final RoutingTable routing;
-    private final int[] inside;
-    private final boolean[] closed;
+    private final java.util.concurrent.atomic.AtomicIntegerArray inside;
+    private final java.util.concurrent.atomic.AtomicIntegerArray closed; // 1 while a move has the bucket closed
     private final List<Runnable> parked = new ArrayList<>();
     private volatile long mapGsn;
     private int closedNow; // guarded by this
@@ -39,8 +42,8 @@ final class Buckets {
         this.self = self;
         this.routing = routing;
         this.tables = tables;
-        this.inside = new int[routing.map().buckets()];
-        this.closed = new boolean[inside.length];
+        this.inside = new java.util.concurrent.atomic.AtomicIntegerArray(routing.map().buckets());
+        this.closed = new java.util.concurrent.atomic.AtomicIntegerArray(routing.map().buckets());
         this.mapGsn = mapGsn;
     }
 
@@ -65,40 +68,58 @@ final class Buckets {
      * since the request was routed, and then {@code again} runs at once.
      */
     boolean enter(int bucket, Runnable again) {
-        synchronized (this) {
-            if (closed[bucket]) {
-                parked.add(again);
+        while (true) {
+            inside.incrementAndGet(bucket);
+            if (closed.get(bucket) == 0) {
+                if (routing.map().ownerOfBucket(bucket) == self) return true;
+                leave(bucket);
+                again.run(); // moved away since it was routed: routed again
                 return false;
             }
-            if (routing.map().ownerOfBucket(bucket) == self) {
-                inside[bucket]++;
-                return true;
-            }
+            leave(bucket);
+            synchronized (this) {
+                if (closed.get(bucket) != 0) {
+                    parked.add(again); // open() runs it, under this lock's next release
+                    return false;
+                }
+            } // opened meanwhile: in again
         }
-        again.run(); // moved away since it was routed: routed again
-        return false;
     }
 
     /** As {@link #enter}, for a caller that runs the request otherwise when it cannot enter now: never parks it. */
-    synchronized boolean tryEnter(int bucket) {
-        if (closed[bucket] || routing.map().ownerOfBucket(bucket) != self) return false;
-        inside[bucket]++;
-        return true;
+    boolean tryEnter(int bucket) {
+        inside.incrementAndGet(bucket);
+        if (closed.get(bucket) == 0 && routing.map().ownerOfBucket(bucket) == self) return true;
+        leave(bucket);
+        return false;
     }
 
     /**
      * A global request of {@code bucket} is about to run on a global thread: waits while a move has the bucket closed;
      * true if it entered (this instance still owns the bucket; {@link #leave} after), false if the bucket moved away.
      */
-    synchronized boolean enterOwned(int bucket) throws InterruptedException {
-        while (closed[bucket]) wait();
-        if (routing.map().ownerOfBucket(bucket) != self) return false;
-        inside[bucket]++;
-        return true;
+    boolean enterOwned(int bucket) throws InterruptedException {
+        while (true) {
+            synchronized (this) {
+                while (closed.get(bucket) != 0) wait();
+            }
+            inside.incrementAndGet(bucket);
+            if (closed.get(bucket) != 0) { // closed again meanwhile
+                leave(bucket);
+                continue;
+            }
+            if (routing.map().ownerOfBucket(bucket) == self) return true;
+            leave(bucket);
+            return false;
+        }
     }
 
-    synchronized void leave(int bucket) {
-        if (--inside[bucket] == 0 && closed[bucket]) notifyAll();
+    void leave(int bucket) {
+        if (inside.decrementAndGet(bucket) == 0 && closed.get(bucket) != 0) {
+            synchronized (this) {
+                notifyAll(); // a move waits for the bucket to empty
+            }
+        }
     }
 
     /**
@@ -108,19 +129,19 @@ final class Buckets {
      */
     void close(int[] buckets, int to, long timeoutMillis) throws TimeoutException, InterruptedException {
         synchronized (this) {
-            for (int b : buckets) closed[b] = true;
+            for (int b : buckets) closed.set(b, 1);
             closedNow += buckets.length;
             moving = buckets.length + " bucket(s) " + (buckets.length <= 8 ? java.util.Arrays.toString(buckets) + " " : "")
                     + "to instance " + to + ", closed since " + java.time.Instant.now();
             long until = System.nanoTime() + timeoutMillis * 1_000_000;
             try {
                 for (int b : buckets) {
-                    while (inside[b] > 0) {
+                    while (inside.get(b) > 0) {
                         long left = until - System.nanoTime();
                         if (left <= 0) {
                             open(buckets, null, 0);
                             throw new TimeoutException("the requests running in bucket " + b + " did not finish within "
-                                    + timeoutMillis + " ms (" + inside[b] + " still running)");
+                                    + timeoutMillis + " ms (" + inside.get(b) + " still running)");
                         }
                         wait(Math.max(1, left / 1_000_000));
                     }
@@ -143,7 +164,7 @@ final class Buckets {
                 adopt(newer, gsn);
                 movedAway += buckets.length;
             }
-            for (int b : buckets) closed[b] = false;
+            for (int b : buckets) closed.set(b, 0);
             closedNow -= buckets.length;
             moving = null;
             notifyAll();
