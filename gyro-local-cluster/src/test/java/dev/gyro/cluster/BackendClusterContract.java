@@ -151,38 +151,10 @@ abstract class BackendClusterContract {
      */
     @Test
     void bucketsMoveWithTheirRowsWhileClientsWriteAndOrder() throws Exception {
-        AtomicBoolean stop = new AtomicBoolean();
-        AtomicLong ordersOk = new AtomicLong();
-        java.util.Map<Long, Integer> filled = new java.util.concurrent.ConcurrentHashMap<>();
-        List<String> errors = java.util.Collections.synchronizedList(new ArrayList<>());
-        List<Thread> clients = new ArrayList<>();
-        for (int t = 0; t < 4; t++) {
-            int id = t;
-            Thread th = new Thread(() -> {
-                for (long seq = 1; !stop.get(); seq++) {
-                    long cart = (id + 1L) * 1_000_000 + seq;
-                    int lines = 0;
-                    Reply r = client.call("createCart", cart);
-                    // items spread over the catalog, so that orders do not empty the stock of a few
-                    for (long k = 0; r.ok() && k < 2; k++) {
-                        long item = 1 + Math.floorMod(seq * 31 + id * 7 + k * 13, OnlineStore.ITEMS_PER_SCALE - 1);
-                        r = client.call("addItem", cart, item, 1);
-                        if (r.ok()) lines++;
-                    }
-                    if (r.status() == Reply.Status.ABORTED) continue; // out of stock: the cart is left unordered
-                    if (!r.ok()) {
-                        errors.add(r.status() + ": " + r.message());
-                        continue;
-                    }
-                    filled.put(cart, lines);
-                    Reply o = client.call("order", cart);
-                    if (o.ok()) ordersOk.incrementAndGet();
-                    else if (o.status() != Reply.Status.ABORTED) errors.add(o.status() + ": " + o.message());
-                }
-            });
-            clients.add(th);
-            th.start();
-        }
+        CartClients clients = new CartClients(client, 4);
+        AtomicLong ordersOk = clients.ordersOk;
+        java.util.Map<Long, Integer> filled = clients.filled;
+        List<String> errors = clients.errors;
         int[] zeros = client.routing().map().bucketsOf(0);
         int[] half = java.util.Arrays.copyOf(zeros, zeros.length / 2);
         Await.until("10 orders before the first move", () -> ordersOk.get() >= 10);
@@ -194,8 +166,7 @@ abstract class BackendClusterContract {
         assertThat(second.status()).as(second.message()).isEqualTo(Reply.Status.OK);
         long after = ordersOk.get();
         Await.until("10 orders after the second move", () -> ordersOk.get() >= after + 10);
-        stop.set(true);
-        for (Thread th : clients) th.join(120_000);
+        clients.close();
         assertThat(errors).as("requests that failed").isEmpty();
         assertThat(cluster.awaitQuiet(60_000)).as("ring quiet").isTrue();
         dev.gyro.protocol.PartitionMap map = cluster.instance(0).routing().map();

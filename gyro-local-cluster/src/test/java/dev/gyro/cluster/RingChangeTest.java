@@ -16,8 +16,6 @@ import java.sql.Connection;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -47,38 +45,10 @@ class RingChangeTest {
     void anInstanceJoinsTakesBucketsAndAnotherLeavesWhileClientsWriteAndOrder() throws Exception {
         cluster = LocalCluster.create(dir, new OnlineStore(), 3, 1, SEED, n -> {}).startAll();
         client = GyroClient.connect(cluster.addresses());
-        AtomicBoolean stop = new AtomicBoolean();
-        AtomicLong ordersOk = new AtomicLong();
-        Map<Long, Integer> filled = new ConcurrentHashMap<>();
-        List<String> errors = java.util.Collections.synchronizedList(new ArrayList<>());
-        List<Thread> clients = new ArrayList<>();
-        for (int t = 0; t < 3; t++) {
-            int id = t;
-            Thread th = new Thread(() -> {
-                for (long seq = 1; !stop.get(); seq++) {
-                    long cart = (id + 1L) * 1_000_000 + seq;
-                    int lines = 0;
-                    Reply r = client.call("createCart", cart);
-                    // items spread over the catalog, so that orders do not empty the stock of a few
-                    for (long k = 0; r.ok() && k < 2; k++) {
-                        long item = 1 + Math.floorMod(seq * 31 + id * 7 + k * 13, OnlineStore.ITEMS_PER_SCALE - 1);
-                        r = client.call("addItem", cart, item, 1);
-                        if (r.ok()) lines++;
-                    }
-                    if (r.status() == Reply.Status.ABORTED) continue; // out of stock: the cart is left unordered
-                    if (!r.ok()) {
-                        errors.add(r.status() + ": " + r.message());
-                        continue;
-                    }
-                    filled.put(cart, lines);
-                    Reply o = client.call("order", cart);
-                    if (o.ok()) ordersOk.incrementAndGet();
-                    else if (o.status() != Reply.Status.ABORTED) errors.add(o.status() + ": " + o.message());
-                }
-            });
-            clients.add(th);
-            th.start();
-        }
+        CartClients clients = new CartClients(client, 3);
+        AtomicLong ordersOk = clients.ordersOk;
+        Map<Long, Integer> filled = clients.filled;
+        List<String> errors = clients.errors;
         Await.until("10 orders before the join", () -> ordersOk.get() >= 10);
 
         GyroInstance joined = cluster.addInstance();
@@ -107,8 +77,7 @@ class RingChangeTest {
         assertThat(cluster.instance(1)).as("stopped once it applied its leave").isNull();
         long afterLeave = ordersOk.get();
         Await.until("10 orders after the leave", () -> ordersOk.get() >= afterLeave + 10);
-        stop.set(true);
-        for (Thread th : clients) th.join(120_000);
+        clients.close();
         assertThat(errors).as("requests that failed").isEmpty();
         assertThat(cluster.awaitQuiet(60_000)).as("ring quiet").isTrue();
 
