@@ -25,7 +25,7 @@ final class CertsCommand implements Callable<Integer> {
             + " empty folder (ca.key in it signs certificates: keep it private)")
     Path dir;
 
-    @Option(names = "--ring", required = true, split = ",", paramLabel = "HOST:PORT",
+    @Option(names = "--ring", split = ",", paramLabel = "HOST:PORT",
             description = "every instance's address, in ring order (the hosts go into the certificates); a replicated"
                     + " group's replicas joined by '+' (A+B+C)")
     List<String> ring;
@@ -33,9 +33,36 @@ final class CertsCommand implements Callable<Integer> {
     @Option(names = "--cluster-id", paramLabel = "ID", description = "the cluster's id (default: a new random one)")
     String clusterId;
 
+    @Option(names = "--add-instance", paramLabel = "ID", description = "instead: issue, with the CA already in --dir,"
+            + " the certificate of one more instance (one that joins a running ring: gyro instance --join)")
+    Integer addInstance;
+
+    @Option(names = "--host", paramLabel = "HOST", description = "with --add-instance: the new instance's host, put"
+            + " into its certificate beside localhost (default: none more)")
+    List<String> hosts = new ArrayList<>();
+
     @Override
     public Integer call() throws Exception {
         Path d = dir.toAbsolutePath();
+        if (addInstance != null) {
+            if (!Files.exists(d.resolve("ca.key"))) {
+                System.err.println("gyro certs: --add-instance needs the cluster's CA: " + d.resolve("ca.key")
+                        + " is not there");
+                return 2;
+            }
+            String identity = dev.gyro.wire.Transport.instanceIdentity(addInstance);
+            if (Files.exists(d.resolve(identity + ".crt"))) {
+                System.err.println("gyro certs: " + d.resolve(identity + ".crt") + " exists already");
+                return 2;
+            }
+            dev.gyro.wire.tls.Certificates.issue(d, identity, hosts);
+            System.out.println("gyro certs: certificate of " + identity + " in " + d);
+            return 0;
+        }
+        if (ring == null || ring.isEmpty()) {
+            System.err.println("gyro certs: give --ring, every instance's address (or --add-instance ID)");
+            return 2;
+        }
         if (Files.exists(d) && (!Files.isDirectory(d) || Files.list(d).findAny().isPresent())) {
             System.err.println("gyro certs: " + d + " exists and is not an empty folder");
             return 2;

@@ -36,7 +36,7 @@ final class ClusterControl {
 
     @Command(name = "add-instance", mixinStandardHelpOptions = true, description = "Add an instance to the cluster"
             + " running in DIR while it serves: it joins the ring, its database a copy of a member's, then takes a fair"
-            + " share of the buckets with their rows (SQLite clusters).")
+            + " share of the buckets with their rows.")
     static final class Add implements java.util.concurrent.Callable<Integer> {
 
         @Option(names = "--dir", defaultValue = "gyro-cluster", description = "the cluster's directory (default: ${DEFAULT-VALUE})")

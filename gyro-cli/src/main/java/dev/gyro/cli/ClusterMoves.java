@@ -29,8 +29,8 @@ final class ClusterMoves {
             + " instance of the cluster running in DIR, while it serves.")
     static final class Move implements java.util.concurrent.Callable<Integer> {
 
-        @Option(names = "--dir", defaultValue = "gyro-cluster", description = "the cluster's directory (default: ${DEFAULT-VALUE})")
-        Path dir;
+        @picocli.CommandLine.Mixin
+        Target target = new Target();
 
         @Option(names = "--buckets", required = true, split = ",", description = "the buckets to move (0 to 255), as 3,17,42")
         int[] buckets;
@@ -40,7 +40,7 @@ final class ClusterMoves {
 
         @Override
         public Integer call() throws Exception {
-            try (GyroClient client = connect(dir)) {
+            try (GyroClient client = target.connect()) {
                 if (client == null) return 3;
                 long started = System.nanoTime();
                 boolean ok = move(client, to, buckets, System.out);
@@ -54,16 +54,28 @@ final class ClusterMoves {
             + " running in DIR over its instances (by count), moving each with its rows while the cluster serves.")
     static final class Rebalance implements java.util.concurrent.Callable<Integer> {
 
-        @Option(names = "--dir", defaultValue = "gyro-cluster", description = "the cluster's directory (default: ${DEFAULT-VALUE})")
-        Path dir;
+        @picocli.CommandLine.Mixin
+        Target target = new Target();
+
+        @Option(names = "--remove", paramLabel = "I", description = "even out over the other members, then take"
+                + " instance I out of the ring (for instances run with gyro instance: stop its process afterwards)")
+        Integer remove;
 
         @Override
         public Integer call() throws Exception {
-            try (GyroClient client = connect(dir)) {
+            try (GyroClient client = target.connect()) {
                 if (client == null) return 3;
                 long started = System.nanoTime();
-                int instances = client.routing().addresses().size();
-                List<Step> plan = plan(client.routing().map(), instances);
+                List<Integer> members = members(client);
+                if (remove != null && !members.remove(remove)) {
+                    System.err.println("gyro cluster: --remove " + remove + ": no member of the ring " + members);
+                    return 2;
+                }
+                if (members.isEmpty()) {
+                    System.err.println("gyro cluster: --remove " + remove + ": the ring's only member");
+                    return 2;
+                }
+                List<Step> plan = plan(client.routing().map(), members);
                 if (plan.isEmpty()) System.out.println("gyro cluster: the buckets are even already");
                 for (Step s : plan) {
                     System.out.printf("gyro cluster: moving %d buckets from instance %d to instance %d ...%n",
@@ -73,10 +85,62 @@ final class ClusterMoves {
                         return 1;
                     }
                 }
+                if (remove != null) {
+                    System.out.println("gyro cluster: instance " + remove + " owns no bucket now; it leaves the ring ...");
+                    Reply left = client.session(members.get(0)).call(dev.gyro.wire.RingRequest.leave(remove));
+                    if (left.status() != Reply.Status.OK) {
+                        System.out.println("gyro cluster: leave refused: " + left.status() + ": " + left.message());
+                        return 1;
+                    }
+                    System.out.println("gyro cluster: " + left.values().get(0).toJava() + "; once instance " + remove
+                            + " applied it (gsn " + left.gsn() + ") its process may stop");
+                }
                 printMap(client.routing().map(), System.out, started);
                 return 0;
             }
         }
+    }
+
+    /**
+     * Which cluster: one {@code gyro cluster start} runs in a directory, or a ring of {@code gyro instance} processes
+     * reached at some of its addresses.
+     */
+    static final class Target {
+
+        @Option(names = "--dir", defaultValue = "gyro-cluster", description = "the directory of a cluster started with"
+                + " gyro cluster start (default: ${DEFAULT-VALUE})")
+        Path dir;
+
+        @Option(names = "--ring", split = ",", paramLabel = "HOST:PORT", description = "instead: the addresses of the"
+                + " instances of a ring run with gyro instance (as their --ring), with --tls-dir or --insecure")
+        List<String> ring;
+
+        @picocli.CommandLine.Mixin
+        TransportOptions security = new TransportOptions();
+
+        /** A client of the cluster; null (and why) if none runs in the directory. */
+        GyroClient connect() throws Exception {
+            if (ring != null) return GyroClient.connect(ring, security.transport(dev.gyro.wire.tls.Certificates.CLIENT));
+            return ClusterMoves.connect(dir);
+        }
+    }
+
+    /** The ring's members, as the first instance that answers says ({@code members} of its status). */
+    static List<Integer> members(GyroClient client) throws Exception {
+        int n = client.routing().addresses().size();
+        Exception last = null;
+        for (int i = 0; i < n; i++) {
+            try {
+                JsonNode s = JSON.readTree(client.status(i));
+                List<Integer> out = new ArrayList<>();
+                if (s.has("members")) for (JsonNode m : s.get("members")) out.add(m.asInt());
+                else for (int k = 0; k < n; k++) out.add(k);
+                return out;
+            } catch (RuntimeException e) {
+                last = e; // that instance is down: ask the next
+            }
+        }
+        throw new IllegalStateException("no instance of the ring answers: " + last);
     }
 
     /** A move of a rebalance: {@code buckets} from {@code from} to {@code to}. */

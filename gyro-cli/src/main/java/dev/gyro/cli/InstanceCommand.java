@@ -96,6 +96,21 @@ final class InstanceCommand implements Callable<Integer> {
                     + " free one (default: ${DEFAULT-VALUE}, loopback only), 'none' for no HTTP endpoint")
     String http;
 
+    @Option(names = "--join", paramLabel = "HOST:PORT", description = "join a running ring as a new instance serving on"
+            + " HOST:PORT (docs/operations.md, \"Growing, shrinking and rebalancing\"): --ring is the ring as it started"
+            + " (the members' own --ring), --id the ring's next id, --db/--jdbc-url a new, empty database, made a copy of"
+            + " --copy-from's; started again with the same options, the instance resumes as the member it became")
+    String join;
+
+    @Option(names = "--copy-from", paramLabel = "FILE|URL", description = "with --join: the database of a member of the"
+            + " ring (its SQLite file, or its JDBC URL on the same DBMS), copied once the member applied the join")
+    String copyFrom;
+
+    @Option(names = "--server-capacity", paramLabel = "WORKERSxMS", description = "emulate a small database server:"
+            + " at most WORKERS transactions at once, each held MS ms (benchmarks and tests of a loaded cluster;"
+            + " default: none)")
+    String serverCapacity;
+
     @Override
     public Integer call() throws Exception {
         if ((db == null) == (jdbcUrl == null)) {
@@ -120,11 +135,25 @@ final class InstanceCommand implements Callable<Integer> {
                 c.commit();
             }
         }
+        List<String> members = ring;
+        if (join != null) {
+            try {
+                members = joinRing(target, network, application);
+            } catch (IllegalArgumentException | IllegalStateException | java.sql.SQLException e) {
+                System.err.println("gyro instance: --join " + join + ": " + e.getMessage());
+                return e instanceof IllegalArgumentException ? 2 : 1;
+            }
+        } else if (copyFrom != null) {
+            System.err.println("gyro instance: --copy-from is for an instance that joins a running ring: give --join");
+            return 2;
+        }
         // Fail-stop: an instance that stops itself ends this process with a non-zero status (FailStop.EXIT_STATUS).
         InstanceConfig config;
         try {
-            config = InstanceConfig.of(id, ring, target, application).withFailStop(FailStop.EXIT).withNetwork(network)
+            config = InstanceConfig.of(id, members, target, application).withPartitionMap(PartitionMap.uniform(ring.size()))
+                    .withFailStop(FailStop.EXIT).withNetwork(network)
                     .withHttp(http.equalsIgnoreCase("none") ? null : http).withMaxRequestBytes(maxRequestBytes);
+            if (serverCapacity != null) config = config.withGate(capacity(serverCapacity));
         } catch (IllegalArgumentException e) {
             System.err.println("gyro instance: " + e.getMessage());
             return 2;
@@ -136,9 +165,9 @@ final class InstanceCommand implements Callable<Integer> {
             return 2;
         }
         GyroInstance instance = new GyroInstance(config).start();
-        System.out.println("gyro instance " + id + " of " + ring.size() + " serving " + app + " on " + ring.get(id)
+        System.out.println("gyro instance " + id + " of " + members.size() + " serving " + app + " on " + members.get(id)
                 + " (listening on " + config.bindHost() + ", " + network.transport() + ", database "
-                + config.describeDatabase() + ", " + PartitionMap.uniform(ring.size()) + ")"
+                + config.describeDatabase() + ", " + instance.routing().map() + ")"
                 + (instance.httpUrl() == null ? "" : "; metrics and live view on " + instance.httpUrl()));
         System.out.flush();
         CountDownLatch stop = new CountDownLatch(1);
@@ -148,6 +177,58 @@ final class InstanceCommand implements Callable<Integer> {
         }));
         stop.await();
         return 0;
+    }
+
+    /**
+     * Joins the running ring as instance {@link #id} at {@link #join} (docs/decisions/44-ring-changes.md), unless
+     * {@code target} is that member's database already (a restart): asks a member to run the join, then makes
+     * {@code target} a copy of {@link #copyFrom}'s database once that member applied it.
+     *
+     * @return the ring's addresses, this instance's included, as its database holds them
+     */
+    private List<String> joinRing(String target, InstanceConfig.Network network, Application application)
+            throws java.sql.SQLException, InterruptedException {
+        if (replica != null) throw new IllegalArgumentException("a replicated group cannot join a running ring yet");
+        if (loadScale != null) throw new IllegalArgumentException("a joining instance's data is a copy of a member's:"
+                + " drop --load");
+        if (id < ring.size()) throw new IllegalArgumentException("--id " + id + " is the id of an instance the ring"
+                + " started with (0 to " + (ring.size() - 1) + "): a joining instance takes the ring's next id");
+        if (!dev.gyro.runtime.db.JoinerCopy.isMember(target, id)) {
+            if (copyFrom == null) throw new IllegalArgumentException("give --copy-from, the database of a member of the"
+                    + " ring, which the new instance's database is a copy of");
+            try (dev.gyro.client.GyroClient client = dev.gyro.client.GyroClient.connect(ring, 60_000, -1,
+                    network.transport())) {
+                dev.gyro.wire.Reply r = client.call(dev.gyro.wire.RingRequest.join(join, id));
+                boolean joinedBefore = r.status() == dev.gyro.wire.Reply.Status.BAD_REQUEST && r.message() != null
+                        && r.message().endsWith(join + " is the address of instance " + id + " already");
+                if (!r.ok() && !joinedBefore)
+                    throw new IllegalStateException("the ring refused the join: " + r.status() + ": " + r.message());
+                System.out.println(r.ok() ? (r.values().isEmpty() || !(r.values().get(0) instanceof
+                        dev.gyro.protocol.Value.Text said) ? "instance " + id + " joined the ring" : said.value())
+                        : "instance " + id + " joined the ring before; copying a member's database");
+            }
+            long rows = dev.gyro.runtime.db.JoinerCopy.make(copyFrom, target, id, application::createSchema, 120_000,
+                    System.out::println);
+            System.out.println("the database of instance " + id + " is a copy of " + copyFrom.replaceAll("\\?.*", "")
+                    + (rows > 0 ? " (" + rows + " rows)" : ""));
+        }
+        List<String> members = dev.gyro.runtime.db.JoinerCopy.addresses(target, ring);
+        if (!join.equals(members.get(id)))
+            throw new IllegalArgumentException("instance " + id + " joined the ring at " + members.get(id) + ", not "
+                    + join);
+        return members;
+    }
+
+    /** {@code WORKERSxMS} as an emulated server's capacity. */
+    static dev.gyro.emulation.Capacity capacity(String spec) {
+        String[] p = spec.toLowerCase(java.util.Locale.ROOT).split("x");
+        try {
+            if (p.length == 2) return dev.gyro.emulation.Capacity.of(Integer.parseInt(p[0].strip()),
+                    Long.parseLong(p[1].strip()));
+        } catch (NumberFormatException e) {
+            // said below
+        }
+        throw new IllegalArgumentException("--server-capacity " + spec + ": give WORKERSxMS, e.g. 2x20");
     }
 
     /** One replica of a replicated group (docs/decisions/24-ring-on-groups.md): runs the instance while it leads. */

@@ -103,15 +103,23 @@ final class GroupProcesses implements AutoCloseable {
                     databases[g][r] = dir.resolve("group-" + g + "-replica-" + r + ".db").toString();
                     continue;
                 }
-                dev.gyro.servers.ServerKind kind = dev.gyro.servers.ServerKind.parse(backend);
-                String missing = kind.unavailableReason();
-                if (missing != null) {
-                    if ("true".equalsIgnoreCase(System.getenv("CI")))
-                        org.junit.jupiter.api.Assertions.fail("CI=true and " + backend + " cannot be tested: " + missing);
-                    org.junit.jupiter.api.Assumptions.abort("skipped: " + missing);
-                }
-                databases[g][r] = dev.gyro.servers.ThrowawayServers.freshDatabase(kind, 0);
+                databases[g][r] = freshDatabase(backend);
             }
+    }
+
+    /**
+     * A fresh database on the throwaway server of {@code backend} (postgres, mariadb); skips the calling test (fails it
+     * under CI=true) when that server cannot be started here.
+     */
+    static String freshDatabase(String backend) {
+        dev.gyro.servers.ServerKind kind = dev.gyro.servers.ServerKind.parse(backend);
+        String missing = kind.unavailableReason();
+        if (missing != null) {
+            if ("true".equalsIgnoreCase(System.getenv("CI")))
+                org.junit.jupiter.api.Assertions.fail("CI=true and " + backend + " cannot be tested: " + missing);
+            org.junit.jupiter.api.Assumptions.abort("skipped: " + missing);
+        }
+        return dev.gyro.servers.ThrowawayServers.freshDatabase(kind, 0);
     }
 
     /** Starts replica {@code replica} of {@code group} and waits until it says it runs. */

@@ -55,7 +55,7 @@ public final class LocalCluster implements AutoCloseable {
         this.addresses = List.copyOf(addresses);
         this.firstMap = dev.gyro.protocol.PartitionMap.uniform(addresses.size());
         this.targets = new ArrayList<>(targets);
-        this.servers = List.copyOf(servers);
+        this.servers = new ArrayList<>(servers);
         for (int i = 0; i < addresses.size(); i++) {
             instances.add(null);
             capacities.add(null);
@@ -301,40 +301,49 @@ public final class LocalCluster implements AutoCloseable {
     /**
      * Adds an instance to the running ring (docs/decisions/44-ring-changes.md): the join runs in the token's round at
      * an instance that holds it, the new instance's database is a copy of that instance's once it made the join (rows,
-     * gsn, map and ring; SQLite's {@code VACUUM INTO}), and the new instance starts on it and waits for the token. It
-     * owns no bucket until some are moved to it ({@code GyroClient.moveBuckets}). SQLite clusters only, for now.
+     * gsn, map and ring), and the new instance starts on it and waits for the token. It
+     * owns no bucket until some are moved to it ({@code GyroClient.moveBuckets}). On PostgreSQL and MariaDB the new
+     * instance gets a throwaway server of its own and a copy through JDBC ({@code JoinerCopy}).
      *
      * @return the new instance
      * @throws IllegalStateException when the ring refused the join (its reply says why)
      */
     public synchronized GyroInstance addInstance() throws IOException, SQLException {
-        if (backend != Backend.SQLITE)
-            throw new UnsupportedOperationException("adding an instance copies a database; built for SQLite clusters"
-                    + " only so far, not " + backend.label());
         int id = addresses.size();
         String address = freeAddresses(1).get(0);
         GyroInstance entry = instances.stream().filter(java.util.Objects::nonNull).findFirst()
                 .orElseThrow(() -> new IllegalStateException("no instance runs to take the join"));
-        dev.gyro.wire.Reply joined = entry.call(dev.gyro.wire.RingRequest.join(address));
-        if (joined.status() != dev.gyro.wire.Reply.Status.OK)
+        // the new instance's database first (a server of its own on PostgreSQL and MariaDB), so a failure there
+        // leaves the ring as it was
+        DatabaseServer server = null;
+        String target;
+        if (backend == Backend.SQLITE) {
+            target = databaseFile(dir, id).toString();
+        } else {
+            if (dir == null) throw new UnsupportedOperationException("adding an instance to a cluster on databases it"
+                    + " was given (attached) needs a database for the new instance: give one through gyro instance --join");
+            server = DatabaseServer.create(backend.serverKind(), serverDirectory(dir, id)).start();
+            server.createDatabase(DATABASE);
+            target = server.jdbcUrl(DATABASE);
+        }
+        dev.gyro.wire.Reply joined = entry.call(dev.gyro.wire.RingRequest.join(address, id));
+        if (joined.status() != dev.gyro.wire.Reply.Status.OK) {
+            if (server != null) server.stop();
             throw new IllegalStateException("the ring refused instance " + id + " at " + address + ": "
                     + joined.status() + ": " + joined.message());
+        }
         int maker = joined.instance(); // it applied the join: it made it
-        Path file = databaseFile(dir, id);
-        Files.deleteIfExists(file);
-        try (Connection c = DriverManager.getConnection(jdbcUrlOf(targets.get(maker)));
-             java.sql.Statement st = c.createStatement()) {
-            st.execute("VACUUM INTO '" + file.toAbsolutePath().toString().replace("'", "''") + "'");
+        try {
+            dev.gyro.runtime.db.JoinerCopy.make(targets.get(maker), target, id, app::createSchema, 60_000, line -> {});
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while copying instance " + maker + "'s database", e);
         }
-        try (Connection c = DriverManager.getConnection(jdbcUrlOf(file.toString()))) {
-            c.setAutoCommit(false);
-            dev.gyro.runtime.db.MetadataStore.becomeJoiner(c, id);
-            c.commit();
-        }
+        if (server != null) servers.add(server);
         List<String> more = new ArrayList<>(addresses);
         more.add(address);
         addresses = List.copyOf(more);
-        targets.add(file.toString());
+        targets.add(target);
         instances.add(null);
         capacities.add(null);
         return start(id);
@@ -412,7 +421,7 @@ public final class LocalCluster implements AutoCloseable {
 
     /** The servers this cluster started, in instance order (empty for SQLite and attached databases). */
     public List<DatabaseServer> servers() {
-        return servers;
+        return Collections.unmodifiableList(servers);
     }
 
     /** The cluster's directory (null for attached databases). */

@@ -150,7 +150,7 @@ abstract class BackendClusterContract {
      * equal and the store's invariants hold.
      */
     @Test
-    void bucketsMoveWithTheirRowsWhileClientsWriteAndOrder() throws Exception {
+    void bucketsMoveWithTheirRowsWhileClientsWriteAndOrderAndAnInstanceJoins() throws Exception {
         CartClients clients = new CartClients(client, 4);
         AtomicLong ordersOk = clients.ordersOk;
         java.util.Map<Long, Integer> filled = clients.filled;
@@ -166,12 +166,20 @@ abstract class BackendClusterContract {
         assertThat(second.status()).as(second.message()).isEqualTo(Reply.Status.OK);
         long after = ordersOk.get();
         Await.until("10 orders after the second move", () -> ordersOk.get() >= after + 10);
+        // a fourth instance joins on a server of its own, its database a copy of a member's through JDBC, and takes
+        // buckets of instance 1 while the clients go on
+        cluster.addInstance();
+        Reply third = client.moveBuckets(3, java.util.Arrays.copyOf(client.routing().map().bucketsOf(1), 10)).get(0);
+        assertThat(third.status()).as(third.message()).isEqualTo(Reply.Status.OK);
+        long joined = ordersOk.get();
+        Await.until("10 orders after the move to the new instance", () -> ordersOk.get() >= joined + 10);
         clients.close();
         assertThat(errors).as("requests that failed").isEmpty();
         assertThat(cluster.awaitQuiet(60_000)).as("ring quiet").isTrue();
         dev.gyro.protocol.PartitionMap map = cluster.instance(0).routing().map();
-        assertThat(map.version()).isEqualTo(3);
-        for (int i = 0; i < 3; i++) assertThat(cluster.instance(i).routing().map()).isEqualTo(map);
+        assertThat(map.version()).isEqualTo(4);
+        assertThat(map.bucketsOf(3)).hasSize(10);
+        for (int i = 0; i < 4; i++) assertThat(cluster.instance(i).routing().map()).isEqualTo(map);
         for (java.util.Map.Entry<Long, Integer> e : filled.entrySet()) {
             int owner = map.instanceOf(new Value.Int(e.getKey()));
             assertThat(count(owner, "SELECT COUNT(*) FROM SHOPPING_CARTS WHERE CART_ID = " + e.getKey()))
@@ -182,7 +190,7 @@ abstract class BackendClusterContract {
         assertThat(count(0, "SELECT COUNT(*) FROM ORDERS")).isEqualTo(ordersOk.get());
         List<Connection> conns = new ArrayList<>();
         try {
-            for (int i = 0; i < 3; i++) conns.add(cluster.connect(i));
+            for (int i = 0; i < 4; i++) conns.add(cluster.connect(i));
             long[] initial = OnlineStore.initialStock(ITEMS, OnlineStore.MIN_STOCK, SEED);
             assertThat(StoreAudit.audit(conns, map, initial, ordersOk.get())).isEmpty();
         } finally {

@@ -57,12 +57,18 @@ final class RingChange {
         try {
             List<Value> args = p.request().parameters();
             if (p.request().transaction().equals(RingRequest.JOIN)) {
-                if (args.size() != 1 || !(args.get(0) instanceof Value.Text address) || address.value().isBlank())
-                    throw new BadRequestException(RingRequest.JOIN + " takes the new instance's address (host:port)");
+                if (args.isEmpty() || args.size() > 2 || !(args.get(0) instanceof Value.Text address)
+                        || address.value().isBlank() || (args.size() == 2 && !(args.get(1) instanceof Value.Int)))
+                    throw new BadRequestException(RingRequest.JOIN + " takes the new instance's address (host:port)"
+                            + " and, optionally, its id");
                 if (routing.addresses().contains(address.value()))
                     throw new BadRequestException(RingRequest.JOIN + ": " + address.value() + " is the address of"
                             + " instance " + routing.addresses().indexOf(address.value()) + " already");
                 int joiner = routing.addresses().size();
+                if (args.size() == 2 && ((Value.Int) args.get(1)).value() != joiner)
+                    throw new BadRequestException(RingRequest.JOIN + ": the ring's next instance is instance " + joiner
+                            + ", not " + ((Value.Int) args.get(1)).value() + " (ids are never reused: start the new"
+                            + " instance as --id " + joiner + ", with a certificate for instance-" + joiner + ")");
                 List<Integer> more = new ArrayList<>(now.members());
                 more.add(joiner);
                 next = now.next(more, heldHop.getAsLong(), self);

@@ -196,6 +196,9 @@ final class RingWatch {
                         "since", Instant.ofEpochMilli(unreachableSince[i]).toString(), "error", String.valueOf(why[i])));
         out.put("unreachable", down);
         out.put("ringBroken", broken() == 1);
+        List<Integer> members = new ArrayList<>(); // the ring's members by id (docs/decisions/44-ring-changes.md)
+        for (int i = 0; i < addresses.size(); i++) if (!gone.contains(i)) members.add(i);
+        out.put("members", members);
         return out;
     }
 

@@ -10,7 +10,10 @@ import java.util.List;
  */
 public final class RingRequest {
 
-    /** A new instance joins the ring at the end of its order; its parameter: the new instance's address (host:port). */
+    /**
+     * A new instance joins the ring at the end of its order; its parameters: the new instance's address (host:port)
+     * and, optionally, the id it was started with, which the ring refuses unless it is the next id.
+     */
     public static final String JOIN = "gyro.joinRing";
     /** An instance leaves the ring; its parameter: the instance's id. It must own no bucket, and not run its own leave. */
     public static final String LEAVE = "gyro.leaveRing";
@@ -20,6 +23,14 @@ public final class RingRequest {
     /** The request that adds an instance at {@code address}; the reply names its id. */
     public static Request join(String address) {
         return new Request(JOIN, List.of(new Value.Text(address)), false, 0);
+    }
+
+    /**
+     * The request that adds instance {@code id} at {@code address}: refused unless {@code id} is the id the ring gives
+     * its next instance (an instance whose certificate names its id must be that one).
+     */
+    public static Request join(String address, int id) {
+        return new Request(JOIN, List.of(new Value.Text(address), new Value.Int(id)), false, 0);
     }
 
     /** The request that takes instance {@code id} out of the ring. */

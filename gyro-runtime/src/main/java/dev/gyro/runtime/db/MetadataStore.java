@@ -47,7 +47,7 @@ public final class MetadataStore {
     /** Prefix of Gyro's own tables; write capture refuses to touch them. */
     public static final String PREFIX = "gyro_";
 
-    private static final String STATE = "gyro_state";
+    static final String STATE = "gyro_state";
     private static final String OUTBOX = "gyro_outbox";
     private static final String IDENTITY = "gyro_identity";
     private static final String REQUESTS = "gyro_requests";
