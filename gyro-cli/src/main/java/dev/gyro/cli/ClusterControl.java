@@ -42,9 +42,14 @@ final class ClusterControl {
         @Option(names = "--dir", defaultValue = "gyro-cluster", description = "the cluster's directory (default: ${DEFAULT-VALUE})")
         Path dir;
 
+        @Option(names = "--jdbc-url", paramLabel = "URL", description = "the new instance's database, new and empty, on"
+                + " the cluster's DBMS: for a cluster on databases its file names (by default Gyro makes one: a SQLite"
+                + " file, or a throwaway server of its own)")
+        String jdbcUrl;
+
         @Override
         public Integer call() throws Exception {
-            return request(dir.toAbsolutePath(), ADD, System.out, System.err);
+            return request(dir.toAbsolutePath(), ADD, jdbcUrl == null ? "" : jdbcUrl, System.out, System.err);
         }
     }
 
@@ -61,12 +66,16 @@ final class ClusterControl {
 
         @Override
         public Integer call() throws Exception {
-            return request(dir.toAbsolutePath(), REMOVE + instance, System.out, System.err);
+            return request(dir.toAbsolutePath(), REMOVE + instance, "", System.out, System.err);
         }
     }
 
-    /** Asks the cluster process in {@code d} for {@code what}, prints its progress as it comes; 0 when it succeeded. */
-    static int request(Path d, String what, PrintStream out, PrintStream err) throws IOException, InterruptedException {
+    /**
+     * Asks the cluster process in {@code d} for {@code what} (with {@code argument}, or ""), prints its progress as it
+     * comes; 0 when it succeeded.
+     */
+    static int request(Path d, String what, String argument, PrintStream out, PrintStream err)
+            throws IOException, InterruptedException {
         if (ClusterCommand.running(d) == null) {
             err.println("gyro cluster: nothing runs in " + d);
             return 3;
@@ -80,7 +89,9 @@ final class ClusterControl {
         Path progress = control.resolve(what + ".progress"), result = control.resolve(what + ".result");
         Files.deleteIfExists(progress);
         Files.deleteIfExists(result);
-        Files.writeString(control.resolve(what + ".request"), "");
+        Path asked = control.resolve(what + ".asking");
+        Files.writeString(asked, argument); // then renamed: the cluster never reads half an argument
+        Files.move(asked, control.resolve(what + ".request"), java.nio.file.StandardCopyOption.ATOMIC_MOVE);
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(600);
         int shown = 0;
         while (true) {
@@ -117,11 +128,12 @@ final class ClusterControl {
                 try (var files = Files.list(control)) {
                     for (Path request : files.filter(f -> f.toString().endsWith(".request")).sorted().toList()) {
                         String what = request.getFileName().toString().replace(".request", "");
+                        String argument = Files.readString(request).strip();
                         Files.deleteIfExists(request);
                         Path progress = control.resolve(what + ".progress");
                         String answer;
                         try {
-                            answer = run(cluster, what, tls, line -> append(progress, line));
+                            answer = run(cluster, what, argument, tls, line -> append(progress, line));
                         } catch (Exception e) {
                             answer = "FAILED: " + e.getMessage();
                         }
@@ -149,8 +161,12 @@ final class ClusterControl {
         }
     }
 
-    /** Runs one request ({@code add-instance} or {@code remove-instance-I}); returns its result line. */
-    static String run(LocalCluster cluster, String what, Path tls, java.util.function.Consumer<String> progress)
+    /**
+     * Runs one request ({@code add-instance}, with the new instance's database or "", or {@code remove-instance-I});
+     * returns its result line.
+     */
+    static String run(LocalCluster cluster, String what, String argument, Path tls,
+                      java.util.function.Consumer<String> progress)
             throws Exception {
         long started = System.nanoTime();
         List<Integer> members = new ArrayList<>();
@@ -159,7 +175,7 @@ final class ClusterControl {
             int id = cluster.size();
             if (tls != null) Certificates.issue(tls, Transport.instanceIdentity(id), List.of());
             progress.accept("instance " + id + " joins the ring ...");
-            GyroInstance joined = cluster.addInstance();
+            GyroInstance joined = argument.isEmpty() ? cluster.addInstance() : cluster.addInstance(argument);
             progress.accept("instance " + id + " at " + cluster.addresses().get(id) + " joined the ring after "
                     + millis(started) + " ms (its database a copy of a member's, at gsn " + joined.appliedGsn() + ")");
             members.add(id);

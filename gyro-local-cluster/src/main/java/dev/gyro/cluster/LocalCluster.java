@@ -310,25 +310,43 @@ public final class LocalCluster implements AutoCloseable {
      */
     public synchronized GyroInstance addInstance() throws IOException, SQLException {
         int id = addresses.size();
+        // the new instance's database first (a server of its own on PostgreSQL and MariaDB), so a failure there
+        // leaves the ring as it was
+        if (backend == Backend.SQLITE) {
+            if (dir == null) throw new UnsupportedOperationException("this cluster runs on databases it was given: give"
+                    + " the new instance's database too (addInstance(target))");
+            return addInstance(databaseFile(dir, id).toString(), null);
+        }
+        if (dir == null) throw new UnsupportedOperationException("this cluster runs on databases it was given: give the"
+                + " new instance's database too (addInstance(target))");
+        DatabaseServer server = DatabaseServer.create(backend.serverKind(), serverDirectory(dir, id)).start();
+        try {
+            server.createDatabase(DATABASE);
+            return addInstance(server.jdbcUrl(DATABASE), server);
+        } catch (IOException | SQLException | RuntimeException e) {
+            server.stop();
+            throw e;
+        }
+    }
+
+    /**
+     * {@link #addInstance()} on {@code target}, a new, empty database (a SQLite file, or a JDBC URL on this cluster's
+     * DBMS), for a cluster on databases it was given.
+     */
+    public synchronized GyroInstance addInstance(String target) throws IOException, SQLException {
+        if (Dialect.forTarget(target) != backend.dialect())
+            throw new IllegalArgumentException("the new instance's database must be on " + backend.label() + " like the"
+                    + " cluster's, not " + target.replaceAll("\\?.*", ""));
+        return addInstance(backend.dialect().jdbcUrl(target), null);
+    }
+
+    private GyroInstance addInstance(String target, DatabaseServer server) throws IOException, SQLException {
+        int id = addresses.size();
         String address = freeAddresses(1).get(0);
         GyroInstance entry = instances.stream().filter(java.util.Objects::nonNull).findFirst()
                 .orElseThrow(() -> new IllegalStateException("no instance runs to take the join"));
-        // the new instance's database first (a server of its own on PostgreSQL and MariaDB), so a failure there
-        // leaves the ring as it was
-        DatabaseServer server = null;
-        String target;
-        if (backend == Backend.SQLITE) {
-            target = databaseFile(dir, id).toString();
-        } else {
-            if (dir == null) throw new UnsupportedOperationException("adding an instance to a cluster on databases it"
-                    + " was given (attached) needs a database for the new instance: give one through gyro instance --join");
-            server = DatabaseServer.create(backend.serverKind(), serverDirectory(dir, id)).start();
-            server.createDatabase(DATABASE);
-            target = server.jdbcUrl(DATABASE);
-        }
         dev.gyro.wire.Reply joined = entry.call(dev.gyro.wire.RingRequest.join(address, id));
         if (joined.status() != dev.gyro.wire.Reply.Status.OK) {
-            if (server != null) server.stop();
             throw new IllegalStateException("the ring refused instance " + id + " at " + address + ": "
                     + joined.status() + ": " + joined.message());
         }
