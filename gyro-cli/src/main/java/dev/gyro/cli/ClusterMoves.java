@@ -57,6 +57,15 @@ final class ClusterMoves {
         @picocli.CommandLine.Mixin
         Target target = new Target();
 
+        @Option(names = "--by", defaultValue = "count", paramLabel = "count|load", description = "what to even out:"
+                + " the buckets' count, or the local requests they took over --window (a hot instance gives its"
+                + " busiest buckets to the coolest) (default: ${DEFAULT-VALUE})")
+        String by;
+
+        @Option(names = "--window", defaultValue = "10", paramLabel = "SECONDS", description = "with --by load: how long"
+                + " the instances' requests are counted before the plan (default: ${DEFAULT-VALUE})")
+        int window;
+
         @Option(names = "--remove", paramLabel = "I", description = "even out over the other members, then take"
                 + " instance I out of the ring (for instances run with gyro instance: stop its process afterwards)")
         Integer remove;
@@ -75,8 +84,31 @@ final class ClusterMoves {
                     System.err.println("gyro cluster: --remove " + remove + ": the ring's only member");
                     return 2;
                 }
-                List<Step> plan = plan(client.routing().map(), members);
-                if (plan.isEmpty()) System.out.println("gyro cluster: the buckets are even already");
+                List<Step> plan;
+                if (by.equals("load")) {
+                    if (remove != null) {
+                        System.err.println("gyro cluster: --remove moves every bucket of an instance: not with --by load");
+                        return 2;
+                    }
+                    System.out.printf("gyro cluster: counting each bucket's local requests for %d s ...%n", window);
+                    long[] before = bucketRequests(client, members);
+                    Thread.sleep(window * 1000L); // a sample of the load: the window is what the user asked
+                    long[] load = bucketRequests(client, members);
+                    for (int b = 0; b < load.length; b++) load[b] -= before[b];
+                    client.refreshRouting(members.get(0));
+                    PartitionMap map = client.routing().map();
+                    System.out.println("gyro cluster: local requests/s by instance: " + describeLoad(map, members, load,
+                            window));
+                    plan = planByLoad(map, members, load);
+                    if (plan.isEmpty()) System.out.println("gyro cluster: the load is even already (or no bucket's"
+                            + " move would even it out more)");
+                } else if (by.equals("count")) {
+                    plan = plan(client.routing().map(), members);
+                    if (plan.isEmpty()) System.out.println("gyro cluster: the buckets are even already");
+                } else {
+                    System.err.println("gyro cluster: --by " + by + ": count or load");
+                    return 2;
+                }
                 for (Step s : plan) {
                     System.out.printf("gyro cluster: moving %d buckets from instance %d to instance %d ...%n",
                             s.buckets().length, s.from(), s.to());
@@ -185,6 +217,78 @@ final class ClusterMoves {
             }
         }
         return steps;
+    }
+
+    /**
+     * The moves that even out {@code load} (per bucket: the local requests it took) over {@code members}: again and
+     * again the busiest member gives the bucket whose load comes nearest half the gap to the least busy one, while that
+     * narrows the gap, until the busiest is within 10% of the mean (or {@link #MOST_MOVED} buckets moved). Buckets of
+     * one pair go as one step.
+     */
+    static List<Step> planByLoad(PartitionMap map, List<Integer> members, long[] load) {
+        int ids = Math.max(map.instances(), members.stream().mapToInt(Integer::intValue).max().orElse(0) + 1);
+        long[] at = new long[ids];
+        List<List<Integer>> held = new ArrayList<>();
+        for (int i = 0; i < ids; i++) held.add(new ArrayList<>());
+        for (int b = 0; b < map.buckets(); b++) {
+            int owner = map.ownerOfBucket(b);
+            held.get(owner).add(b);
+            at[owner] += load[b];
+        }
+        long total = 0;
+        for (int m : members) total += at[m];
+        double mean = (double) total / members.size();
+        java.util.LinkedHashMap<List<Integer>, List<Integer>> moves = new java.util.LinkedHashMap<>();
+        for (int moved = 0; moved < MOST_MOVED && total > 0; moved++) {
+            int hot = members.get(0), cold = members.get(0);
+            for (int m : members) {
+                if (at[m] > at[hot]) hot = m;
+                if (at[m] < at[cold]) cold = m;
+            }
+            if (at[hot] <= mean * 1.1) break;
+            long gap = at[hot] - at[cold];
+            int best = -1;
+            for (int b : held.get(hot))
+                if (load[b] > 0 && load[b] < gap && (best < 0 || Math.abs(2 * load[b] - gap) < Math.abs(2 * load[best] - gap)))
+                    best = b;
+            if (best < 0) break;
+            held.get(hot).remove(Integer.valueOf(best));
+            held.get(cold).add(best);
+            at[hot] -= load[best];
+            at[cold] += load[best];
+            moves.computeIfAbsent(List.of(hot, cold), k -> new ArrayList<>()).add(best);
+        }
+        List<Step> steps = new ArrayList<>();
+        moves.forEach((pair, buckets) -> steps.add(new Step(pair.get(0), pair.get(1),
+                buckets.stream().mapToInt(Integer::intValue).sorted().toArray())));
+        return steps;
+    }
+
+    /** The most buckets one rebalance by load moves. */
+    static final int MOST_MOVED = 64;
+
+    /** Per bucket: the local requests its owner among {@code members} took (the instances' {@code bucketRequests}). */
+    static long[] bucketRequests(GyroClient client, List<Integer> members) throws Exception {
+        long[] out = null;
+        for (int m : members) {
+            JsonNode counts = JSON.readTree(client.status(m)).get("bucketRequests");
+            if (counts == null) throw new IllegalStateException("instance " + m + " does not count its buckets' requests"
+                    + " (an earlier version)");
+            if (out == null) out = new long[counts.size()];
+            for (int b = 0; b < counts.size() && b < out.length; b++) out[b] += counts.get(b).asLong();
+        }
+        return out;
+    }
+
+    private static String describeLoad(PartitionMap map, List<Integer> members, long[] load, int seconds) {
+        StringBuilder s = new StringBuilder();
+        for (int m : members) {
+            long sum = 0;
+            for (int b : map.bucketsOf(m)) sum += load[b];
+            s.append(s.length() == 0 ? "" : ", ").append("instance ").append(m).append(' ')
+                    .append(String.format(java.util.Locale.ROOT, "%.0f", (double) sum / Math.max(1, seconds)));
+        }
+        return s.toString();
     }
 
     /** Moves {@code buckets} to {@code to}, printing each owner's answer; false if one was not OK. */

@@ -372,11 +372,12 @@ public final class GyroClient implements AutoCloseable {
     private Reply whoHoldsTheToken(Reply r) {
         if (r.status() != Reply.Status.UNAVAILABLE || r.message() == null || !r.message().contains(Reply.WITHDRAWN))
             return r;
-        List<RingStatus.Entry> ring = RingStatus.ask(channels, routing.addresses(), java.time.Duration.ofSeconds(2));
+        List<RingStatus.Entry> ring = askRing();
         int holder = RingStatus.tokenHolder(ring);
         String who = holder < 0 ? "; no instance that answered holds the token"
-                : "; the token is held by instance " + holder + " at " + routing.addresses().get(holder)
-                        + (ring.get(holder).up() ? "" : " (unreachable: " + ring.get(holder).error() + ")");
+                : "; the token is held by instance " + holder + (holder < ring.size() ? " at " + ring.get(holder)
+                        .address() + (ring.get(holder).up() ? "" : " (unreachable: " + ring.get(holder).error() + ")")
+                        : ", which joined the ring after this client last learned its members");
         return Reply.error(r.status(), r.message() + who, r.instance());
     }
 
@@ -435,8 +436,9 @@ public final class GyroClient implements AutoCloseable {
      */
     private Reply outcomeUnknown(int instance, RoutingTable.Decision d, Request request) {
         int owner = d == null ? instance : d.owner();
-        List<RingStatus.Entry> ring = RingStatus.ask(channels, routing.addresses(), java.time.Duration.ofSeconds(2));
-        if (!ring.get(instance).up() || !ring.get(owner).up()) return null;
+        List<RingStatus.Entry> ring = askRing();
+        if (instance >= ring.size() || owner >= ring.size() || !ring.get(instance).up() || !ring.get(owner).up())
+            return null;
         RingStatus.Entry at = ring.get(owner);
         if (at.status().path("databaseDown").asBoolean())
             return Reply.error(Reply.Status.UNAVAILABLE, databaseDown(request, owner, at.address(),
@@ -446,9 +448,21 @@ public final class GyroClient implements AutoCloseable {
                     + ") is up but did not answer " + request + " within " + deadlineMillis + " ms, and it may have"
                     + " committed" + sendAgain(request), owner);
         int holder = RingStatus.tokenHolder(ring);
+        boolean known = holder >= 0 && holder < ring.size();
         return Reply.error(Reply.Status.UNAVAILABLE, outcomeUnknown(request, owner, holder,
-                holder < 0 ? null : routing.addresses().get(holder),
-                holder < 0 || ring.get(holder).up() ? null : ring.get(holder).error(), deadlineMillis), owner);
+                known ? ring.get(holder).address() : null,
+                !known || ring.get(holder).up() ? null : ring.get(holder).error(), deadlineMillis), owner);
+    }
+
+    /**
+     * Every instance's status, by id, as far as this client knows the ring: the channels and addresses taken together
+     * (an instance that joined is given a channel before the routing table names it).
+     */
+    private List<RingStatus.Entry> askRing() {
+        List<String> addresses = routing.addresses();
+        List<ManagedChannel> known = new ArrayList<>(channels);
+        int n = Math.min(addresses.size(), known.size());
+        return RingStatus.ask(known.subList(0, n), addresses.subList(0, n), java.time.Duration.ofSeconds(2));
     }
 
     /**
@@ -477,7 +491,7 @@ public final class GyroClient implements AutoCloseable {
         String where = holder < 0 ? " behind a token no instance that answered holds"
                 : holder == owner ? ", which holds the token and has not run it yet (its round, or its database, is"
                         + " slow)"
-                : " behind the token held by instance " + holder + " at " + holderAddress
+                : " behind the token held by instance " + holder + (holderAddress == null ? "" : " at " + holderAddress)
                         + (holderDown == null ? "" : " (unreachable: " + holderDown + ")");
         return "outcome unknown: " + request + " is queued at instance " + owner + where + "; the client gave up after "
                 + deadlineMillis + " ms, and the request may still run" + (holder == owner ? "" : " when the token comes")

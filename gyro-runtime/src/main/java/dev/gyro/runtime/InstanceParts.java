@@ -312,6 +312,7 @@ final class InstanceParts implements AutoCloseable {
         more.putAll(ring.status());
         more.putAll(db.failures().health().status());
         more.putAll(buckets.status());
+        more.put("bucketRequests", router.load().counts());
         if (http != null) more.put("http", http.url());
         return stats.json(self, config.address(), parallelGlobals, session.waiting(), more);
     }

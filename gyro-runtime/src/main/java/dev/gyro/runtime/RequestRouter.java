@@ -38,6 +38,7 @@ final class RequestRouter {
     private final RecordedReplies recorded;
     /** The buckets owned here, closed while a move takes them away (docs/decisions/43-bucket-moves.md). */
     private final Buckets buckets;
+    private final BucketLoad load;
     /** Requests with an id running here now, with everyone waiting for their reply (a client's retry included). */
     private final java.util.concurrent.ConcurrentHashMap<String, List<Waiting>> running =
             new java.util.concurrent.ConcurrentHashMap<>();
@@ -57,6 +58,7 @@ final class RequestRouter {
                   Buckets buckets) {
         this.recorded = recorded;
         this.buckets = buckets;
+        this.load = new BucketLoad(routing.map().buckets());
         this.metrics = metrics;
         this.self = self;
         this.routing = routing;
@@ -68,6 +70,11 @@ final class RequestRouter {
         this.requestThreads = requestThreads;
         this.replies = replies;
         this.stats = stats;
+    }
+
+    /** The local requests of each bucket taken here. */
+    BucketLoad load() {
+        return load;
     }
 
     /** A request from a client, or forwarded by a peer. Answers {@code reply} exactly once, later or now. */
@@ -129,6 +136,7 @@ final class RequestRouter {
         // it, and then the request waits, and is routed again by the map the move leaves.
         int bucket = global ? -1 : routing.homeBucket(request.transaction(), request.parameters());
         if (bucket >= 0 && !buckets.enter(bucket, () -> handle(request, deadline, out))) return;
+        if (bucket >= 0) load.count(bucket);
         Consumer<Reply> reply = r -> {
             if (bucket >= 0) buckets.leave(bucket);
             metrics.request(request.transaction(), global, r.status(), arrived);
