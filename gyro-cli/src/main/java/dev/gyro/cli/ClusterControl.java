@@ -47,9 +47,39 @@ final class ClusterControl {
                 + " file, or a throwaway server of its own)")
         String jdbcUrl;
 
+        @Option(names = "--backend", paramLabel = "B", description = "the new instance's backend: the cluster's own"
+                + " (one backend per cluster; given, it is checked)")
+        String backend;
+
+        @Option(names = "--replicas", paramLabel = "R", description = "the new instance's replicas: 1 (a replicated"
+                + " group cannot join a running ring yet)")
+        Integer replicas;
+
         @Override
         public Integer call() throws Exception {
-            return request(dir.toAbsolutePath(), ADD, jdbcUrl == null ? "" : jdbcUrl, System.out, System.err);
+            Path d = dir.toAbsolutePath();
+            if (replicas != null && replicas != 1) {
+                System.err.println("gyro cluster: --replicas " + replicas + ": a replicated group cannot join a running"
+                        + " ring yet; add instances of one replica");
+                return 2;
+            }
+            if (backend != null && ClusterCommand.running(d) != null) {
+                String runs = new com.fasterxml.jackson.databind.ObjectMapper().readTree(ClusterCommand.infoFile(d)
+                        .toFile()).path("backend").asText();
+                String asked;
+                try {
+                    asked = dev.gyro.cluster.Backend.parse(backend).label();
+                } catch (IllegalArgumentException e) {
+                    System.err.println("gyro cluster: --backend " + backend + ": " + e.getMessage());
+                    return 2;
+                }
+                if (!asked.equals(runs)) {
+                    System.err.println("gyro cluster: --backend " + backend + ": the cluster in " + d + " runs on "
+                            + runs + ", and a cluster has one backend");
+                    return 2;
+                }
+            }
+            return request(d, ADD, jdbcUrl == null ? "" : jdbcUrl, System.out, System.err);
         }
     }
 

@@ -107,7 +107,7 @@ class BrokenRingTest {
                 assertThat(client.call("addItem", cart, 5L, 1).ok()).isTrue();
                 assertThat(client.call("order", cart).ok()).isTrue();
             }
-            new KillAndRestartTest().awaitQuiet(client);
+            RingChecks.awaitQuiet(client, 3);
             int parked = -1;
             for (int i = 0; i < 3; i++)
                 if (new ObjectMapper().readTree(client.status(i)).get("role").asText().equals("PARKED")) parked = i;
@@ -160,7 +160,7 @@ class BrokenRingTest {
             Reply served = waited.get(5, TimeUnit.MINUTES);
             patient.close();
             assertThat(served.ok()).as(served.toString()).isTrue();
-            new KillAndRestartTest().awaitQuiet(client);
+            RingChecks.awaitQuiet(client, 3);
             JsonNode after = new ObjectMapper().readTree(client.status(waiter));
             assertThat(after.get("lastGsn").asLong()).as("the order that waited ran, the withdrawn one did not: 4 orders")
                     .isEqualTo(4);

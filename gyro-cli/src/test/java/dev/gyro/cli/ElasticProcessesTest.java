@@ -37,7 +37,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * A running ring grows and shrinks with every instance its own {@code gyro instance} process (mutual TLS, each on an
  * emulated small server so that a move waits for the requests in its buckets), under clients that order: three
- * instances start, a fourth joins ({@code --join}, its database a copy of a member's), buckets of each first instance
+ * instances start, the token's holder is killed with SIGKILL at a moment of chance and started again, a fourth joins ({@code --join}, its database a copy of a member's), buckets of each first instance
  * move to it, and while each move has its buckets closed the old owner (the token's holder), the new owner, then the
  * next holder is killed with SIGKILL and started again with the same command line; then instance 0's buckets move away
  * and it leaves the ring. Afterwards, on the members: one map, every order a client saw acknowledged present once (and nothing
@@ -108,7 +108,14 @@ abstract class ElasticProcessesTest {
         PartitionMap map;
         try (GyroClient client = GyroClient.connect(ring, 10_000, -1, transport)) {
             load = new OrderLoad(client, 4, 4);
-            load.awaitOrders(10);
+            // first a kill at a moment of chance, of whichever instance holds the token then (or instance 0)
+            load.awaitOrders(5 + new java.util.SplittableRandom(SEED).nextInt(10));
+            int holder = 0;
+            for (int i = 0; i < 3; i++)
+                if (List.of("PRIMARY", "APPLYING", "PARKED").contains(status(client, i).path("role").asText())) holder = i;
+            processes[holder].destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+            processes[holder] = launch(holder);
+            load.awaitOrders(load.ordersOk.get() + 10);
             processes[3] = launch(3); // joins, copies instance 0's database, serves
             for (Victim victim : Victim.values()) {
                 int from = switch (victim) { // the buckets of each first instance in turn
@@ -156,7 +163,7 @@ abstract class ElasticProcessesTest {
             processes[0].waitFor(30, TimeUnit.SECONDS);
             load.awaitOrders(load.ordersOk.get() + 10);
             load.end();
-            awaitQuiet(client, List.of(1, 2, 3));
+            RingChecks.awaitQuiet(client, List.of(1, 2, 3));
             map = client.routing().map();
             for (int i = 1; i < 4; i++)
                 assertThat(status(client, i).get("mapVersion").asLong()).as("map version at instance %d", i)
@@ -183,7 +190,7 @@ abstract class ElasticProcessesTest {
             }
             long[] initial = OnlineStore.initialStock(OnlineStore.ITEMS_PER_SCALE, OnlineStore.MIN_STOCK, SEED);
             assertThat(StoreAudit.audit(conns, map, initial, -1)).isEmpty();
-            long orders = scalar(conns.get(1), "SELECT COUNT(*) FROM ORDERS");
+            long orders = RingChecks.scalar(conns.get(1), "SELECT COUNT(*) FROM ORDERS");
             assertThat(orders).as("orders (%d acknowledged, %d with an unknown outcome)", load.ordersOk.get(),
                     load.uncertain.get()).isBetween(load.ordersOk.get(), load.ordersOk.get() + load.uncertain.get());
             Set<Long> ordered = new HashSet<>();
@@ -192,7 +199,7 @@ abstract class ElasticProcessesTest {
             }
             assertThat(ordered).as("every acknowledged order").containsAll(load.acknowledged);
             Set<Long> last = new HashSet<>();
-            for (int i = 1; i < 4; i++) last.add(scalar(conns.get(i), "SELECT last_gsn FROM gyro_state"));
+            for (int i = 1; i < 4; i++) last.add(RingChecks.scalar(conns.get(i), "SELECT last_gsn FROM gyro_state"));
             assertThat(last).as("last applied gsn of instances 1-3").hasSize(1);
         } finally {
             for (Connection c : conns) if (c != null) c.close();
@@ -207,23 +214,6 @@ abstract class ElasticProcessesTest {
         }
     }
 
-    /** Until {@code members} are quiet: one gsn, the token parked, no global waiting. */
-    static void awaitQuiet(GyroClient client, List<Integer> members) throws Exception {
-        await("members " + members + " quiet", () -> {
-            Set<Long> gsns = new HashSet<>();
-            int parked = 0;
-            long queued = 0;
-            for (int i : members) {
-                JsonNode s = status(client, i);
-                if (!s.has("lastGsn")) return false;
-                gsns.add(s.get("lastGsn").asLong());
-                queued += s.get("queuedGlobals").asLong();
-                if (s.get("role").asText().equals("PARKED")) parked++;
-            }
-            return gsns.size() == 1 && parked == 1 && queued == 0;
-        });
-    }
-
     /** Until {@code condition}, looked at as the replies come; the deadline only ends a hung test. */
     static void await(String what, java.util.function.BooleanSupplier condition) throws InterruptedException {
         long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(3);
@@ -231,9 +221,5 @@ abstract class ElasticProcessesTest {
             if (System.nanoTime() > deadline) throw new AssertionError("waited 3 minutes for " + what);
             Thread.sleep(10);
         }
-    }
-
-    static long scalar(Connection c, String sql) throws Exception {
-        return KillAndRestartTest.scalar(c, sql);
     }
 }

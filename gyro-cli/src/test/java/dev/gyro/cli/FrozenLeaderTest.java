@@ -72,7 +72,7 @@ class FrozenLeaderTest {
             // the token holder's group
             recoveries[1] = freeze(client, load, 0, 0, "the leader of the group that holds the token", figures);
             load.end();
-            KillAndRestartTest.awaitQuiet(client, GROUPS);
+            RingChecks.awaitQuiet(client, GROUPS);
             cluster.awaitReplicasCaughtUp();
         }
         assertThat(load.ordersOk.get()).as("orders that succeeded").isPositive();

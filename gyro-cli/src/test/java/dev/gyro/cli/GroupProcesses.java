@@ -171,7 +171,7 @@ final class GroupProcesses implements AutoCloseable {
                 Set<Long> indexes = new HashSet<>();
                 for (int r = 0; r < replicas; r++) {
                     try (Connection c = DriverManager.getConnection(database(g, r))) {
-                        long i = KillAndRestartTest.scalar(c, "SELECT applied_index FROM gyro_replica");
+                        long i = RingChecks.scalar(c, "SELECT applied_index FROM gyro_replica");
                         indexes.add(i);
                         seen.append("group ").append(g).append(" replica ").append(r).append(": ").append(i).append("; ");
                     }
@@ -235,11 +235,11 @@ final class GroupProcesses implements AutoCloseable {
                 }
                 for (String table : new OnlineStore().replicatedTables())
                     acrossGroups.add(table + "=" + ReplicaCheck.digest(conns.get(0), table, 0).sha256());
-                long here = KillAndRestartTest.scalar(conns.get(0), "SELECT COUNT(*) FROM ORDERS");
+                long here = RingChecks.scalar(conns.get(0), "SELECT COUNT(*) FROM ORDERS");
                 if (orders < 0) orders = here;
                 assertThat(here).as("orders in group " + g).isEqualTo(orders);
                 for (int r = 0; r < replicas; r++)
-                    assertThat(KillAndRestartTest.scalar(conns.get(r), "SELECT last_gsn FROM gyro_state"))
+                    assertThat(RingChecks.scalar(conns.get(r), "SELECT last_gsn FROM gyro_state"))
                             .as("last applied gsn of replica " + r + " of group " + g + ": each order applied once")
                             .isEqualTo(orders);
                 Set<Long> carts = new HashSet<>();

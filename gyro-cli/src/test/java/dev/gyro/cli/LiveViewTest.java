@@ -78,7 +78,7 @@ class LiveViewTest {
             });
             workload.start();
             try {
-                KillAndRestartTest.awaitOrders(orders, 6);
+                RingChecks.awaitOrders(orders, 6);
 
                 String metrics = get(http.get(0) + "/metrics");
                 assertThat(metrics)

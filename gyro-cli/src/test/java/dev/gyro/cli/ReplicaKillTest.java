@@ -33,12 +33,12 @@ abstract class ReplicaKillTest {
     static final int GROUPS = 2;
     static final int REPLICAS = 3;
     /**
-     * Leader kills per run, alternating between the groups, the first of each group's while it holds the token: 4 on
-     * SQLite, 2 on each database server (each group's leader once). A kill costs 15-30 s of the suite on 2 cores (a
+     * Leader kills per run, alternating between the groups, the first of each group's while it holds the token: 2 on
+     * SQLite and on each database server (each group's leader once). A kill costs 15-30 s of the suite on 2 cores (a
      * process restarted, a group electing, the ring moving again); a longer run widens the search:
      * {@code -Dgyro.test.kills=30} (seen passing with 30 on SQLite and 6 on each server).
      */
-    static final int KILLS = Integer.getInteger("gyro.test.kills", 4),
+    static final int KILLS = Integer.getInteger("gyro.test.kills", 2),
             SERVER_KILLS = Integer.getInteger("gyro.test.kills", 2);
 
     final String backend;
@@ -101,7 +101,7 @@ abstract class ReplicaKillTest {
             processes[group][follower] = cluster.launch(group, follower);
             load.awaitOrders(load.ordersOk.get() + 3);
             load.end();
-            KillAndRestartTest.awaitQuiet(client, GROUPS);
+            RingChecks.awaitQuiet(client, GROUPS);
             cluster.awaitReplicasCaughtUp();
         }
         assertThat(load.ordersOk.get()).as("orders that succeeded").isPositive();

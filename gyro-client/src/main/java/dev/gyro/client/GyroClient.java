@@ -203,10 +203,24 @@ public final class GyroClient implements AutoCloseable {
      * "outcome unknown", send it again with the id the answer names, or with the id it was given.
      */
     public Reply call(Request request) {
-        int entry = preferred >= 0 ? preferred : Math.floorMod(roundRobin.getAndIncrement(), channels.size());
+        int entry = preferred >= 0 ? preferred : nextEntry();
         RoutingTable.Decision d = routing.decide(request.transaction(), request.parameters(), entry);
         int target = d == null ? entry : d.owner();
         return send(target, request);
+    }
+
+    /**
+     * The next instance in turn for a request without a partitioning parameter, passing over those whose connection
+     * failed last (an instance that is down, or left the ring: docs/decisions/44-ring-changes.md) while another is not.
+     */
+    private int nextEntry() {
+        int n = channels.size();
+        int first = Math.floorMod(roundRobin.getAndIncrement(), n);
+        for (int k = 0; k < n; k++) {
+            int i = (first + k) % n;
+            if (channels.get(i).getState(false) != io.grpc.ConnectivityState.TRANSIENT_FAILURE) return i;
+        }
+        return first;
     }
 
     /** A new session: read-your-writes and monotonic reads across instances for one user's requests. */
