@@ -127,4 +127,30 @@ class RingChangeTest {
     static long cartOf(PartitionMap map, int owner, Map<Long, Integer> filled) {
         return filled.keySet().stream().filter(c -> map.instanceOf(new Value.Int(c)) == owner).findFirst().orElseThrow();
     }
+
+    @Test
+    void aClusterOnDatabasesItWasGivenTakesAnInstanceOnTheDatabaseGivenForIt() throws Exception {
+        List<String> urls = new ArrayList<>();
+        for (int i = 0; i < 2; i++) urls.add("jdbc:sqlite:" + dir.resolve("given-" + i + ".db"));
+        cluster = LocalCluster.attach(urls, new OnlineStore(), 1, SEED, n -> {}).startAll();
+        client = GyroClient.connect(cluster.addresses());
+        long cart = StoreClusterChecks.cartOwnedBy(client, 1, 1);
+        assertThat(client.call("createCart", cart).ok()).isTrue();
+        assertThat(client.call("addItem", cart, 3L, 1).ok()).isTrue();
+        assertThat(client.call("order", cart).ok()).isTrue();
+        assertThat(org.assertj.core.api.Assertions.catchThrowable(() -> cluster.addInstance()))
+                .as("no database named for the new instance").hasMessageContaining("give the new instance's database");
+        String mine = "jdbc:sqlite:" + dir.resolve("given-2.db");
+        GyroInstance joined = cluster.addInstance(mine);
+        assertThat(joined.id()).isEqualTo(2);
+        Reply moved = client.moveBuckets(2, client.routing().map().bucketsOf(1)).get(0);
+        assertThat(moved.status()).as(moved.message()).isEqualTo(Reply.Status.OK);
+        assertThat(client.call("order", cart).status()).as("the cart, ordered before, at its new owner")
+                .isEqualTo(Reply.Status.ABORTED);
+        assertThat(cluster.awaitQuiet(30_000)).isTrue();
+        for (String table : new OnlineStore().replicatedTables())
+            assertThat(StoreClusterChecks.digests(cluster, table)).as("copies of " + table).hasSize(1);
+        assertThat(StoreClusterChecks.count(cluster, 2, "SELECT COUNT(*) FROM SHOPPING_CARTS WHERE CART_ID = " + cart))
+                .as("the cart and its line, moved with their bucket to the instance on the given database").isEqualTo(2);
+    }
 }
