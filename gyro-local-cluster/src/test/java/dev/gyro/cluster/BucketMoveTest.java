@@ -9,7 +9,12 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+
 import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -17,6 +22,9 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -91,6 +99,88 @@ class BucketMoveTest {
         cluster.stop(1);
         cluster.start(1);
         assertThat(cluster.instance(1).routing().map().ownerOfBucket(bucket)).isEqualTo(2);
+    }
+
+    @Test
+    void rowsWrittenBetweenTheCopyAndTheCutoverGoToTheNewOwnerAndTheStatusShowsTheMove() throws Exception {
+        start(3);
+        long one = StoreClusterChecks.cartOwnedBy(client, 0, 1);
+        int bucket = bucketOf(one);
+        long two = one + 1;
+        while (bucketOf(two) != bucket) two++;
+        long other = StoreClusterChecks.cartOwnedBy(client, 1, 1); // a cart of another instance, ordered meanwhile
+        for (long cart : new long[] {one, two, other}) assertThat(client.call("createCart", cart).ok()).isTrue();
+        assertThat(client.call("addItem", one, 5L, 2).ok()).isTrue();
+        assertThat(client.call("addItem", one, 6L, 1).ok()).isTrue();
+        assertThat(client.call("addItem", two, 8L, 3).ok()).isTrue();
+        assertThat(client.call("addItem", other, 3L, 1).ok()).isTrue();
+
+        // The old owner holds the move between its copy and its cutover.
+        AtomicReference<Runnable> cutOver = new AtomicReference<>();
+        cluster.instance(0).observeMoves((buckets, gsn, go) -> cutOver.set(go));
+        AtomicReference<List<Reply>> answer = new AtomicReference<>();
+        Thread mover = new Thread(() -> answer.set(client.moveBuckets(2, bucket)));
+        mover.start();
+        Await.until("the copy of bucket " + bucket + " to commit", () -> cutOver.get() != null);
+
+        JsonNode moving = new ObjectMapper().readTree(cluster.instance(0).statusJson()).get("moving");
+        assertThat(moving).as("the status during the move").isNotNull();
+        assertThat(moving.get("phase").asText()).isEqualTo("catching up");
+        assertThat(moving.get("buckets")).hasSize(1);
+        assertThat(moving.get("buckets").get(0).asInt()).isEqualTo(bucket);
+        assertThat(moving.get("to").asInt()).isEqualTo(2);
+        assertThat(moving.get("rowsCopied").asLong()).isEqualTo(5); // the two carts' rows and their lines
+        String metrics = cluster.instance(0).metricsText();
+        assertThat(metric(metrics, "gyro_buckets_move_phase")).isEqualTo(2);
+        assertThat(metric(metrics, "gyro_bucket_rows_moved_total")).isEqualTo(5);
+        // The receivers have the copy; the map has not changed, and the bucket is served at its old owner meanwhile.
+        for (int i = 1; i < 3; i++) assertThat(cartRows(i, one)).as("instance %d's copy", i).isEqualTo(3);
+        assertThat(cluster.instance(2).routing().map().ownerOfBucket(bucket)).isZero();
+        Reply added = client.call("addItem", one, 7L, 1);
+        assertThat(added.ok()).isTrue();
+        assertThat(added.instance()).isZero();
+        assertThat(client.call("addItem", one, 5L, 1).ok()).isTrue();
+        try (Connection c = cluster.connect(0); Statement st = c.createStatement()) { // as a local request would
+            assertThat(st.executeUpdate("DELETE FROM SHOPPING_CARTS WHERE CART_ID = " + two + " AND ITEM_ID = 8"))
+                    .isEqualTo(1);
+        }
+        assertThat(client.call("order", other).ok()).as("a global request while the move catches up").isTrue();
+        assertThat(cartRows(2, one)).as("a local write stays at its owner until the cutover").isEqualTo(3);
+
+        cutOver.get().run();
+        mover.join();
+        Reply moved = answer.get().get(0);
+        assertThat(moved.status()).as(moved.message()).isEqualTo(Reply.Status.OK);
+        String said = (String) moved.values().get(0).toJava();
+        System.out.println(said);
+        Matcher m = Pattern.compile("\\((\\d+) rows\\) .* (\\d+) ms closed; copied (\\d+) rows at gsn \\d+, caught up (\\d+)"
+                + " \\((\\d+) deleted\\)").matcher(said);
+        assertThat(m.find()).as(said).isTrue();
+        assertThat(m.group(1)).as("rows of the bucket at the cutover").isEqualTo("5");
+        assertThat(m.group(3)).as("rows copied").isEqualTo("5");
+        assertThat(m.group(4)).as("rows caught up: line 7 new, line 5 changed, line 8 deleted").isEqualTo("3");
+        assertThat(m.group(5)).isEqualTo("1");
+        assertThat(metric(cluster.instance(0).metricsText(), "gyro_bucket_rows_moved_total")).isEqualTo(8);
+        assertThat(metric(cluster.instance(0).metricsText(), "gyro_buckets_move_phase")).isZero();
+        assertThat(new ObjectMapper().readTree(cluster.instance(0).statusJson()).has("moving")).isFalse();
+
+        for (int i = 0; i < 3; i++) awaitOwner(i, bucket, 2);
+        for (int i = 1; i < 3; i++) { // the new owner, and the other receiver, have what the old owner has
+            assertThat(cartRows(i, one)).as("instance %d", i).isEqualTo(4);
+            assertThat(StoreClusterChecks.count(cluster, i, "SELECT QTY FROM SHOPPING_CARTS WHERE CART_ID = " + one
+                    + " AND ITEM_ID = 5")).as("instance %d's line 5", i).isEqualTo(3);
+            assertThat(cartRows(i, two)).as("instance %d: the line deleted meanwhile is gone", i).isEqualTo(1);
+        }
+        assertThat(client.call("getCart", one).values()).containsExactly(new Value.Int(5), new Value.Int(3),
+                new Value.Int(6), new Value.Int(1), new Value.Int(7), new Value.Int(1));
+        assertThat(client.call("getCart", one).instance()).isEqualTo(2);
+    }
+
+    /** The value of metric {@code name} (one series) in Prometheus text. */
+    static double metric(String text, String name) {
+        Matcher m = Pattern.compile("(?m)^" + name + "(\\{[^}]*})? ([0-9.eE+-]+)$").matcher(text);
+        assertThat(m.find()).as(name + " in\n" + text).isTrue();
+        return Double.parseDouble(m.group(2));
     }
 
     @Test
