@@ -260,6 +260,7 @@ class BucketMoveTest {
         assertThat(second.status()).as(second.message()).isEqualTo(Reply.Status.OK);
         Reply back = client.moveBuckets(0, java.util.Arrays.copyOfRange(half, 8, 12)).get(0);
         assertThat(back.status()).as(back.message()).isEqualTo(Reply.Status.OK);
+        for (Reply r : List.of(first, second, back)) System.out.println(r.values().get(0).toJava()); // the holds
         stop.set(true);
         for (Thread th : threads) th.join();
         assertThat(errors).as("failed requests").isEmpty();
