@@ -242,14 +242,17 @@ final class BucketMove {
     /**
      * The rows of {@code moving} as this database holds them: where commits are ordered (PostgreSQL, decision 20) in
      * the move's own transaction, whose snapshot the order keeps in its place among the round's globals; elsewhere
-     * global requests run one at a time, so a read transaction of its own sees the same rows without holding the
-     * write lock (SQLite) or locking the rows it reads (MariaDB) while it scans.
+     * global requests run one at a time, so a read transaction of its own, a snapshot ({@link
+     * dev.gyro.runtime.db.Dialect#readSnapshot}), sees the same rows without holding the write lock (SQLite) or
+     * locking the rows it reads (MariaDB) while it scans.
      */
     private List<RowChange> rows(Connection c, OrderedCommits ordered, PartitionMap map, BitSet moving,
                                  java.util.concurrent.atomic.AtomicLong read) throws SQLException {
         if (ordered != null) return BucketRows.rowsOf(c, db.dialect(), db.tables(), tables, map, moving, false, read);
-        return db.inTransaction(true, r -> BucketRows.rowsOf(r, db.dialect(), db.tables(), tables, map, moving, false,
-                read));
+        return db.inTransaction(true, r -> {
+            db.dialect().readSnapshot(r);
+            return BucketRows.rowsOf(r, db.dialect(), db.tables(), tables, map, moving, false, read);
+        });
     }
 
     /** A cutover asked for by a copy that the belt did not take: the copy is given up. */
