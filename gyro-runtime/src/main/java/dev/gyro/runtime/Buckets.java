@@ -39,6 +39,8 @@ final class Buckets {
     private long movedAway; // guarded by this
     /** The move in progress here (one at a time), or null. */
     private Moving moving; // guarded by this
+    /** The copy of the move in progress, read without the lock on every global's commit ({@link #touched}). */
+    private volatile BucketCopy noting;
     private long rowsMoved; // guarded by this
     private final java.util.Map<String, String> tables;
 
@@ -172,6 +174,7 @@ final class Buckets {
             for (int b : buckets) closed.set(b, 0);
             closedNow -= buckets.length;
             moving = null;
+            noting = null;
             notifyAll();
             again = new ArrayList<>(parked);
             parked.clear();
@@ -219,6 +222,7 @@ final class Buckets {
                     + java.util.Arrays.toString(moving.buckets) + " to instance " + moving.to + " now (" + moving.phase.named
                     + "): one move at a time");
         moving = new Moving(buckets, to, new BucketCopy(tables.keySet()));
+        noting = moving.copy;
         return moving.copy;
     }
 
@@ -245,6 +249,7 @@ final class Buckets {
     /** The move in progress ends without a cutover (its copy failed, or it is given up): nothing of it is kept. */
     synchronized void abandon() {
         moving = null;
+        noting = null;
     }
 
     /** {@code rows} more rows left here for their new owners (a cutover's). */
@@ -257,10 +262,7 @@ final class Buckets {
      * partitioned tables go again at the cutover ({@link BucketCopy#touched}).
      */
     void touched(StateUpdate update) {
-        BucketCopy copy;
-        synchronized (this) {
-            copy = moving == null ? null : moving.copy;
-        }
+        BucketCopy copy = noting;
         if (copy != null) copy.touched(update);
     }
 
