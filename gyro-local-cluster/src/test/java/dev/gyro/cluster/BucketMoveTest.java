@@ -198,6 +198,11 @@ class BucketMoveTest {
         Reply nowhere = client.moveBuckets(7, bucket).get(0);
         assertThat(nowhere.status()).isEqualTo(Reply.Status.BAD_REQUEST);
         assertThat(nowhere.message()).contains("no instance 7");
+        // a cutover whose copy its owner does not have (a restart lost it, or a client asks for it)
+        Reply uncopied = cluster.instance(1).call(new dev.gyro.wire.Request(dev.gyro.wire.MoveRequest.TRANSACTION,
+                List.of(new Value.Int(2), new Value.Text(String.valueOf(bucket)), new Value.Int(1)), false, 0));
+        assertThat(uncopied.status()).isNotEqualTo(Reply.Status.OK);
+        assertThat(uncopied.message()).contains("has no copy").contains("ask for the move again");
         assertThat(client.routing().map().version()).isEqualTo(1);
         assertThat(cluster.instance(1).routing().map().ownerOfBucket(bucket)).isEqualTo(1);
     }
