@@ -152,7 +152,7 @@ final class BucketMove {
             @Override
             public void read(Connection c) throws SQLException {
                 read.set(0);
-                rows = BucketCopy.copied(rows(c, ordered, map, moving, read));
+                rows = BucketCopy.copied(rows(c, ordered, map, moving, read, true));
             }
 
             @Override
@@ -206,7 +206,8 @@ final class BucketMove {
             @Override
             public void read(Connection c) throws SQLException {
                 // The buckets are closed, and their requests have left: no request writes their rows until the commit.
-                List<RowChange> now = rows(c, ordered, before, moving, new java.util.concurrent.atomic.AtomicLong());
+                List<RowChange> now = rows(c, ordered, before, moving, new java.util.concurrent.atomic.AtomicLong(),
+                        false);
                 rows = now.size();
                 caughtUp = copy.catchUp(now);
             }
@@ -240,15 +241,17 @@ final class BucketMove {
     }
 
     /**
-     * The rows of {@code moving} as this database holds them: where commits are ordered (PostgreSQL, decision 20) in
-     * the move's own transaction, whose snapshot the order keeps in its place among the round's globals; elsewhere
-     * global requests run one at a time, so a read transaction of its own, a snapshot ({@link
-     * dev.gyro.runtime.db.Dialect#readSnapshot}), sees the same rows without holding the write lock (SQLite) or
-     * locking the rows it reads (MariaDB) while it scans.
+     * The rows of {@code moving} as this database holds them. The copy reads a snapshot of its own ({@code snapshot}:
+     * {@link dev.gyro.runtime.db.Dialect#readSnapshot}), which neither holds the write lock (SQLite) nor locks the rows
+     * it reads (MariaDB) while it scans: a global request of the round that commits between that read and the copy's
+     * commit was noted ({@link Buckets#touched}), so the cutover ships its rows again. The cutover reads in its own
+     * transaction where global requests run side by side (PostgreSQL's ordered commits, decision 20, and MariaDB's
+     * locks keep that read in its place in the gsn order), and a snapshot where they run one at a time (SQLite).
      */
     private List<RowChange> rows(Connection c, OrderedCommits ordered, PartitionMap map, BitSet moving,
-                                 java.util.concurrent.atomic.AtomicLong read) throws SQLException {
-        if (ordered != null) return BucketRows.rowsOf(c, db.dialect(), db.tables(), tables, map, moving, false, read);
+                                 java.util.concurrent.atomic.AtomicLong read, boolean snapshot) throws SQLException {
+        if (!snapshot && (ordered != null || db.dialect().parallelGlobals()))
+            return BucketRows.rowsOf(c, db.dialect(), db.tables(), tables, map, moving, false, read);
         return db.inTransaction(true, r -> {
             db.dialect().readSnapshot(r);
             return BucketRows.rowsOf(r, db.dialect(), db.tables(), tables, map, moving, false, read);
