@@ -117,14 +117,18 @@ class BucketMoveTest {
 
         // The old owner holds the move between its copy and its cutover.
         AtomicReference<Runnable> cutOver = new AtomicReference<>();
-        cluster.instance(0).observeMoves((buckets, gsn, go) -> cutOver.set(go));
+        java.util.concurrent.atomic.AtomicLong copyGsn = new java.util.concurrent.atomic.AtomicLong();
+        cluster.instance(0).observeMoves((buckets, gsn, go) -> {
+            copyGsn.set(gsn);
+            cutOver.set(go);
+        });
         AtomicReference<List<Reply>> answer = new AtomicReference<>();
         Thread mover = new Thread(() -> answer.set(client.moveBuckets(2, bucket)));
         mover.start();
         Await.until("the copy of bucket " + bucket + " to commit", () -> cutOver.get() != null);
 
-        JsonNode moving = new ObjectMapper().readTree(cluster.instance(0).statusJson()).get("moving");
-        assertThat(moving).as("the status during the move").isNotNull();
+        JsonNode moving = moving(0);
+        assertThat(moving.isMissingNode()).as("the status during the move").isFalse();
         assertThat(moving.get("phase").asText()).isEqualTo("catching up");
         assertThat(moving.get("buckets")).hasSize(1);
         assertThat(moving.get("buckets").get(0).asInt()).isEqualTo(bucket);
@@ -134,7 +138,11 @@ class BucketMoveTest {
         assertThat(metric(metrics, "gyro_buckets_move_phase")).isEqualTo(2);
         assertThat(metric(metrics, "gyro_bucket_rows_moved_total")).isEqualTo(5);
         // The receivers have the copy; the map has not changed, and the bucket is served at its old owner meanwhile.
-        for (int i = 1; i < 3; i++) assertThat(cartRows(i, one)).as("instance %d's copy", i).isEqualTo(3);
+        for (int i = 1; i < 3; i++) {
+            int at = i;
+            Await.until("instance " + i + " to apply the copy", () -> cluster.instance(at).appliedGsn() >= copyGsn.get());
+            assertThat(cartRows(i, one)).as("instance %d's copy", i).isEqualTo(3);
+        }
         assertThat(cluster.instance(2).routing().map().ownerOfBucket(bucket)).isZero();
         Reply added = client.call("addItem", one, 7L, 1);
         assertThat(added.ok()).isTrue();
@@ -162,7 +170,7 @@ class BucketMoveTest {
         assertThat(m.group(5)).isEqualTo("1");
         assertThat(metric(cluster.instance(0).metricsText(), "gyro_bucket_rows_moved_total")).isEqualTo(8);
         assertThat(metric(cluster.instance(0).metricsText(), "gyro_buckets_move_phase")).isZero();
-        assertThat(new ObjectMapper().readTree(cluster.instance(0).statusJson()).has("moving")).isFalse();
+        assertThat(moving(0).isMissingNode()).as("no move in progress").isTrue();
 
         for (int i = 0; i < 3; i++) awaitOwner(i, bucket, 2);
         for (int i = 1; i < 3; i++) { // the new owner, and the other receiver, have what the old owner has
@@ -218,6 +226,77 @@ class BucketMoveTest {
         try {
             return StoreClusterChecks.count(cluster, instance, "SELECT COUNT(*) FROM ORDERS WHERE CART_ID = " + cart);
         } catch (Exception e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    @Test
+    void atTheCutoverARequestInsideFinishesFirstAndOneArrivingIsHeldThenRunOnceByTheNewOwner() throws Exception {
+        // a gate that holds the first local request once armed, inside its bucket: the cutover waits for it
+        java.util.concurrent.atomic.AtomicBoolean armed = new java.util.concurrent.atomic.AtomicBoolean();
+        CountDownLatch inside = new CountDownLatch(1), release = new CountDownLatch(1);
+        dev.gyro.runtime.hook.TransactionGate gate = new dev.gyro.runtime.hook.TransactionGate() {
+            @Override
+            public Slot enter() throws InterruptedException {
+                if (armed.compareAndSet(true, false)) {
+                    inside.countDown();
+                    release.await();
+                }
+                return Slot.NOTHING;
+            }
+
+            @Override
+            public Slot enterAhead() {
+                return Slot.NOTHING;
+            }
+        };
+        cluster = LocalCluster.create(dir, new OnlineStore(), 3, 1, 42, n -> {}).withInstanceConfig(c -> c.withGate(gate))
+                .startAll();
+        client = GyroClient.connect(cluster.addresses());
+        long cart = StoreClusterChecks.cartOwnedBy(client, 0, 1);
+        int bucket = bucketOf(cart);
+        assertThat(client.call("createCart", cart).ok()).isTrue();
+        assertThat(client.call("addItem", cart, 5L, 1).ok()).isTrue();
+        AtomicReference<Runnable> cutOver = new AtomicReference<>();
+        cluster.instance(0).observeMoves((buckets, gsn, go) -> cutOver.set(go));
+        AtomicReference<List<Reply>> answer = new AtomicReference<>();
+        Thread mover = new Thread(() -> answer.set(client.moveBuckets(2, bucket)));
+        mover.start();
+        Await.until("the copy of bucket " + bucket + " to commit", () -> cutOver.get() != null);
+
+        armed.set(true);
+        AtomicReference<Reply> first = new AtomicReference<>(), second = new AtomicReference<>();
+        Thread one = new Thread(() -> first.set(client.call("addItem", cart, 6L, 1)));
+        one.start();
+        inside.await();
+        cutOver.get().run();
+        Await.until("the cutover to wait for the request inside", () -> "cut over".equals(moving(0).path("phase")
+                .asText()));
+        assertThat(metric(cluster.instance(0).metricsText(), "gyro_buckets_move_phase")).isEqualTo(3);
+        Thread two = new Thread(() -> second.set(client.call("addItem", cart, 7L, 1)));
+        two.start();
+        Await.until("the request arriving meanwhile to be held", () -> moving(0).path("requestsHeld").asInt() == 1);
+        release.countDown();
+        one.join();
+        two.join();
+        mover.join();
+        Reply moved = answer.get().get(0);
+        assertThat(moved.status()).as(moved.message()).isEqualTo(Reply.Status.OK);
+        assertThat((String) moved.values().get(0).toJava()).contains("caught up 1 (0 deleted)"); // line 6
+        assertThat(first.get().ok()).isTrue();
+        assertThat(first.get().instance()).as("the request inside ran at the old owner").isZero();
+        assertThat(second.get().ok()).as(second.get().message()).isTrue();
+        assertThat(second.get().instance()).as("the request held ran at the new owner").isEqualTo(2);
+        assertThat(client.call("getCart", cart).values()).containsExactly(new Value.Int(5), new Value.Int(1),
+                new Value.Int(6), new Value.Int(1), new Value.Int(7), new Value.Int(1));
+        assertThat(cartRows(0, cart)).as("the held request did not run at the old owner").isEqualTo(3);
+    }
+
+    /** Instance {@code i}'s move in progress, as its status says (a missing node when there is none). */
+    JsonNode moving(int i) {
+        try {
+            return new ObjectMapper().readTree(cluster.instance(i).statusJson()).path("moving");
+        } catch (java.io.IOException e) {
             throw new IllegalStateException(e);
         }
     }

@@ -301,6 +301,7 @@ final class Buckets {
             m.put("phase", moving.phase.named);
             m.put("rowsCopied", moving.copy == null ? 0 : moving.phase == Phase.COPYING ? moving.read.get()
                     : moving.copy.rows());
+            m.put("requestsHeld", parked.size()); // parked while the buckets are closed for the cutover
             m.put("since", moving.since.toString());
             out.put("moving", m);
         }
