@@ -54,7 +54,7 @@ final class BucketMove {
             if (p.size() < 2 || p.size() > 3 || !(p.get(0) instanceof Value.Int to)
                     || !(p.get(1) instanceof Value.Text list) || (p.size() == 3 && !(p.get(2) instanceof Value.Int)))
                 throw new BadRequestException(TRANSACTION + " takes the new owner (an instance id) and the buckets"
-                        + " (\"3,17,42\"), not " + r);
+                        + " (\"3,17,42\"), and for the cutover the copy's gsn, not " + r);
             long copied = p.size() == 3 ? ((Value.Int) p.get(2)).value() : -1;
             if (to.value() < 0 || to.value() >= instances)
                 throw new BadRequestException(TRANSACTION + ": no instance " + to.value() + " in a ring of "
