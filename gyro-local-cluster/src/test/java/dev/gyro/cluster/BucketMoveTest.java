@@ -292,6 +292,41 @@ class BucketMoveTest {
         assertThat(cartRows(0, cart)).as("the held request did not run at the old owner").isEqualTo(3);
     }
 
+    @Test
+    void aStopOfTheOldOwnerBetweenTheCopyAndTheCutoverLeavesTheMapAndTheMoveAskedAgainCopiesAgain() throws Exception {
+        start(3);
+        long cart = StoreClusterChecks.cartOwnedBy(client, 0, 1);
+        int bucket = bucketOf(cart);
+        assertThat(client.call("createCart", cart).ok()).isTrue();
+        assertThat(client.call("addItem", cart, 5L, 1).ok()).isTrue();
+        java.util.concurrent.atomic.AtomicLong copyGsn = new java.util.concurrent.atomic.AtomicLong();
+        cluster.instance(0).observeMoves((buckets, gsn, go) -> copyGsn.set(gsn)); // never asks for the cutover
+        AtomicReference<List<Reply>> answer = new AtomicReference<>();
+        Thread mover = new Thread(() -> answer.set(client.moveBuckets(2, bucket)));
+        mover.start();
+        Await.until("the copy of bucket " + bucket + " to commit", () -> copyGsn.get() > 0);
+        for (int i = 1; i < 3; i++) {
+            int at = i;
+            Await.until("instance " + i + " to apply the copy", () -> cluster.instance(at).appliedGsn() >= copyGsn.get());
+        }
+        assertThat(client.call("addItem", cart, 7L, 1).instance()).isZero(); // after the copy, at the old owner
+
+        cluster.stop(0); // its copy's digest and the cutover it was to ask for are gone with it
+        for (int i = 1; i < 3; i++) assertThat(cluster.instance(i).routing().map().version()).isEqualTo(1);
+        assertThat(cartRows(2, cart)).as("the copy at the new owner, which does not own it").isEqualTo(2);
+        cluster.start(0);
+        assertThat(cluster.instance(0).routing().map().ownerOfBucket(bucket)).isZero();
+        mover.join();
+        Reply moved = answer.get().get(0);
+        if (moved.status() != Reply.Status.OK) moved = client.moveBuckets(2, bucket).get(0); // asked again
+        assertThat(moved.status()).as(moved.message()).isEqualTo(Reply.Status.OK);
+        assertThat((String) moved.values().get(0).toJava()).contains("copied 3 rows");
+        for (int i = 0; i < 3; i++) awaitOwner(i, bucket, 2);
+        assertThat(cartRows(2, cart)).isEqualTo(3);
+        assertThat(client.call("getCart", cart).values()).containsExactly(new Value.Int(5), new Value.Int(1),
+                new Value.Int(7), new Value.Int(1));
+    }
+
     /** Instance {@code i}'s move in progress, as its status says (a missing node when there is none). */
     JsonNode moving(int i) {
         try {
