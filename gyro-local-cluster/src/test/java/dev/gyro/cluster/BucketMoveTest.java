@@ -47,8 +47,20 @@ class BucketMoveTest {
     }
 
     void start(int instances) throws Exception {
-        cluster = LocalCluster.create(dir, new OnlineStore(), instances, 1, 42, n -> {}).startAll();
+        start(LocalCluster.create(dir, new OnlineStore(), instances, 1, 42, n -> {}));
+    }
+
+    void start(LocalCluster created) throws Exception {
+        cluster = created.startAll();
         client = GyroClient.connect(cluster.addresses());
+    }
+
+    /** A cart of instance 0 with one line (item 5, 1): its two rows. */
+    long cartWithALine() {
+        long cart = StoreClusterChecks.cartOwnedBy(client, 0, 1);
+        assertThat(client.call("createCart", cart).ok()).isTrue();
+        assertThat(client.call("addItem", cart, 5L, 1).ok()).isTrue();
+        return cart;
     }
 
     int bucketOf(long cart) {
@@ -116,16 +128,7 @@ class BucketMoveTest {
         assertThat(client.call("addItem", other, 3L, 1).ok()).isTrue();
 
         // The old owner holds the move between its copy and its cutover.
-        AtomicReference<Runnable> cutOver = new AtomicReference<>();
-        java.util.concurrent.atomic.AtomicLong copyGsn = new java.util.concurrent.atomic.AtomicLong();
-        cluster.instance(0).observeMoves((buckets, gsn, go) -> {
-            copyGsn.set(gsn);
-            cutOver.set(go);
-        });
-        AtomicReference<List<Reply>> answer = new AtomicReference<>();
-        Thread mover = new Thread(() -> answer.set(client.moveBuckets(2, bucket)));
-        mover.start();
-        Await.until("the copy of bucket " + bucket + " to commit", () -> cutOver.get() != null);
+        HeldMove move = new HeldMove(bucket);
 
         JsonNode moving = moving(0);
         assertThat(moving.isMissingNode()).as("the status during the move").isFalse();
@@ -138,11 +141,8 @@ class BucketMoveTest {
         assertThat(metric(metrics, "gyro_buckets_move_phase")).isEqualTo(2);
         assertThat(metric(metrics, "gyro_bucket_rows_moved_total")).isEqualTo(5);
         // The receivers have the copy; the map has not changed, and the bucket is served at its old owner meanwhile.
-        for (int i = 1; i < 3; i++) {
-            int at = i;
-            Await.until("instance " + i + " to apply the copy", () -> cluster.instance(at).appliedGsn() >= copyGsn.get());
-            assertThat(cartRows(i, one)).as("instance %d's copy", i).isEqualTo(3);
-        }
+        move.awaitCopied();
+        for (int i = 1; i < 3; i++) assertThat(cartRows(i, one)).as("instance %d's copy", i).isEqualTo(3);
         assertThat(cluster.instance(2).routing().map().ownerOfBucket(bucket)).isZero();
         Reply added = client.call("addItem", one, 7L, 1);
         assertThat(added.ok()).isTrue();
@@ -155,11 +155,7 @@ class BucketMoveTest {
         assertThat(client.call("order", other).ok()).as("a global request while the move catches up").isTrue();
         assertThat(cartRows(2, one)).as("a local write stays at its owner until the cutover").isEqualTo(3);
 
-        cutOver.get().run();
-        mover.join();
-        Reply moved = answer.get().get(0);
-        assertThat(moved.status()).as(moved.message()).isEqualTo(Reply.Status.OK);
-        String said = (String) moved.values().get(0).toJava();
+        String said = move.cutOver();
         System.out.println(said);
         Matcher m = Pattern.compile("\\((\\d+) rows\\) .* (\\d+) ms closed; copied (\\d+) rows at gsn \\d+, caught up (\\d+)"
                 + " \\((\\d+) deleted\\)").matcher(said);
@@ -187,20 +183,11 @@ class BucketMoveTest {
     @Test
     void aRowAGlobalRequestWroteBetweenTheCopyAndTheCutoverGoesAgainThoughTheOldOwnerWroteItAfter() throws Exception {
         // ORDERS counted among the bucket's rows: the global order writes a row of its cart's bucket
-        cluster = LocalCluster.create(dir, new OnlineStore(), 3, 1, 42, n -> {}).withClassification(new OnlineStore()
-                .classification().withPartitionedTables(Map.of("SHOPPING_CARTS", "CART_ID", "ORDERS", "CART_ID")))
-                .startAll();
-        client = GyroClient.connect(cluster.addresses());
-        long cart = StoreClusterChecks.cartOwnedBy(client, 0, 1);
+        start(LocalCluster.create(dir, new OnlineStore(), 3, 1, 42, n -> {}).withClassification(new OnlineStore()
+                .classification().withPartitionedTables(Map.of("SHOPPING_CARTS", "CART_ID", "ORDERS", "CART_ID"))));
+        long cart = cartWithALine();
         int bucket = bucketOf(cart);
-        assertThat(client.call("createCart", cart).ok()).isTrue();
-        assertThat(client.call("addItem", cart, 5L, 1).ok()).isTrue();
-        AtomicReference<Runnable> cutOver = new AtomicReference<>();
-        cluster.instance(0).observeMoves((buckets, gsn, go) -> cutOver.set(go));
-        AtomicReference<List<Reply>> answer = new AtomicReference<>();
-        Thread mover = new Thread(() -> answer.set(client.moveBuckets(2, bucket)));
-        mover.start();
-        Await.until("the copy of bucket " + bucket + " to commit", () -> cutOver.get() != null);
+        HeldMove move = new HeldMove(bucket);
 
         // the order's row reaches every instance with its update; then the old owner deletes it, as a local request
         // of its bucket may: the row is not in the copy, and gone at the old owner, but the receivers have it
@@ -213,11 +200,7 @@ class BucketMoveTest {
         try (Connection c = cluster.connect(0); Statement st = c.createStatement()) {
             assertThat(st.executeUpdate("DELETE FROM ORDERS WHERE CART_ID = " + cart)).isEqualTo(1);
         }
-        cutOver.get().run();
-        mover.join();
-        Reply moved = answer.get().get(0);
-        assertThat(moved.status()).as(moved.message()).isEqualTo(Reply.Status.OK);
-        assertThat((String) moved.values().get(0).toJava()).contains("copied 2 rows").contains("caught up 1 (1 deleted)");
+        assertThat(move.cutOver()).contains("copied 2 rows").contains("caught up 1 (1 deleted)");
         for (int i = 0; i < 3; i++) awaitOwner(i, bucket, 2);
         for (int i = 1; i < 3; i++) assertThat(ordersOf(i, cart)).as("instance %d's order of cart %d", i, cart).isZero();
     }
@@ -250,26 +233,17 @@ class BucketMoveTest {
                 return Slot.NOTHING;
             }
         };
-        cluster = LocalCluster.create(dir, new OnlineStore(), 3, 1, 42, n -> {}).withInstanceConfig(c -> c.withGate(gate))
-                .startAll();
-        client = GyroClient.connect(cluster.addresses());
-        long cart = StoreClusterChecks.cartOwnedBy(client, 0, 1);
+        start(LocalCluster.create(dir, new OnlineStore(), 3, 1, 42, n -> {}).withInstanceConfig(c -> c.withGate(gate)));
+        long cart = cartWithALine();
         int bucket = bucketOf(cart);
-        assertThat(client.call("createCart", cart).ok()).isTrue();
-        assertThat(client.call("addItem", cart, 5L, 1).ok()).isTrue();
-        AtomicReference<Runnable> cutOver = new AtomicReference<>();
-        cluster.instance(0).observeMoves((buckets, gsn, go) -> cutOver.set(go));
-        AtomicReference<List<Reply>> answer = new AtomicReference<>();
-        Thread mover = new Thread(() -> answer.set(client.moveBuckets(2, bucket)));
-        mover.start();
-        Await.until("the copy of bucket " + bucket + " to commit", () -> cutOver.get() != null);
+        HeldMove move = new HeldMove(bucket);
 
         armed.set(true);
         AtomicReference<Reply> first = new AtomicReference<>(), second = new AtomicReference<>();
         Thread one = new Thread(() -> first.set(client.call("addItem", cart, 6L, 1)));
         one.start();
         inside.await();
-        cutOver.get().run();
+        move.release();
         Await.until("the cutover to wait for the request inside", () -> "cut over".equals(moving(0).path("phase")
                 .asText()));
         assertThat(metric(cluster.instance(0).metricsText(), "gyro_buckets_move_phase")).isEqualTo(3);
@@ -279,10 +253,7 @@ class BucketMoveTest {
         release.countDown();
         one.join();
         two.join();
-        mover.join();
-        Reply moved = answer.get().get(0);
-        assertThat(moved.status()).as(moved.message()).isEqualTo(Reply.Status.OK);
-        assertThat((String) moved.values().get(0).toJava()).contains("caught up 1 (0 deleted)"); // line 6
+        assertThat(move.reply()).contains("caught up 1 (0 deleted)"); // line 6
         assertThat(first.get().ok()).isTrue();
         assertThat(first.get().instance()).as("the request inside ran at the old owner").isZero();
         assertThat(second.get().ok()).as(second.get().message()).isTrue();
@@ -295,20 +266,10 @@ class BucketMoveTest {
     @Test
     void aStopOfTheOldOwnerBetweenTheCopyAndTheCutoverLeavesTheMapAndTheMoveAskedAgainCopiesAgain() throws Exception {
         start(3);
-        long cart = StoreClusterChecks.cartOwnedBy(client, 0, 1);
+        long cart = cartWithALine();
         int bucket = bucketOf(cart);
-        assertThat(client.call("createCart", cart).ok()).isTrue();
-        assertThat(client.call("addItem", cart, 5L, 1).ok()).isTrue();
-        java.util.concurrent.atomic.AtomicLong copyGsn = new java.util.concurrent.atomic.AtomicLong();
-        cluster.instance(0).observeMoves((buckets, gsn, go) -> copyGsn.set(gsn)); // never asks for the cutover
-        AtomicReference<List<Reply>> answer = new AtomicReference<>();
-        Thread mover = new Thread(() -> answer.set(client.moveBuckets(2, bucket)));
-        mover.start();
-        Await.until("the copy of bucket " + bucket + " to commit", () -> copyGsn.get() > 0);
-        for (int i = 1; i < 3; i++) {
-            int at = i;
-            Await.until("instance " + i + " to apply the copy", () -> cluster.instance(at).appliedGsn() >= copyGsn.get());
-        }
+        HeldMove move = new HeldMove(bucket); // its cutover never asked for
+        move.awaitCopied();
         assertThat(client.call("addItem", cart, 7L, 1).instance()).isZero(); // after the copy, at the old owner
 
         cluster.stop(0); // its copy's digest and the cutover it was to ask for are gone with it
@@ -316,8 +277,8 @@ class BucketMoveTest {
         assertThat(cartRows(2, cart)).as("the copy at the new owner, which does not own it").isEqualTo(2);
         cluster.start(0);
         assertThat(cluster.instance(0).routing().map().ownerOfBucket(bucket)).isZero();
-        mover.join();
-        Reply moved = answer.get().get(0);
+        move.mover.join();
+        Reply moved = move.answer.get().get(0);
         if (moved.status() != Reply.Status.OK) moved = client.moveBuckets(2, bucket).get(0); // asked again
         assertThat(moved.status()).as(moved.message()).isEqualTo(Reply.Status.OK);
         assertThat((String) moved.values().get(0).toJava()).contains("copied 3 rows");
@@ -325,6 +286,53 @@ class BucketMoveTest {
         assertThat(cartRows(2, cart)).isEqualTo(3);
         assertThat(client.call("getCart", cart).values()).containsExactly(new Value.Int(5), new Value.Int(1),
                 new Value.Int(7), new Value.Int(1));
+    }
+
+    /** A move of {@code bucket} from instance 0 to 2, which its old owner holds between its copy and its cutover. */
+    final class HeldMove {
+        final AtomicReference<Runnable> cutOver = new AtomicReference<>();
+        final java.util.concurrent.atomic.AtomicLong copyGsn = new java.util.concurrent.atomic.AtomicLong();
+        final AtomicReference<List<Reply>> answer = new AtomicReference<>();
+        final Thread mover;
+
+        /** Asks for the move, and returns once its copy committed. */
+        HeldMove(int bucket) throws InterruptedException {
+            cluster.instance(0).observeMoves((buckets, gsn, go) -> {
+                copyGsn.set(gsn);
+                cutOver.set(go);
+            });
+            mover = new Thread(() -> answer.set(client.moveBuckets(2, bucket)));
+            mover.start();
+            Await.until("the copy of bucket " + bucket + " to commit", () -> cutOver.get() != null);
+        }
+
+        /** Waits until the other instances applied the copy. */
+        void awaitCopied() throws InterruptedException {
+            for (int i = 1; i < 3; i++) {
+                int at = i;
+                Await.until("instance " + i + " to apply the copy", () -> cluster.instance(at).appliedGsn()
+                        >= copyGsn.get());
+            }
+        }
+
+        /** Lets the cutover be asked for. */
+        void release() {
+            cutOver.get().run();
+        }
+
+        /** The move's reply, once it came: OK, and what it says. */
+        String reply() throws InterruptedException {
+            mover.join();
+            Reply moved = answer.get().get(0);
+            assertThat(moved.status()).as(moved.message()).isEqualTo(Reply.Status.OK);
+            return (String) moved.values().get(0).toJava();
+        }
+
+        /** {@link #release}, then {@link #reply}. */
+        String cutOver() throws InterruptedException {
+            release();
+            return reply();
+        }
     }
 
     /** Instance {@code i}'s move in progress, as its status says (a missing node when there is none). */
@@ -369,9 +377,8 @@ class BucketMoveTest {
 
     @Test
     void aClassificationThatDoesNotSayWhichRowsBelongToABucketRefusesMoves() throws Exception {
-        cluster = LocalCluster.create(dir, new OnlineStore(), 2, 1, 42, n -> {})
-                .withClassification(new OnlineStore().classification().withPartitionedTables(Map.of())).startAll();
-        client = GyroClient.connect(cluster.addresses());
+        start(LocalCluster.create(dir, new OnlineStore(), 2, 1, 42, n -> {})
+                .withClassification(new OnlineStore().classification().withPartitionedTables(Map.of())));
         Reply refused = client.moveBuckets(1, cluster.instance(0).routing().map().bucketsOf(0)[0]).get(0);
         assertThat(refused.status()).isEqualTo(Reply.Status.BAD_REQUEST);
         assertThat(refused.message()).contains("buckets cannot be moved").contains("partitionedTables");
