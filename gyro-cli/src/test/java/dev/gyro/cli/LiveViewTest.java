@@ -125,6 +125,43 @@ class LiveViewTest {
         }
     }
 
+    @Test
+    void theLiveViewDrawsAMoveInProgressInTheBoxOfItsOldOwner() throws Exception {
+        Path chromium = Chromium.require();
+        byte[] page;
+        try (var in = LiveViewTest.class.getResourceAsStream("/dev/gyro/runtime/live-view.html")) {
+            page = in.readAllBytes();
+        }
+        // /ring.json as an instance serves it, instance 1 moving two buckets (its status's "moving", Buckets.status)
+        String ring = "{\"asOf\":1764655200000,\"tokenHolder\":0,\"instances\":["
+                + "{\"instance\":0,\"address\":\"127.0.0.1:1\",\"up\":true,\"role\":\"PRIMARY\",\"lastGsn\":7},"
+                + "{\"instance\":1,\"address\":\"127.0.0.1:2\",\"up\":true,\"role\":\"IDLE\",\"lastGsn\":7,"
+                + "\"moving\":{\"buckets\":[3,17],\"to\":2,\"phase\":\"copying\",\"rowsCopied\":1240,"
+                + "\"since\":\"2026-12-02T06:00:00Z\"}},"
+                + "{\"instance\":2,\"address\":\"127.0.0.1:3\",\"up\":true,\"role\":\"IDLE\",\"lastGsn\":7}]}";
+        com.sun.net.httpserver.HttpServer server = com.sun.net.httpserver.HttpServer.create(
+                new java.net.InetSocketAddress("127.0.0.1", 0), 0);
+        server.createContext("/", exchange -> {
+            boolean json = exchange.getRequestURI().getPath().endsWith("/ring.json");
+            byte[] body = json ? ring.getBytes(java.nio.charset.StandardCharsets.UTF_8) : page;
+            exchange.getResponseHeaders().add("Content-Type", json ? "application/json" : "text/html; charset=utf-8");
+            exchange.sendResponseHeaders(200, body.length);
+            try (var out = exchange.getResponseBody()) {
+                out.write(body);
+            }
+        });
+        server.start();
+        try {
+            String url = "http://127.0.0.1:" + server.getAddress().getPort() + "/";
+            String dom = Chromium.run(Files.createDirectories(tmp.resolve("profile")), url, 4_000, "--dump-dom");
+            assertThat(dom).as(dom).contains("id=\"moving-1\"")
+                    .contains("moving buckets [3,17] to 2: copying, 1,240 rows")
+                    .doesNotContain("id=\"moving-0\"").doesNotContain("id=\"moving-2\"");
+        } finally {
+            server.stop(0);
+        }
+    }
+
     /** The value of an unlabelled-but-common-tagged gauge line {@code name{...} value}. */
     static double number(String metrics, String name) {
         Matcher m = Pattern.compile("(?m)^" + name + "\\{[^}]*} ([0-9.eE+-]+)$").matcher(metrics);

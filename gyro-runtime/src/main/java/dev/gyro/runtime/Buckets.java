@@ -1,6 +1,8 @@
 package dev.gyro.runtime;
 
 import dev.gyro.protocol.PartitionMap;
+import dev.gyro.protocol.StateUpdate;
+import dev.gyro.runtime.db.BucketCopy;
 import dev.gyro.wire.RoutingTable;
 
 import java.util.ArrayList;
@@ -9,10 +11,12 @@ import java.util.concurrent.TimeoutException;
 
 /**
  * The buckets this instance owns, and their cutover when a move takes some away (docs/decisions/43-bucket-moves.md).
- * A request of a bucket it owns enters here before it runs and leaves when answered; a move first closes its buckets
- * (a request arriving then is parked, and handled again when the move ends, by the map then in force), waits until
- * the requests inside have left, copies the rows, and commits the new map, so no request of a moving bucket runs at
- * the old owner after the copy was read.
+ * A request of a bucket it owns enters here before it runs and leaves when answered. A move copies the buckets' rows
+ * while they stay open ({@link #copying}), then closes them (a request arriving then is parked, and handled again
+ * when the move ends, by the map then in force), waits until the requests inside have left, reads what changed since
+ * the copy, and commits it with the new map, so no request of a moving bucket runs at the old owner after the
+ * catch-up was read. Between the two, the updates applied here are noted ({@link #touched}): the rows they wrote go
+ * again at the cutover.
  *
  * <p>Also the map's own state: the routing table routes by the newest map this database holds, and {@link #mapGsn}
  * is the gsn that made it, which a request forwarded from here carries so that its receiver routes it by a map at
@@ -33,8 +37,11 @@ final class Buckets {
     private volatile long mapGsn;
     private int closedNow; // guarded by this
     private long movedAway; // guarded by this
-    /** The move in progress here, for the status: its buckets, its new owner, since when. */
-    private String moving; // guarded by this
+    /** The move in progress here (one at a time), or null. */
+    private Moving moving; // guarded by this
+    /** The copy of the move in progress, read without the lock on every global's commit ({@link #touched}). */
+    private volatile BucketCopy noting;
+    private long rowsMoved; // guarded by this
     private final java.util.Map<String, String> tables;
 
     /** @param tables the classification's partitioned tables: table to the column holding its rows' partitioning value */
@@ -131,8 +138,8 @@ final class Buckets {
         synchronized (this) {
             for (int b : buckets) closed.set(b, 1);
             closedNow += buckets.length;
-            moving = buckets.length + " bucket(s) " + (buckets.length <= 8 ? java.util.Arrays.toString(buckets) + " " : "")
-                    + "to instance " + to + ", closed since " + java.time.Instant.now();
+            if (moving == null) moving = new Moving(buckets, to, null);
+            moving.phase = Phase.CUT_OVER;
             long until = System.nanoTime() + timeoutMillis * 1_000_000;
             try {
                 for (int b : buckets) {
@@ -167,11 +174,101 @@ final class Buckets {
             for (int b : buckets) closed.set(b, 0);
             closedNow -= buckets.length;
             moving = null;
+            noting = null;
             notifyAll();
             again = new ArrayList<>(parked);
             parked.clear();
         }
         for (Runnable r : again) r.run();
+    }
+
+    /** A move's phases at its old owner, as the status and the metrics name them. */
+    enum Phase {
+        COPYING("copying"), CATCHING_UP("catching up"), CUT_OVER("cut over");
+
+        final String named;
+
+        Phase(String named) {
+            this.named = named;
+        }
+    }
+
+    /** The move in progress: its buckets, its new owner, its phase, and its copy. */
+    private static final class Moving {
+        final int[] buckets;
+        final int to;
+        final BucketCopy copy;
+        final java.util.concurrent.atomic.AtomicLong read = new java.util.concurrent.atomic.AtomicLong();
+        final java.time.Instant since = java.time.Instant.now();
+        Phase phase = Phase.COPYING;
+        long copyGsn = -1;
+
+        Moving(int[] buckets, int to, BucketCopy copy) {
+            this.buckets = buckets;
+            this.to = to;
+            this.copy = copy;
+        }
+    }
+
+    /**
+     * A move of {@code buckets} to instance {@code to} starts its copy: from now on the updates applied here are noted
+     * in the copy returned ({@link #touched}), and the status shows its rows as they are read ({@link #reading}).
+     *
+     * @throws IllegalStateException when a move is in progress here already (one at a time)
+     */
+    synchronized BucketCopy copying(int[] buckets, int to) {
+        if (moving != null)
+            throw new IllegalStateException("instance " + self + " is moving buckets "
+                    + java.util.Arrays.toString(moving.buckets) + " to instance " + moving.to + " now (" + moving.phase.named
+                    + "): one move at a time");
+        moving = new Moving(buckets, to, new BucketCopy(tables.keySet()));
+        noting = moving.copy;
+        return moving.copy;
+    }
+
+    /** Where the copy in progress counts the rows it read, for the status. */
+    synchronized java.util.concurrent.atomic.AtomicLong reading() {
+        return moving == null ? new java.util.concurrent.atomic.AtomicLong() : moving.read;
+    }
+
+    /** The copy in progress committed at {@code gsn}: the move catches up until its cutover. */
+    synchronized void copied(long gsn) {
+        if (moving == null || moving.copy == null) return;
+        moving.phase = Phase.CATCHING_UP;
+        moving.copyGsn = gsn;
+        rowsMoved += moving.copy.rows();
+    }
+
+    /** The copy of {@code buckets} to {@code to} committed at {@code gsn}, catching up here; null if there is none. */
+    synchronized BucketCopy copy(int[] buckets, int to, long gsn) {
+        if (moving == null || moving.phase != Phase.CATCHING_UP || moving.copyGsn != gsn || moving.to != to
+                || !java.util.Arrays.equals(moving.buckets, buckets)) return null;
+        return moving.copy;
+    }
+
+    /** The move in progress ends without a cutover (its copy failed, or it is given up): nothing of it is kept. */
+    synchronized void abandon() {
+        moving = null;
+        noting = null;
+    }
+
+    /** {@code rows} more rows left here for their new owners (a cutover's). */
+    synchronized void shipped(long rows) {
+        rowsMoved += rows;
+    }
+
+    /**
+     * {@code update} is applied here, or about to commit here: while a move catches up, the rows it writes of the
+     * partitioned tables go again at the cutover ({@link BucketCopy#touched}).
+     */
+    void touched(StateUpdate update) {
+        BucketCopy copy = noting;
+        if (copy != null) copy.touched(update);
+    }
+
+    /** As {@link #touched(StateUpdate)}, for each of {@code updates}. */
+    void touched(List<StateUpdate> updates) {
+        for (StateUpdate u : updates) touched(u);
     }
 
     synchronized double closedNow() {
@@ -182,12 +279,32 @@ final class Buckets {
         return movedAway;
     }
 
+    /** The rows moves took from here to their new owners since the instance started: copied and caught up. */
+    synchronized double rowsMoved() {
+        return rowsMoved;
+    }
+
+    /** The phase of the move in progress, for the metrics: 0 none, 1 copying, 2 catching up, 3 cut over. */
+    synchronized double movePhase() {
+        return moving == null ? 0 : moving.phase.ordinal() + 1;
+    }
+
     /** For the instance's status: the map's version, the buckets owned here, and the move in progress, if any. */
     synchronized java.util.Map<String, Object> status() {
         java.util.Map<String, Object> out = new java.util.LinkedHashMap<>();
         out.put("mapVersion", routing.map().version());
         out.put("bucketsOwned", routing.map().bucketsOf(self).length);
-        if (moving != null) out.put("moving", moving);
+        if (moving != null) {
+            java.util.Map<String, Object> m = new java.util.LinkedHashMap<>();
+            m.put("buckets", moving.buckets);
+            m.put("to", moving.to);
+            m.put("phase", moving.phase.named);
+            m.put("rowsCopied", moving.copy == null ? 0 : moving.phase == Phase.COPYING ? moving.read.get()
+                    : moving.copy.rows());
+            m.put("requestsHeld", parked.size()); // parked while the buckets are closed for the cutover
+            m.put("since", moving.since.toString());
+            out.put("moving", m);
+        }
         return out;
     }
 

@@ -69,6 +69,7 @@ final class GlobalAttempts {
     private final Function<Request, List<Value>> partitionOf;
     private final Consumer<Throwable> failStop;
     private volatile RequestObserver observer = RequestObserver.NONE;
+    private volatile Consumer<StateUpdate> committing = u -> {};
 
     /** @param failStop stops the instance, once the belt loop's earlier events are handled */
     GlobalAttempts(int self, Database db, TransactionCatalog catalog, Replies replies, OrderedCommits ordered,
@@ -87,6 +88,14 @@ final class GlobalAttempts {
 
     void observe(RequestObserver observer) {
         this.observer = observer;
+    }
+
+    /**
+     * Tells {@code committing} of each update just before its commit: a move catching up notes the rows it writes
+     * (docs/decisions/43-bucket-moves.md), before a local request may write them again.
+     */
+    void committing(Consumer<StateUpdate> committing) {
+        this.committing = committing;
     }
 
     /**
@@ -124,6 +133,7 @@ final class GlobalAttempts {
                     if (p.request().id() != null) // a client's retry gets this reply (decision 24)
                         MetadataStore.recordReply(c, p.request().id(), replies.global(result, gsn).encode(),
                                 System.currentTimeMillis());
+                    committing.accept(update);
                 }
                 db.commit(c);
                 committed = true;

@@ -14,6 +14,7 @@ import dev.gyro.protocol.Value;
 import dev.gyro.runtime.db.Database;
 import dev.gyro.runtime.db.DeadlinePassedException;
 import dev.gyro.runtime.db.OrderedCommits;
+import dev.gyro.runtime.hook.MoveObserver;
 import dev.gyro.runtime.hook.RequestObserver;
 import dev.gyro.runtime.hook.TransactionGate;
 import org.slf4j.Logger;
@@ -69,6 +70,7 @@ final class GlobalExecutor implements BeltActions.Globals, AutoCloseable {
     private volatile BeltLoop loop;
     private volatile boolean closed;
     private volatile Moves moves;
+    private volatile MoveObserver moveObserver = MoveObserver.NONE;
 
     /**
      * Bucket moves (docs/decisions/43-bucket-moves.md): where a global request of a bucket enters it before it runs
@@ -135,6 +137,12 @@ final class GlobalExecutor implements BeltActions.Globals, AutoCloseable {
     /** Bucket moves run here from now on (without, a move request fails, and no bucket is entered). */
     void attach(Moves moves) {
         this.moves = moves;
+        attempts.committing(moves.buckets()::touched);
+    }
+
+    /** Tells {@code observer} of each move's copy, and lets it say when the cutover is asked for. */
+    void observeMoves(MoveObserver observer) {
+        this.moveObserver = observer;
     }
 
     void observe(RequestObserver observer) {
@@ -200,6 +208,9 @@ final class GlobalExecutor implements BeltActions.Globals, AutoCloseable {
     public void refused(long id, int queued) {
         GlobalAttempts.Pending p = pending.remove(id);
         stats.refused.increment();
+        Moves m = moves;
+        if (p != null && m != null && p.request().transaction().equals(BucketMove.TRANSACTION))
+            m.move().notRun(p.request());
         if (p != null) p.reply().accept(replies.error(Reply.Status.OVERLOADED, "instance " + self
                 + " already has " + queued + " global requests waiting for the token"));
     }
@@ -324,6 +335,12 @@ final class GlobalExecutor implements BeltActions.Globals, AutoCloseable {
                     u.changes().size());
             stats.appliedGsn(u.gsn());
             session.advance(u.gsn());
+        }
+        if (outcome.failure() == null && outcome.result() instanceof BucketMove.Copied copied) {
+            // the move goes on with its cutover in a later round; its client waits for that one's reply
+            moveObserver.copied(copied.buckets(), copied.gsn(), () -> enqueue(copied.cutOver(), new Object[0],
+                    System.nanoTime(), p.reply()));
+            return;
         }
         Reply reply;
         if (outcome.failure() == null) {

@@ -224,6 +224,14 @@ public final class GyroInstance implements AutoCloseable {
         parts.globals.clock().observe(observer);
     }
 
+    /**
+     * Tells {@code observer} of each bucket move's copy here, and lets it say when the cutover is asked for
+     * ({@link dev.gyro.runtime.hook.MoveObserver#NONE}, the default: at once): for tests.
+     */
+    public void observeMoves(dev.gyro.runtime.hook.MoveObserver observer) {
+        parts.globals.observeMoves(observer);
+    }
+
     /** Where its HTTP endpoint serves /metrics, /status.json, /ring.json and the live view; null if it has none. */
     public String httpUrl() {
         return parts.http == null ? null : parts.http.url();

@@ -208,6 +208,11 @@ final class InstanceMetrics implements AutoCloseable {
         gauge(name, description, watch, value);
     }
 
+    /** A counter read from {@code watch}. */
+    <T> void count(String name, String description, T watch, ToDoubleFunction<T> value) {
+        FunctionCounter.builder(name, watch, value).description(description).register(registry);
+    }
+
     /** A request this instance answered, {@code startNanos} being {@link System#nanoTime()} at its arrival. */
     void request(String transaction, boolean global, Reply.Status outcome, long startNanos) {
         TxMeters m = transactions.get(transaction);

@@ -160,6 +160,10 @@ final class InstanceParts implements AutoCloseable {
                     Buckets::closedNow);
             metrics.ring("gyro.buckets.moved", "buckets moved away from this instance since it started", buckets,
                     Buckets::movedAway);
+            metrics.ring("gyro.buckets.move.phase", "the phase of the move of buckets away from this instance in"
+                    + " progress: 0 none, 1 copying, 2 catching up, 3 cut over", buckets, Buckets::movePhase);
+            metrics.count("gyro.bucket.rows.moved", "rows moves shipped from this instance to the buckets' new owners:"
+                    + " copied, and caught up at the cutover", buckets, Buckets::rowsMoved);
             session = built(new SessionGate(state.lastGsn(), timers));
             Replies replies = new Replies(self, config.address(), stats);
             local = new LocalExecutor(self, db, localTransactions, config.hooks().gate(), replies, stats, requestIds,

@@ -50,7 +50,10 @@ final class JdbcBeltStore implements BeltActions.BeltStore {
         this.retry = retry;
     }
 
-    /** Bucket moves among the updates are applied as their receivers must, and their maps adopted (decision 43). */
+    /**
+     * Bucket moves' copies and cutovers among the updates are applied as their receivers must, and their maps adopted,
+     * and a move of this instance's that catches up is told of them (decision 43).
+     */
     JdbcBeltStore moving(Buckets buckets, RingMembers members) {
         this.buckets = buckets;
         this.members = members;
@@ -84,7 +87,8 @@ final class JdbcBeltStore implements BeltActions.BeltStore {
     /** Applies {@code updates}; returns the map they leave when one of them moves buckets, else null. */
     private PartitionMap apply(java.sql.Connection c, List<StateUpdate> updates) throws SQLException {
         Buckets b = buckets;
-        if (b == null || updates.stream().noneMatch(BucketRows::moves)) {
+        if (b != null) b.touched(updates); // a move catching up ships their rows again (decision 43)
+        if (b == null || updates.stream().noneMatch(BucketRows::copiesOrMoves)) {
             UpdateApplier.applyAll(c, db.dialect(), updates);
             return null;
         }

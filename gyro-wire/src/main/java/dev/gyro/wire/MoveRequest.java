@@ -6,7 +6,9 @@ import java.util.List;
 
 /**
  * The request that moves buckets to another instance (docs/decisions/43-bucket-moves.md): Gyro's own global request
- * {@value #TRANSACTION}(to, buckets), sent to the buckets' present owner, which runs it in the token's round.
+ * {@value #TRANSACTION}(to, buckets), sent to the buckets' present owner, which runs it in its token rounds: first
+ * the copy of the buckets' rows, then their cutover, which the owner asks for itself as {@value #TRANSACTION}(to,
+ * buckets, the copy's gsn).
  */
 public final class MoveRequest {
 

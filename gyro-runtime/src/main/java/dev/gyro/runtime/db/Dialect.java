@@ -122,6 +122,14 @@ public interface Dialect {
     }
 
     /**
+     * Makes the transaction of {@code c}, a read-only connection that ran no statement yet, read one snapshot without
+     * locking what it reads: a scan that must not hold up the writers of its tables (a bucket move's copy,
+     * docs/decisions/43-bucket-moves.md). Where serializable reads are snapshot reads already (SQLite, PostgreSQL),
+     * nothing.
+     */
+    default void readSnapshot(Connection c) throws SQLException {}
+
+    /**
      * True when {@code e} (not its causes) means "the transaction lost a race; run it again": SQLite's
      * BUSY/LOCKED, serialization failures (SQLSTATE 40001) and deadlocks elsewhere
      * (docs/decisions/06-commit-ordering.md).

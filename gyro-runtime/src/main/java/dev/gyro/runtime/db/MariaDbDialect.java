@@ -50,6 +50,12 @@ public final class MariaDbDialect implements Dialect {
         return "mariadb";
     }
 
+    /** InnoDB's serializable reads lock every row they read; its repeatable read reads a snapshot, locking nothing. */
+    @Override
+    public void readSnapshot(Connection c) throws SQLException {
+        c.setTransactionIsolation(Connection.TRANSACTION_REPEATABLE_READ); // the pool sets it back when c returns
+    }
+
     @Override
     public String jdbcUrl(String urlOrTarget) {
         String u = urlOrTarget == null ? "" : urlOrTarget.strip();
