@@ -206,11 +206,13 @@ abstract class ElasticProcessesTest {
         }
     }
 
+    private static final ObjectMapper JSON = new ObjectMapper();
+
     static JsonNode status(GyroClient client, int instance) {
         try {
-            return new ObjectMapper().readTree(client.status(instance));
+            return JSON.readTree(client.status(instance));
         } catch (Exception e) { // the instance is down (a kill): it says nothing yet
-            return new ObjectMapper().createObjectNode();
+            return JSON.createObjectNode();
         }
     }
 

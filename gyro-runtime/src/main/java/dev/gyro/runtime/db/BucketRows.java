@@ -6,7 +6,6 @@ import dev.gyro.protocol.StateUpdate;
 import dev.gyro.protocol.Value;
 
 import java.sql.Connection;
-import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
@@ -171,28 +170,20 @@ public final class BucketRows {
             List<String> columns = info.columns();
             int at = columns.indexOf(column);
             boolean keyed = info.hasPrimaryKey();
-            StringBuilder select = new StringBuilder("SELECT ");
-            for (int i = 0; i < columns.size(); i++) select.append(i == 0 ? "" : ", ").append(d.quote(columns.get(i)));
-            select.append(" FROM ").append(d.quote(info.name()));
-            try (PreparedStatement ps = c.prepareStatement(select.toString()); ResultSet rs = ps.executeQuery()) {
-                while (rs.next()) {
-                    List<Value> values = new ArrayList<>(columns.size());
-                    for (int i = 1; i <= columns.size(); i++) values.add(d.toValue(rs.getObject(i)));
-                    if (!buckets.get(map.bucketOf(values.get(at)))) continue;
-                    read.incrementAndGet();
-                    if (!keyed) {
-                        out.add(new RowChange(info.name(), delete ? RowChange.Kind.REMOVE : RowChange.Kind.APPEND,
-                                columns, values, List.of()));
-                    } else if (delete) {
-                        List<Value> key = new ArrayList<>();
-                        for (String k : info.keyColumns()) key.add(values.get(columns.indexOf(k)));
-                        out.add(new RowChange(info.name(), RowChange.Kind.DELETE, info.keyColumns(), key,
-                                info.keyColumns()));
-                    } else {
-                        out.add(new RowChange(info.name(), RowChange.Kind.UPSERT, columns, values, info.keyColumns()));
-                    }
+            TableRows.scan(c, d, info, values -> {
+                if (!buckets.get(map.bucketOf(values.get(at)))) return;
+                read.incrementAndGet();
+                if (!delete) {
+                    out.add(TableRows.image(info, values));
+                } else if (!keyed) {
+                    out.add(new RowChange(info.name(), RowChange.Kind.REMOVE, columns, values, List.of()));
+                } else {
+                    List<Value> key = new ArrayList<>();
+                    for (String k : info.keyColumns()) key.add(values.get(columns.indexOf(k)));
+                    out.add(new RowChange(info.name(), RowChange.Kind.DELETE, info.keyColumns(), key,
+                            info.keyColumns()));
                 }
-            }
+            });
         }
         return out;
     }

@@ -57,9 +57,7 @@ public final class InstanceLock implements AutoCloseable {
     }
 
     private static InstanceLock fileLock(String jdbcUrl, int self) throws SQLException {
-        String rest = jdbcUrl.substring("jdbc:sqlite:".length());
-        int q = rest.indexOf('?');
-        String file = q < 0 ? rest : rest.substring(0, q);
+        String file = SqliteDialect.fileOf(jdbcUrl);
         if (file.isEmpty() || file.startsWith(":memory:") || file.startsWith("file:"))
             return new InstanceLock(null, null, null); // in memory: nobody else can open it
         Path path = Path.of(file + ".lock");

@@ -10,7 +10,6 @@ import java.nio.file.StandardCopyOption;
 import java.sql.Connection;
 import java.sql.DatabaseMetaData;
 import java.sql.DriverManager;
-import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
@@ -33,9 +32,6 @@ import java.util.function.Consumer;
  * attempt starts again.
  */
 public final class JoinerCopy {
-
-    /** Rows per batch of a copy through JDBC. */
-    static final int BATCH = 1_000;
 
     /** Makes the application's tables in a new database. */
     @FunctionalInterface
@@ -120,8 +116,7 @@ public final class JoinerCopy {
 
     private static void copyFile(String source, String target, int self, long deadline)
             throws SQLException, InterruptedException {
-        Path file = Path.of(target.startsWith("jdbc:sqlite:") ? target.substring("jdbc:sqlite:".length()) : target)
-                .toAbsolutePath();
+        Path file = Path.of(SqliteDialect.fileOf(SqliteDialect.INSTANCE.jdbcUrl(target))).toAbsolutePath();
         Path making = file.resolveSibling(file.getFileName() + ".joining");
         while (true) {
             try {
@@ -196,31 +191,18 @@ public final class JoinerCopy {
         try (Statement st = out.createStatement()) {
             st.executeUpdate("DELETE FROM " + d.quote(info.name()));
         }
-        List<String> columns = info.columns();
-        StringBuilder select = new StringBuilder("SELECT ");
-        for (int i = 0; i < columns.size(); i++) select.append(i == 0 ? "" : ", ").append(d.quote(columns.get(i)));
-        select.append(" FROM ").append(d.quote(info.name()));
-        long n = 0;
+        long[] n = {0};
         List<RowChange> batch = new ArrayList<>();
-        try (PreparedStatement ps = in.prepareStatement(select.toString())) {
-            ps.setFetchSize(BATCH); // PostgreSQL streams in a transaction instead of reading the table whole
-            try (ResultSet rs = ps.executeQuery()) {
-                while (rs.next()) {
-                    List<Value> values = new ArrayList<>(columns.size());
-                    for (int i = 1; i <= columns.size(); i++) values.add(d.toValue(rs.getObject(i)));
-                    batch.add(info.hasPrimaryKey()
-                            ? new RowChange(info.name(), RowChange.Kind.UPSERT, columns, values, info.keyColumns())
-                            : new RowChange(info.name(), RowChange.Kind.APPEND, columns, values, List.of()));
-                    if (batch.size() == BATCH) {
-                        UpdateApplier.apply(out, d, batch);
-                        n += batch.size();
-                        batch.clear();
-                    }
-                }
+        TableRows.scan(in, d, info, values -> {
+            batch.add(TableRows.image(info, values));
+            if (batch.size() == TableRows.FETCH) {
+                UpdateApplier.apply(out, d, batch);
+                n[0] += batch.size();
+                batch.clear();
             }
-        }
+        });
         UpdateApplier.apply(out, d, batch);
-        return n + batch.size();
+        return n[0] + batch.size();
     }
 
     /** The tables of {@code c}'s database, a table that others' foreign keys reference before them. */

@@ -92,11 +92,17 @@ public final class SqliteDialect implements Dialect {
         }
     }
 
-    private static void createParentDirectory(String jdbcUrl) {
+    /** The file part of a SQLite JDBC URL: what follows {@code jdbc:sqlite:}, without its {@code ?} parameters. */
+    static String fileOf(String jdbcUrl) {
         String rest = jdbcUrl.substring("jdbc:sqlite:".length());
-        if (rest.startsWith("file:")) return; // URI form: the user knows what they are doing
         int q = rest.indexOf('?');
-        Path parent = Path.of(q < 0 ? rest : rest.substring(0, q)).toAbsolutePath().getParent();
+        return q < 0 ? rest : rest.substring(0, q);
+    }
+
+    private static void createParentDirectory(String jdbcUrl) {
+        String file = fileOf(jdbcUrl);
+        if (file.startsWith("file:")) return; // URI form: the user knows what they are doing
+        Path parent = Path.of(file).toAbsolutePath().getParent();
         if (parent == null) return;
         try {
             Files.createDirectories(parent);
