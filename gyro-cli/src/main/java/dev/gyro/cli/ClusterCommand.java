@@ -293,7 +293,7 @@ final class ClusterCommand implements Runnable {
 
             JSON.writerWithDefaultPrettyPrinter().writeValue(infoFile(d).toFile(), describe(cluster, application));
             // gyro cluster add-instance / remove-instance (docs/decisions/44-ring-changes.md)
-            ClusterControl.watch(d, cluster, insecure ? null : tlsDirectory(d), () -> {
+            ClusterControl.watch(d, ClusterControl.Elastic.of(cluster), insecure ? null : tlsDirectory(d), () -> {
                 try {
                     JSON.writerWithDefaultPrettyPrinter().writeValue(infoFile(d).toFile(), describe(cluster, application));
                 } catch (IOException e) {

@@ -34,6 +34,65 @@ final class ClusterControl {
 
     private ClusterControl() {}
 
+    /** A running cluster that instances join and leave: a {@link LocalCluster}, or a ring of replicated groups. */
+    interface Elastic {
+        /** Positions so far, departed ones included (ids are never reused). */
+        int size();
+
+        /** Whether position {@code i} is a member of the ring and runs now. */
+        boolean runs(int i);
+
+        List<String> addresses();
+
+        Transport clientTransport();
+
+        /**
+         * Adds a position on {@code argument} (its database, or "" for one the cluster makes), returns a line saying
+         * where it runs and what its database holds.
+         */
+        String add(String argument, java.util.function.Consumer<String> progress) throws Exception;
+
+        /** Takes position {@code id}, which owns no bucket, out of the ring and stops it. */
+        void remove(int id) throws Exception;
+
+        static Elastic of(LocalCluster cluster) {
+            return new Elastic() {
+                @Override
+                public int size() {
+                    return cluster.size();
+                }
+
+                @Override
+                public boolean runs(int i) {
+                    return cluster.instance(i) != null;
+                }
+
+                @Override
+                public List<String> addresses() {
+                    return cluster.addresses();
+                }
+
+                @Override
+                public Transport clientTransport() {
+                    return cluster.clientTransport();
+                }
+
+                @Override
+                public String add(String argument, java.util.function.Consumer<String> progress) throws Exception {
+                    int id = cluster.size();
+                    GyroInstance joined = argument.isEmpty() ? cluster.addInstance() : cluster.addInstance(argument);
+                    return "instance " + id + " at " + cluster.addresses().get(id) + " joined the ring (its database"
+                            + " a copy of a member's, at gsn " + joined.appliedGsn() + ")";
+                }
+
+                @Override
+                public void remove(int id) throws InterruptedException {
+                    cluster.removeInstance(id);
+                }
+            };
+        }
+    }
+
     @Command(name = "add-instance", mixinStandardHelpOptions = true, description = "Add an instance to the cluster"
             + " running in DIR while it serves: it joins the ring, its database a copy of a member's, then takes a fair"
             + " share of the buckets with their rows.")
@@ -51,17 +110,22 @@ final class ClusterControl {
                 + " (one backend per cluster; given, it is checked)")
         String backend;
 
-        @Option(names = "--replicas", paramLabel = "R", description = "the new instance's replicas: 1 (a replicated"
-                + " group cannot join a running ring yet)")
+        @Option(names = "--replicas", paramLabel = "R", description = "the new instance's replicas: the cluster's own"
+                + " (a group of R replicas joins a cluster started with --replicas R; given, it is checked)")
         Integer replicas;
 
         @Override
         public Integer call() throws Exception {
             Path d = dir.toAbsolutePath();
-            if (replicas != null && replicas != 1) {
-                System.err.println("gyro cluster: --replicas " + replicas + ": a replicated group cannot join a running"
-                        + " ring yet; add instances of one replica");
-                return 2;
+            if (replicas != null && ClusterCommand.running(d) != null) {
+                int runs = new com.fasterxml.jackson.databind.ObjectMapper().readTree(ClusterCommand.infoFile(d)
+                        .toFile()).path("replicas").asInt(1);
+                if (replicas != runs) {
+                    System.err.println("gyro cluster: --replicas " + replicas + ": the cluster in " + d + " runs "
+                            + (runs == 1 ? "instances of one replica" : "groups of " + runs + " replicas")
+                            + ", and a new instance is one like them");
+                    return 2;
+                }
             }
             if (backend != null && ClusterCommand.running(d) != null) {
                 String runs = new com.fasterxml.jackson.databind.ObjectMapper().readTree(ClusterCommand.infoFile(d)
@@ -150,13 +214,13 @@ final class ClusterControl {
      *
      * @param tls the cluster's certificates, where a joining instance's is issued; null for a plaintext cluster
      */
-    static void watch(Path d, LocalCluster cluster, Path tls, Runnable changed) throws IOException {
+    static void watch(Path d, Elastic cluster, Path tls, Runnable changed) throws IOException {
         Path control = d.resolve(CONTROL);
         Files.createDirectories(control);
         Thread t = new Thread(() -> {
             while (!Thread.currentThread().isInterrupted()) {
                 try (var files = Files.list(control)) {
-                    for (Path request : files.filter(f -> f.toString().endsWith(".request")).sorted().toList()) {
+                    for (Path request : files.filter(ClusterControl::taken).sorted().toList()) {
                         String what = request.getFileName().toString().replace(".request", "");
                         String argument = Files.readString(request).strip();
                         Files.deleteIfExists(request);
@@ -183,6 +247,12 @@ final class ClusterControl {
         t.start();
     }
 
+    /** A request file this watch takes (a replicated cluster's replace requests are its own). */
+    private static boolean taken(Path f) {
+        String name = f.getFileName().toString();
+        return name.endsWith(".request") && (name.startsWith(ADD) || name.startsWith(REMOVE));
+    }
+
     private static void append(Path progress, String line) {
         try {
             Files.writeString(progress, line + "\n", StandardOpenOption.CREATE, StandardOpenOption.APPEND);
@@ -195,19 +265,18 @@ final class ClusterControl {
      * Runs one request ({@code add-instance}, with the new instance's database or "", or {@code remove-instance-I});
      * returns its result line.
      */
-    static String run(LocalCluster cluster, String what, String argument, Path tls,
+    static String run(Elastic cluster, String what, String argument, Path tls,
                       java.util.function.Consumer<String> progress)
             throws Exception {
         long started = System.nanoTime();
         List<Integer> members = new ArrayList<>();
-        for (int i = 0; i < cluster.size(); i++) if (cluster.instance(i) != null) members.add(i);
+        for (int i = 0; i < cluster.size(); i++) if (cluster.runs(i)) members.add(i);
         if (what.equals(ADD)) {
             int id = cluster.size();
             if (tls != null) Certificates.issue(tls, Transport.instanceIdentity(id), List.of());
             progress.accept("instance " + id + " joins the ring ...");
-            GyroInstance joined = argument.isEmpty() ? cluster.addInstance() : cluster.addInstance(argument);
-            progress.accept("instance " + id + " at " + cluster.addresses().get(id) + " joined the ring after "
-                    + millis(started) + " ms (its database a copy of a member's, at gsn " + joined.appliedGsn() + ")");
+            String joined = cluster.add(argument, progress);
+            progress.accept(joined + " after " + millis(started) + " ms");
             members.add(id);
         } else if (what.startsWith(REMOVE)) {
             int id;
@@ -234,7 +303,7 @@ final class ClusterControl {
             if (what.startsWith(REMOVE)) {
                 int id = Integer.parseInt(what.substring(REMOVE.length()));
                 progress.accept("instance " + id + " owns no bucket now; it leaves the ring ...");
-                cluster.removeInstance(id);
+                cluster.remove(id);
                 progress.accept("instance " + id + " left the ring and stopped");
             }
             PartitionMap map = client.routing().map();

@@ -123,7 +123,7 @@ final class Demo {
             String step = steps[next[0]++];
             out.println();
             try {
-                String result = ClusterControl.run(cluster, step, "", null, line -> out.println("ring change: " + line));
+                String result = ClusterControl.run(ClusterControl.Elastic.of(cluster), step, "", null, line -> out.println("ring change: " + line));
                 out.println("ring change: " + result);
                 if (!result.startsWith("OK")) failures.add(step + ": " + result);
             } catch (Exception e) {

@@ -65,7 +65,7 @@ final class GrowBenchmark {
                 try {
                     Thread.sleep(third * 1000);
                     window[0] = (System.nanoTime() - start) / 1e9;
-                    String result = ClusterControl.run(cluster, "add-instance", "", null, line -> {
+                    String result = ClusterControl.run(ClusterControl.Elastic.of(cluster), "add-instance", "", null, line -> {
                         steps.add(line);
                         out.println("  " + line);
                     });

@@ -83,7 +83,7 @@ final class ReplicatedCluster {
                 + " reach their ports");
         else tls = certificates();
         String clusterId = tls == null ? InstanceConfig.Network.UNNAMED : Certificates.clusterOf(Certificates.read(tls.ca()));
-        List<List<String>> databases = new ArrayList<>();
+        List<List<String>> databases = java.util.Collections.synchronizedList(new ArrayList<>()); // a join adds one
         for (int p = 0; p < instances; p++) {
             List<String> group = new ArrayList<>();
             for (int r = 0; r < replicas; r++) group.add(target(dbs, p * replicas + r));
@@ -120,10 +120,69 @@ final class ReplicatedCluster {
         ClusterCommand.JSON.writerWithDefaultPrettyPrinter().writeValue(ClusterCommand.infoFile(dir).toFile(),
                 describe(ring, dbs, clusterId));
         print(out, ring);
+        // gyro cluster add-instance / remove-instance (docs/decisions/44-ring-changes.md)
+        ClusterControl.watch(dir, elastic(ring, dbs, databases, files), files == null ? null
+                : ClusterCommand.tlsDirectory(dir), () -> {
+            try {
+                ClusterCommand.JSON.writerWithDefaultPrettyPrinter().writeValue(ClusterCommand.infoFile(dir).toFile(),
+                        describe(ring, dbs, clusterId));
+            } catch (IOException e) {
+                System.err.println("gyro cluster: cannot rewrite " + ClusterCommand.infoFile(dir) + ": " + e.getMessage());
+            }
+        });
         out.println(ClusterCommand.READY + " (pid " + ProcessHandle.current().pid() + ")");
         out.flush();
         serveControl(ring, out);
         return 0;
+    }
+
+    /**
+     * The ring as {@code add-instance} and {@code remove-instance} change it: a new group gets {@code replicas} new
+     * databases from {@code dbs} (numbered on after the others) and joins ({@link ReplicatedRing#join}); a group leaves
+     * with {@link ReplicatedRing#leave}.
+     */
+    private ClusterControl.Elastic elastic(ReplicatedRing ring, LocalCluster dbs, List<List<String>> databases,
+                                           TlsFiles files) {
+        return new ClusterControl.Elastic() {
+            @Override
+            public int size() {
+                return ring.size();
+            }
+
+            @Override
+            public boolean runs(int i) {
+                return !ring.departed().contains(i);
+            }
+
+            @Override
+            public List<String> addresses() {
+                return ring.addresses();
+            }
+
+            @Override
+            public Transport clientTransport() {
+                return files == null ? Transport.insecure() : Transport.mutualTls(files, Certificates.CLIENT);
+            }
+
+            @Override
+            public String add(String argument, java.util.function.Consumer<String> progress) throws Exception {
+                if (!argument.isEmpty())
+                    throw new IllegalArgumentException("a replicated cluster makes its new group's databases itself:"
+                            + " --jdbc-url is for a cluster on databases it was given");
+                int id = ring.size();
+                List<String> made = dbs.moreDatabases(replicas);
+                databases.add(made);
+                int joined = ring.join(made, application::createSchema, progress);
+                if (joined != id) throw new IllegalStateException("the new group is position " + joined + ", not " + id);
+                return "instance " + id + " at " + ring.addresses().get(id) + " (a group of " + replicas
+                        + " replicas, its databases copies of a member's) joined the ring";
+            }
+
+            @Override
+            public void remove(int id) throws InterruptedException {
+                ring.leave(id);
+            }
+        };
     }
 
     private static String target(LocalCluster dbs, int i) {
@@ -149,6 +208,7 @@ final class ReplicatedCluster {
         appJars.stream().filter(a -> !a.equals("--app-jar")).forEach(jars::add);
         ArrayNode list = root.putArray("instances");
         for (int p = 0; p < ring.size(); p++) {
+            if (ring.departed().contains(p)) continue; // left the ring (gyro cluster remove-instance)
             ObjectNode node = list.addObject();
             node.put("id", p);
             node.put("address", ring.addresses().get(p));

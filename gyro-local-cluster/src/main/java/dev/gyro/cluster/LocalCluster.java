@@ -309,21 +309,45 @@ public final class LocalCluster implements AutoCloseable {
      * @throws IllegalStateException when the ring refused the join (its reply says why)
      */
     public synchronized GyroInstance addInstance() throws IOException, SQLException {
-        int id = addresses.size();
         // the new instance's database first (a server of its own on PostgreSQL and MariaDB), so a failure there
         // leaves the ring as it was
-        if (backend == Backend.SQLITE) {
-            if (dir == null) throw new UnsupportedOperationException("this cluster runs on databases it was given: give"
-                    + " the new instance's database too (addInstance(target))");
-            return addInstance(databaseFile(dir, id).toString(), null);
+        NewDatabase made = newDatabase(addresses.size());
+        try {
+            return addInstance(made.target(), made.server());
+        } catch (IOException | SQLException | RuntimeException e) {
+            if (made.server() != null) made.server().stop();
+            throw e;
         }
-        if (dir == null) throw new UnsupportedOperationException("this cluster runs on databases it was given: give the"
-                + " new instance's database too (addInstance(target))");
-        DatabaseServer server = DatabaseServer.create(backend.serverKind(), serverDirectory(dir, id)).start();
+    }
+
+    /**
+     * {@code count} more databases, new and empty, numbered on after this cluster's (SQLite files in its folder, or a
+     * throwaway server each on PostgreSQL and MariaDB, stopped with the cluster): for the replicas of a group that joins
+     * a ring of replicated groups whose databases this cluster holds. {@link #jdbcUrl} and {@link #server} number them
+     * on.
+     */
+    public synchronized List<String> moreDatabases(int count) throws IOException, SQLException {
+        List<String> made = new ArrayList<>();
+        for (int k = 0; k < count; k++) {
+            NewDatabase d = newDatabase(targets.size());
+            if (d.server() != null) servers.add(d.server());
+            targets.add(d.target());
+            made.add(d.target());
+        }
+        return made;
+    }
+
+    private record NewDatabase(String target, DatabaseServer server) {}
+
+    private NewDatabase newDatabase(int k) throws IOException, SQLException {
+        if (dir == null) throw new UnsupportedOperationException("this cluster runs on databases it was given: give"
+                + " the new instance's database too (addInstance(target))");
+        if (backend == Backend.SQLITE) return new NewDatabase(databaseFile(dir, k).toString(), null);
+        DatabaseServer server = DatabaseServer.create(backend.serverKind(), serverDirectory(dir, k)).start();
         try {
             server.createDatabase(DATABASE);
-            return addInstance(server.jdbcUrl(DATABASE), server);
-        } catch (IOException | SQLException | RuntimeException e) {
+            return new NewDatabase(server.jdbcUrl(DATABASE), server);
+        } catch (SQLException | RuntimeException e) {
             server.stop();
             throw e;
         }

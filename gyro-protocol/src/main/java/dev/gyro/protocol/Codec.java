@@ -98,6 +98,27 @@ public final class Codec {
         });
     }
 
+    /**
+     * Row changes under a number and an origin, in a state update's encoding but not one: a replicated group's log entry
+     * (its request number and leader replica), whose rows may hold a ring change that a state update would check against
+     * its origin.
+     */
+    public record Rows(long number, int origin, List<RowChange> changes) {}
+
+    public static byte[] encodeRows(Rows rows) {
+        return write(out -> {
+            out.writeByte(VERSION);
+            writeRows(out, rows.number(), rows.origin(), rows.changes());
+        });
+    }
+
+    public static Rows decodeRows(byte[] bytes) {
+        return read(bytes, "rows", in -> {
+            version(in);
+            return readRows(in);
+        });
+    }
+
     public static byte[] encodeValues(List<Value> values) {
         return write(out -> {
             out.writeByte(VERSION);
@@ -137,10 +158,15 @@ public final class Codec {
     }
 
     private static void writeUpdate(DataOutputStream out, StateUpdate u) throws IOException {
-        out.writeLong(u.gsn());
-        out.writeInt(u.origin());
-        out.writeInt(u.changes().size());
-        for (RowChange c : u.changes()) {
+        writeRows(out, u.gsn(), u.origin(), u.changes());
+    }
+
+    private static void writeRows(DataOutputStream out, long number, int origin, List<RowChange> changes)
+            throws IOException {
+        out.writeLong(number);
+        out.writeInt(origin);
+        out.writeInt(changes.size());
+        for (RowChange c : changes) {
             writeString(out, c.table());
             out.writeByte(c.kind().ordinal());
             out.writeInt(c.columns().size());
@@ -217,6 +243,11 @@ public final class Codec {
     }
 
     private static StateUpdate readUpdate(ByteBuffer in) {
+        Rows r = readRows(in);
+        return new StateUpdate(r.number(), r.origin(), r.changes());
+    }
+
+    private static Rows readRows(ByteBuffer in) {
         long gsn = in.getLong();
         int origin = in.getInt();
         int n = count(in, 13);
@@ -235,7 +266,7 @@ public final class Codec {
             for (int k = 0; k < nk; k++) keys.add(readString(in));
             changes.add(new RowChange(table, RowChange.Kind.values()[kind], columns, values, keys));
         }
-        return new StateUpdate(gsn, origin, changes);
+        return new Rows(gsn, origin, changes);
     }
 
     private static List<Value> readValues(ByteBuffer in) {

@@ -90,7 +90,7 @@ record GroupEntry(long basis, long session, long number, int leader, int positio
             RequestId p = previous == null ? RequestId.NONE : previous;
             out.writeLong(p.session());
             out.writeLong(p.number());
-            out.write(Codec.encodeUpdate(new StateUpdate(number, leader, changes)));
+            out.write(Codec.encodeRows(new Codec.Rows(number, leader, changes)));
         } catch (IOException e) {
             throw new UncheckedIOException(e); // a byte array does not fail
         }
@@ -164,8 +164,8 @@ record GroupEntry(long basis, long session, long number, int leader, int positio
                 previous = new RequestId(in.readLong(), in.readLong());
                 header += 4 + 8 + 8;
             }
-            StateUpdate u = Codec.decodeUpdate(Arrays.copyOfRange(bytes, header, bytes.length));
-            return new GroupEntry(basis, session, u.gsn(), u.origin(), position, previous, u.changes());
+            Codec.Rows u = Codec.decodeRows(Arrays.copyOfRange(bytes, header, bytes.length));
+            return new GroupEntry(basis, session, u.number(), u.origin(), position, previous, u.changes());
         } catch (IOException e) {
             throw new IllegalArgumentException("a truncated group log entry (" + bytes.length + " bytes)", e);
         }

@@ -136,4 +136,15 @@ final class ReplicaProgress {
         }
         return at;
     }
+
+    /**
+     * Takes the stamp off the database {@code target}, a copy of another group's replica's made for a group that joins
+     * the ring (docs/decisions/44-ring-changes.md): it starts that group's log from its first entry.
+     */
+    static void forget(String target) throws SQLException {
+        Dialect d = Dialect.forTarget(target);
+        try (Connection c = java.sql.DriverManager.getConnection(d.jdbcUrl(target)); Statement st = c.createStatement()) {
+            st.executeUpdate("DROP TABLE IF EXISTS " + TABLE);
+        }
+    }
 }

@@ -2,6 +2,7 @@ package dev.gyro.replication;
 
 import dev.gyro.runtime.GyroInstance;
 import dev.gyro.runtime.InstanceConfig;
+import dev.gyro.runtime.db.JoinerCopy;
 import dev.gyro.servers.FreePorts;
 import dev.gyro.wire.Transport;
 
@@ -21,32 +22,44 @@ import java.util.List;
  */
 public final class ReplicatedRing implements AutoCloseable {
 
-    private final List<GroupSpec> specs;
-    private final List<List<String>> databases;
-    private final List<List<String>> gyroAddresses;
-    private final List<String> ring;
+    // Positions only grow (ids are never reused, docs/decisions/44-ring-changes.md): each list is replaced whole by a
+    // join, under this ring's lock, and read without it.
+    private volatile List<GroupSpec> specs;
+    private volatile List<List<String>> databases;
+    private volatile List<List<String>> gyroAddresses;
+    private volatile List<String> ring;
+    private volatile InstanceReplica[][] replicas;
+    private volatile List<GroupSignal> signals;
+    private final Object changes = new Object(); // one join or leave at a time
+    private final java.util.Set<Integer> left = java.util.concurrent.ConcurrentHashMap.newKeySet();
+    private final String cluster;
+    private final int firstPositions; // the ring as it started, which its first partition map names
+    private final GroupTimeouts timeouts;
     private final Path logRoot;
     private final RingConfig configs;
-    private final InstanceReplica[][] replicas;
-    private final GroupSignal[] signals;
 
     private ReplicatedRing(List<GroupSpec> specs, List<List<String>> databases, List<List<String>> gyroAddresses,
-                           Path logRoot, RingConfig configs) {
+                           Path logRoot, String cluster, GroupTimeouts timeouts, RingConfig configs) {
         this.specs = List.copyOf(specs);
         this.databases = List.copyOf(databases);
         this.gyroAddresses = List.copyOf(gyroAddresses);
         this.logRoot = logRoot;
+        this.cluster = cluster;
+        this.firstPositions = databases.size();
+        this.timeouts = timeouts;
         this.configs = configs;
         List<String> r = new ArrayList<>();
         for (List<String> g : gyroAddresses) r.add(String.join(Transport.REPLICA_SEPARATOR, g));
         this.ring = List.copyOf(r);
         int n = databases.size();
-        this.replicas = new InstanceReplica[n][];
-        this.signals = new GroupSignal[n];
+        InstanceReplica[][] rs = new InstanceReplica[n][];
+        List<GroupSignal> ss = new ArrayList<>();
         for (int p = 0; p < n; p++) {
-            replicas[p] = new InstanceReplica[databases.get(p).size()];
-            signals[p] = new GroupSignal();
+            rs[p] = new InstanceReplica[databases.get(p).size()];
+            ss.add(new GroupSignal());
         }
+        this.replicas = rs;
+        this.signals = List.copyOf(ss);
     }
 
     /**
@@ -83,7 +96,7 @@ public final class ReplicatedRing implements AutoCloseable {
             Transport log = configs.config(p, List.copyOf(ringAddresses)).network().transport();
             specs.add(new GroupSpec(cluster, p, rafts.get(p), timeouts, log));
         }
-        ReplicatedRing ring = new ReplicatedRing(specs, databases, gyro, logRoot, configs);
+        ReplicatedRing ring = new ReplicatedRing(specs, databases, gyro, logRoot, cluster, timeouts, configs);
         try {
             for (int p = 0; p < ring.size(); p++)
                 for (int i = 0; i < ring.replicas(p); i++) ring.restart(p, i);
@@ -148,6 +161,7 @@ public final class ReplicatedRing implements AutoCloseable {
             boolean same = true;
             int parked = 0;
             for (int p = 0; p < size(); p++) {
+                if (left.contains(p)) continue;
                 GyroInstance g = instance(p);
                 if (g == null) {
                     same = false;
@@ -168,9 +182,134 @@ public final class ReplicatedRing implements AutoCloseable {
         long deadline = System.nanoTime() + within.toNanos();
         for (int p = 0; p < size(); p++) {
             int position = p;
-            if (!signals[p].await(() -> leader(position) != null, deadline)) return false;
+            if (left.contains(p)) continue;
+            if (!signals.get(p).await(() -> leader(position) != null, deadline)) return false;
         }
         return true;
+    }
+
+    /** The positions that left the ring ({@link #leave}): their groups are stopped. */
+    public java.util.Set<Integer> departed() {
+        return java.util.Set.copyOf(left);
+    }
+
+    /** The target (SQLite file or JDBC URL) of replica {@code r} of {@code position}'s database. */
+    public String database(int position, int r) {
+        return databases.get(position).get(r);
+    }
+
+    /**
+     * Adds a group to the running ring (docs/decisions/44-ring-changes.md): the join runs in the token's round at a
+     * position that holds it; the new group's first replica gets a copy of that position's leader's database once it
+     * made the join ({@link JoinerCopy}), the others a copy of that copy, so the group starts alike on every replica with
+     * an empty log; then its replicas start on free loopback ports, elect a leader, and the leader's instance waits for
+     * the token. The group owns no bucket until some are moved to it.
+     *
+     * @param targets  the new group's databases, new and empty, replica r on {@code targets.get(r)}
+     * @param schema   makes the application's tables (a copy through JDBC fills them)
+     * @param progress told each step
+     * @return the new position
+     * @throws IllegalStateException when the ring refused the join (its reply says why), or no leader was elected
+     */
+    public int join(List<String> targets, JoinerCopy.Schema schema, java.util.function.Consumer<String> progress)
+            throws IOException, SQLException, InterruptedException {
+        synchronized (changes) {
+            return joinGroup(targets, schema, progress);
+        }
+    }
+
+    private int joinGroup(List<String> targets, JoinerCopy.Schema schema, java.util.function.Consumer<String> progress)
+            throws IOException, SQLException, InterruptedException {
+        if (targets.isEmpty()) throw new IllegalArgumentException("a group has at least one replica");
+        int id = size();
+        List<Integer> ports = FreePorts.take(2 * targets.size());
+        List<InetSocketAddress> raft = new ArrayList<>();
+        List<String> addresses = new ArrayList<>();
+        for (int i = 0; i < targets.size(); i++) {
+            raft.add(new InetSocketAddress("127.0.0.1", ports.get(2 * i)));
+            addresses.add("127.0.0.1:" + ports.get(2 * i + 1));
+        }
+        String address = String.join(Transport.REPLICA_SEPARATOR, addresses);
+        GyroInstance entry = null;
+        for (int p = 0; p < size() && entry == null; p++) if (!left.contains(p)) entry = instance(p);
+        if (entry == null) throw new IllegalStateException("no group has a leader to take the join");
+        dev.gyro.wire.Reply joined = entry.call(dev.gyro.wire.RingRequest.join(address, id));
+        if (joined.status() != dev.gyro.wire.Reply.Status.OK)
+            throw new IllegalStateException("the ring refused group " + id + " at " + address + ": " + joined.status()
+                    + ": " + joined.message());
+        int maker = joined.instance(); // its group applied the join: its leader's database holds it
+        InstanceReplica source = leader(maker);
+        String from = source == null ? databases.get(maker).get(0) : databases.get(maker).get(source.group().replica());
+        JoinerCopy.make(from, targets.get(0), id, schema, 60_000, progress);
+        ReplicaProgress.forget(targets.get(0));
+        for (int r = 1; r < targets.size(); r++) JoinerCopy.make(targets.get(0), targets.get(r), id, schema, 60_000, progress);
+        List<String> grown = new ArrayList<>(ring);
+        grown.add(address);
+        Transport log = configs.config(id, List.copyOf(grown)).network().transport();
+        synchronized (this) { // the replicas' array first: a size() that counts the new position finds its row
+            InstanceReplica[][] rs = java.util.Arrays.copyOf(replicas, id + 1);
+            rs[id] = new InstanceReplica[targets.size()];
+            replicas = rs;
+            signals = append(signals, new GroupSignal());
+            databases = append(databases, List.copyOf(targets));
+            gyroAddresses = append(gyroAddresses, List.copyOf(addresses));
+            ring = List.copyOf(grown);
+            specs = append(specs, new GroupSpec(cluster, id, raft, timeouts, log));
+        }
+        for (int r = 0; r < targets.size(); r++) restart(id, r);
+        int position = id;
+        if (!signals.get(id).await(() -> leader(position) != null, System.nanoTime() + java.util.concurrent.TimeUnit
+                .SECONDS.toNanos(120)))
+            throw new IllegalStateException(specs.get(id).name() + " joined the ring but elected no leader within 120 s");
+        progress.accept(specs.get(id).name() + " at " + address + " runs (replica " + leader(id).group().replica()
+                + " leads)");
+        return id;
+    }
+
+    /**
+     * Takes {@code position} out of the running ring once it owns no bucket (docs/decisions/44-ring-changes.md): the
+     * leave runs at another position's instance; once the leaving group's instance applied it, its replicas stop.
+     *
+     * @throws IllegalStateException when the ring refused the leave (its reply says why)
+     */
+    public void leave(int position) throws InterruptedException {
+        synchronized (changes) {
+            leaveRing(position);
+        }
+    }
+
+    private void leaveRing(int position) throws InterruptedException {
+        GyroInstance entry = null;
+        for (int p = 0; p < size() && entry == null; p++) if (p != position && !left.contains(p)) entry = instance(p);
+        if (entry == null) throw new IllegalStateException("no other group has a leader to take the leave of " + position);
+        dev.gyro.wire.Reply r = entry.call(dev.gyro.wire.RingRequest.leave(position));
+        if (r.status() != dev.gyro.wire.Reply.Status.OK)
+            throw new IllegalStateException("the ring refused the leave of group " + position + ": " + r.status() + ": "
+                    + r.message());
+        long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(60);
+        signals.get(position).await(() -> {
+            GyroInstance g = instance(position);
+            return g == null || g.appliedGsn() >= r.gsn();
+        }, deadline);
+        left.add(position);
+        for (int i = 0; i < replicas(position); i++) kill(position, i);
+    }
+
+    /**
+     * Position {@code p}'s configuration with the ring's addresses as they are now, and the partition map the ring
+     * started with: the map that names the first ring, which positions that joined later share
+     * (docs/decisions/44-ring-changes.md).
+     */
+    private InstanceConfig config(int p) {
+        InstanceConfig c = configs.config(p, ring);
+        dev.gyro.protocol.PartitionMap first = dev.gyro.protocol.PartitionMap.uniform(firstPositions);
+        return c.partitionMap().instances() == firstPositions ? c : c.withPartitionMap(first);
+    }
+
+    private static <T> List<T> append(List<T> list, T more) {
+        List<T> out = new ArrayList<>(list);
+        out.add(more);
+        return List.copyOf(out);
     }
 
     /** Stops replica {@code r} of {@code position} at once, as a crash would (its database and log stay). */
@@ -181,19 +320,19 @@ public final class ReplicatedRing implements AutoCloseable {
             replicas[position][r] = null;
         }
         if (x != null) x.close();
-        signals[position].changed();
+        signals.get(position).changed();
     }
 
     /** (Re)starts replica {@code r} of {@code position} on its database and log; it catches up from the log. */
     public InstanceReplica restart(int position, int r) throws IOException, SQLException {
         kill(position, r);
         InstanceReplica x = InstanceReplica.start(specs.get(position), r, databases.get(position).get(r),
-                logRoot.resolve("group-" + position).resolve("replica-" + r), configs.config(position, ring),
-                gyroAddresses.get(position).get(r), signals[position]);
+                logRoot.resolve("group-" + position).resolve("replica-" + r), config(position),
+                gyroAddresses.get(position).get(r), signals.get(position));
         synchronized (this) {
             replicas[position][r] = x;
         }
-        signals[position].changed();
+        signals.get(position).changed();
         return x;
     }
 
@@ -228,7 +367,8 @@ public final class ReplicatedRing implements AutoCloseable {
         long deadline = System.nanoTime() + within.toNanos();
         for (int p = 0; p < size(); p++) {
             int position = p;
-            if (!signals[p].await(() -> caughtUp(position), deadline)) return false;
+            if (left.contains(p)) continue;
+            if (!signals.get(p).await(() -> caughtUp(position), deadline)) return false;
         }
         return true;
     }

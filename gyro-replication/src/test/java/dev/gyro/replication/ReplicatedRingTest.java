@@ -97,6 +97,7 @@ class ReplicatedRingTest {
     static final class Workload implements AutoCloseable {
         final AtomicBoolean stop = new AtomicBoolean();
         final AtomicLong ordersOk = new AtomicLong(), uncertain = new AtomicLong();
+        final Set<Long> acknowledged = java.util.concurrent.ConcurrentHashMap.newKeySet();
         final AtomicReference<Throwable> failure = new AtomicReference<>();
         final List<Thread> threads = new ArrayList<>();
 
@@ -111,7 +112,10 @@ class ReplicatedRingTest {
                             if (!client.call("createCart", cart).ok()) continue;
                             client.call("addItem", cart, 1L + random.nextInt(100), 1 + random.nextInt(2));
                             Reply r = client.call("order", cart);
-                            if (r.ok()) ordersOk.incrementAndGet();
+                            if (r.ok()) {
+                                acknowledged.add(cart);
+                                ordersOk.incrementAndGet();
+                            }
                             else if (r.status() == Reply.Status.UNAVAILABLE) uncertain.incrementAndGet();
                         }
                     } catch (RuntimeException | Error e) {
