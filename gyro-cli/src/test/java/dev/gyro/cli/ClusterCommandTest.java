@@ -236,10 +236,11 @@ class ClusterCommandTest {
     /**
      * {@code cluster start --replicas 3}: two instances, each a group of three replicas on SQLite files, with mutual
      * TLS; requests and calls through the groups, a replica replaced from a copy of its leader's database with one
-     * command, and stop tearing everything down.
+     * command, a third group added and the first removed while it serves (docs/decisions/44-ring-changes.md), and stop
+     * tearing everything down.
      */
     @Test
-    void aReplicatedClusterServesAndReplacesAReplicaWithOneCommand() throws Exception {
+    void aReplicatedClusterServesReplacesAReplicaGrowsAndShrinks() throws Exception {
         Path dir = base.resolve("replicated");
         clusters.add(dir);
         Run start = gyro("cluster", "start", "--backend", "sqlite", "--instances", "2", "--replicas", "3", "--dir",
@@ -271,6 +272,27 @@ class ClusterCommandTest {
         for (int i = 0; i < 6; i++) urls.add("jdbc:sqlite:" + LocalCluster.databaseFile(dir, i));
         awaitStock(urls, before - 2); // every replica of both groups, the rebuilt one (3 + replica) included
         assertThat(replica).isBetween(0, 2);
+
+        // a third group joins and takes a fair share of the buckets; then group 0 gives its away and leaves
+        Run single = gyro("cluster", "add-instance", "--dir", dir.toString(), "--replicas", "1");
+        assertThat(single.exit()).as(single.out()).isEqualTo(2);
+        assertThat(single.out()).contains("groups of 3 replicas");
+        Run add = gyro("cluster", "add-instance", "--dir", dir.toString(), "--replicas", "3");
+        assertThat(add.exit()).as(add.out()).isZero();
+        assertThat(add.out()).contains("group 2 of cluster").contains("a group of 3 replicas")
+                .contains("joined the ring").contains("to instance 2 at gsn")
+                .contains("instance 0 86 buckets, instance 1 85 buckets, instance 2 85 buckets");
+        assertThat(gyro("cluster", "status", "--dir", dir.toString()).out()).contains("3 of 3 instances up");
+        assertThat(gyro("call", "--cluster", dir.toString(), "getCart", "11").out()).startsWith("OK");
+        Run remove = gyro("cluster", "remove-instance", "--dir", dir.toString(), "--instance", "0");
+        assertThat(remove.exit()).as(remove.out()).isZero();
+        assertThat(remove.out()).contains("instance 0 left the ring and stopped")
+                .contains("instance 1 128 buckets, instance 2 128 buckets");
+        Run after = gyro("cluster", "status", "--dir", dir.toString());
+        assertThat(after.exit()).as(after.out()).isZero();
+        assertThat(after.out()).contains("2 of 2 instances up");
+        assertThat(gyro("call", "--cluster", dir.toString(), "getCart", "11").out()).startsWith("OK");
+        assertThat(gyro("call", "--cluster", dir.toString(), "createCart", "12").out()).startsWith("OK");
 
         Run stop = gyro("cluster", "stop", "--dir", dir.toString());
         assertThat(stop.exit()).as(stop.out()).isZero();
