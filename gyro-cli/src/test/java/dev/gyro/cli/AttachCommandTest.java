@@ -97,7 +97,9 @@ class AttachCommandTest {
      */
     @Test
     void severalProcessesOfTheCommandEachBesideItsInstance() throws Exception {
-        runsInSeveralProcesses("sqlite", "jdbc:sqlite:" + dir.resolve("own.db"));
+        // the agent's lines here; the application's run in several processes on PostgreSQL (below), which CI has, and
+        // on SQLite in gyro-agent's AttachedProcessesTest: the suite's time bound
+        agentLines("sqlite");
 
         Files.writeString(dir.resolve("attach.yaml"), "classification: classification.json\ncheck: true\n");
         Run check = attach("--processes", "2", "--agent");
@@ -115,14 +117,7 @@ class AttachCommandTest {
     }
 
     private void runsInSeveralProcesses(String backend, String url) throws Exception {
-        Files.writeString(dir.resolve("classification.json"), WALLETS.formatted(
-                dev.gyro.agent.fixtures.Wallets.class.getName()));
-        Files.writeString(dir.resolve("attach.yaml"), "backend: " + backend + "\nclassification: classification.json\n");
-        Run agent = attach("--processes", "2", "--agent");
-        assertThat(agent.status()).as(agent.out()).isZero();
-        assertThat(agent.out().strip().lines()).hasSize(2).allSatisfy(line -> assertThat(line).startsWith("-javaagent:")
-                .contains(",ring=127.0.0.1:").contains(",tls=" + dir.resolve("gyro-attach").resolve("tls")));
-        assertThat(agent.out()).contains(",position=0,", ",position=1,");
+        agentLines(backend);
 
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
         String cp = System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
@@ -132,6 +127,18 @@ class AttachCommandTest {
                 "[1] withdrawals refused with 45000: 12", "at other processes' instances)",
                 "gyro attach: every instance applied global requests 1 to 2 (2 processes, each beside its instance)");
         assertThat(r.out().strip().lines().reduce((a, b) -> b).orElse("")).isEqualTo("attach: OK");
+    }
+
+    /** {@code gyro attach --processes 2 --agent}: one agent line per process, each naming the ring and its position. */
+    private void agentLines(String backend) throws Exception {
+        Files.writeString(dir.resolve("classification.json"), WALLETS.formatted(
+                dev.gyro.agent.fixtures.Wallets.class.getName()));
+        Files.writeString(dir.resolve("attach.yaml"), "backend: " + backend + "\nclassification: classification.json\n");
+        Run agent = attach("--processes", "2", "--agent");
+        assertThat(agent.status()).as(agent.out()).isZero();
+        assertThat(agent.out().strip().lines()).hasSize(2).allSatisfy(line -> assertThat(line).startsWith("-javaagent:")
+                .contains(",ring=127.0.0.1:").contains(",tls=" + dir.resolve("gyro-attach").resolve("tls")));
+        assertThat(agent.out()).contains(",position=0,", ",position=1,");
     }
 
     @Test
