@@ -62,7 +62,9 @@ final class DemoCommand implements Callable<Integer> {
             return 2;
         }
         if (grow && (replicas > 1 || !backend.equalsIgnoreCase("sqlite") || instances < 2)) {
-            System.out.println("demo: FAILED: --grow runs on SQLite instances of one database each, at least 2");
+            System.out.println("demo: FAILED: --grow runs on SQLite instances of one database each, at least 2"
+                    + (replicas > 1 ? " (replicated groups grow in a cluster: gyro cluster start --replicas " + replicas
+                    + " --detach, then gyro cluster add-instance)" : ""));
             return 2;
         }
         if (instances < 1 || clients < 1 || seconds <= 0 || scale < 1) {
