@@ -727,6 +727,7 @@ public final class GroupReplica implements Replication, AutoCloseable {
 
     /** Decision 11: a replica whose database fell behind its log stops; a restart re-applies from the log. */
     private void failStop(Throwable cause) {
+        machine.stopApplying(); // at once: the close below may come after Ratis delivered more entries
         Thread t = new Thread(this::close, "gyro-replica-" + replica + "-stop");
         t.setDaemon(true);
         t.start();
@@ -744,6 +745,7 @@ public final class GroupReplica implements Replication, AutoCloseable {
         }
         writer.lock(); // a request running in the open batch ends its part first
         try {
+            machine.stopApplying(); // as a crash: what Ratis still delivers before it has closed is left to the restart
             LeaderBatch b = machine.batch();
             if (b != null) machine.abandon(b); // its requests' outcomes are UNKNOWN
         } finally {

@@ -46,7 +46,11 @@ import java.util.function.Consumer;
  * is refused to its sender and never appended, so no replica ever meets it (docs/decisions/32-group-log-tls.md).
  *
  * <p>A failure to apply an entry leaves the database behind its log: the replica stops (docs/decisions/11-fail-stop.md)
- * and a restart applies the entry again from the log.
+ * and a restart applies the entry again from the log. So does a batch abandoned as the replica stops: its logged
+ * entries are rolled back with it. From either moment on this state machine applies nothing more
+ * ({@link #stopApplying}): Ratis goes on delivering committed entries until its server has closed, and one applied to
+ * a database that lacks the entries before it would record its index past them, so that the restart skipped them as
+ * held already and judged every later entry stale.
  */
 final class ReplicaStateMachine extends BaseStateMachine {
 
@@ -63,6 +67,11 @@ final class ReplicaStateMachine extends BaseStateMachine {
     private volatile ReplicaProgress.Position stored;
     /** The highest log index applied, entries without rows (Ratis' own) included. */
     private volatile long appliedIndex;
+    /**
+     * Set once the replica stops (a batch abandoned, an entry that failed to apply): the database may lack entries
+     * Ratis counts as applied, so it takes no more; read under the writer lock before each entry is applied.
+     */
+    private volatile boolean stopped;
 
     final LongAdder entriesApplied = new LongAdder();
     final LongAdder ownEntriesCommitted = new LongAdder();
@@ -140,6 +149,11 @@ final class ReplicaStateMachine extends BaseStateMachine {
                 List<GroupEntry> entries = GroupEntry.decodeAll(e.getStateMachineLogEntry().getLogData().toByteArray());
                 writer.lock();
                 try {
+                    if (stopped) {
+                        // As after a crash: the restart applies it from the log, after what the database holds.
+                        log.debug("{}: stopping; log entry {} is left to its restart", name, e.getIndex());
+                        return CompletableFuture.completedFuture(Message.EMPTY);
+                    }
                     apply(entries, e.getTerm(), e.getIndex());
                 } finally {
                     writer.unlock();
@@ -148,6 +162,7 @@ final class ReplicaStateMachine extends BaseStateMachine {
             advanced(e.getTerm(), e.getIndex());
             return CompletableFuture.completedFuture(Message.EMPTY);
         } catch (SQLException | RuntimeException | Error ex) {
+            stopped = true; // the entries after it would not hold on a database without it
             log.error("{}: cannot apply log entry {}; stopping this replica (its database is behind its log, a restart"
                     + " applies the entry again)", name, e.getIndex(), ex);
             failStop.accept(ex);
@@ -264,10 +279,21 @@ final class ReplicaStateMachine extends BaseStateMachine {
     }
 
     /**
+     * The replica stops: from now on no log entry touches the database, whatever Ratis still delivers before its server
+     * has closed; the restart applies them from the log, after what the database holds. Under the writer lock, or on
+     * Ratis' apply thread.
+     */
+    void stopApplying() {
+        stopped = true;
+    }
+
+    /**
      * Ends {@code b} as the replica stops, under the writer lock: its transaction rolls back and nothing else touches
-     * the database; whatever the log committed is applied again from the log at restart.
+     * the database ({@link #stopApplying}): the entries it had logged are not in the database, so no later entry may be
+     * applied or recorded; whatever the log committed is applied again from the log at restart.
      */
     void abandon(LeaderBatch b) {
+        stopped = true;
         if (b.ended) return;
         b.ended = true;
         b.closed = true;
