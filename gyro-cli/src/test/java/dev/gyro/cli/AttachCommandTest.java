@@ -97,8 +97,8 @@ class AttachCommandTest {
      */
     @Test
     void severalProcessesOfTheCommandEachBesideItsInstance() throws Exception {
-        // the agent's lines here; the application's run in several processes on PostgreSQL (below), which CI has, and
-        // on SQLite in gyro-agent's AttachedProcessesTest: the suite's time bound
+        // the agent's lines here; the application's run in several processes on SQLite is gyro-agent's
+        // AttachedProcessesTest, on PostgreSQL below (on request): the suite's time bound
         agentLines("sqlite");
 
         Files.writeString(dir.resolve("attach.yaml"), "classification: classification.json\ncheck: true\n");
@@ -107,8 +107,14 @@ class AttachCommandTest {
         assertThat(check.out()).contains("gyro attach: check and audits are not built for several processes");
     }
 
-    /** The same on PostgreSQL: each process's instance on a throwaway server of its own. */
+    /**
+     * The same on PostgreSQL: each process's instance on a throwaway server of its own. On request
+     * ({@code -Dgyro.test.long=true}, docs/testing.md): the suite's time bound; gyro-agent's AttachedProcessesTest runs
+     * three processes of an application on SQLite in the suite.
+     */
     @Test
+    @org.junit.jupiter.api.condition.EnabledIfSystemProperty(named = "gyro.test.long", matches = "true",
+            disabledReason = "on request: -Dgyro.test.long=true (docs/testing.md): the suite's time bound")
     void severalProcessesOnPostgreSql() throws Exception {
         ClusterCommandTest.require(dev.gyro.cluster.Backend.POSTGRES);
         // JUnit's folder is rwx------: the servers run as the postgres user when the tests run as root
