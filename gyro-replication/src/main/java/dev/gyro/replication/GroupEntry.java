@@ -18,9 +18,10 @@ import java.util.List;
  * One entry of a group's log: everything one request changed in the leader's database, as row images
  * (docs/decisions/04-row-images.md and docs/decisions/22-group-log.md).
  *
- * <p>The row images travel in the {@link Codec} encoding of a {@link StateUpdate}, the same bytes a token carries, so
- * there is one encoding of row images: its {@code gsn} field holds the request's number and its {@code origin} the
- * leader replica. Ahead of it, the basis, the leader's session and the entry's place in its batch.
+ * <p>The row images travel as {@link Codec.Rows}, in the bytes of a {@link StateUpdate} a token carries, so there is
+ * one encoding of row images: its {@code gsn} field holds the request's number and its {@code origin} the leader
+ * replica; not a state update, whose ring change would have to name its origin as the ring's holder
+ * (docs/decisions/44-ring-changes.md). Ahead of it, the basis, the leader's session and the entry's place in its batch.
  *
  * <p>Row images are absolute, so an entry holds only on the database it was computed on
  * (docs/decisions/42-group-commit.md): the state "log applied up to {@code basis}" for the first entry of a batch, and
