@@ -40,6 +40,9 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  * TPC-C, TATP and YCSB run the same way on both backends when asked ({@code -Dgyro.benchbase.more}).
  */
 @Tag("slow")
+@org.junit.jupiter.api.condition.EnabledIfSystemProperty(named = "gyro.test.long", matches = "true",
+        disabledReason = "on request: -Dgyro.test.long=true (docs/testing.md): building BenchBase is 3-4 minutes of CPU,"
+                + " beyond the suite's time bound")
 class BenchBaseAttachTest {
 
     /** BenchBase's source: {@code -Dgyro.benchbase=DIR}, which the build sets (docs/testing.md, "CMU BenchBase"). */
