@@ -158,17 +158,7 @@ class ReplicatedRingChangesTest {
                 for (String t : databases.get(p)) conns.add(DriverManager.getConnection(Dialect.forTarget(t).jdbcUrl(t)));
                 first.add(conns.get(0));
                 try {
-                    for (String table : ReplicaCheck.tables(conns.get(0))) {
-                        if (table.equalsIgnoreCase("gyro_replica")) continue; // each replica's own stamp
-                        Set<String> copies = new HashSet<>();
-                        for (int r = 0; r < conns.size(); r++) {
-                            ReplicaCheck.TableDigest d = ReplicaCheck.digest(conns.get(r), table, r);
-                            copies.add(d.rows() + "/" + d.sha256());
-                        }
-                        assertThat(copies).as("group " + p + ": " + table + " on its replicas").hasSize(1);
-                    }
-                    for (String table : new OnlineStore().replicatedTables())
-                        acrossGroups.add(table + "=" + ReplicaCheck.digest(conns.get(0), table, 0).sha256());
+                    ReplicatedRingTest.replicasEqual(conns, p, acrossGroups);
                     for (Connection c : conns) lastGsns.add(ReplicatedRingTest.single(c, "SELECT last_gsn FROM gyro_state"));
                 } finally {
                     for (int r = 1; r < conns.size(); r++) conns.get(r).close();

@@ -265,17 +265,7 @@ class ReplicatedRingTest {
                 for (String t : databases.get(p)) conns.add(DriverManager.getConnection(Dialect.forTarget(t).jdbcUrl(t)));
                 first.add(conns.get(0));
                 try {
-                    for (String table : ReplicaCheck.tables(conns.get(0))) {
-                        if (table.equalsIgnoreCase("gyro_replica")) continue; // each replica's own stamp
-                        Set<String> copies = new HashSet<>();
-                        for (int r = 0; r < conns.size(); r++) {
-                            ReplicaCheck.TableDigest d = ReplicaCheck.digest(conns.get(r), table, r);
-                            copies.add(d.rows() + "/" + d.sha256());
-                        }
-                        assertThat(copies).as("group " + p + ": " + table + " on its replicas").hasSize(1);
-                    }
-                    for (String table : new OnlineStore().replicatedTables())
-                        acrossGroups.add(table + "=" + ReplicaCheck.digest(conns.get(0), table, 0).sha256());
+                    replicasEqual(conns, p, acrossGroups);
                     long here = single(conns.get(0), "SELECT COUNT(*) FROM ORDERS");
                     if (orders < 0) orders = here;
                     assertThat(here).isEqualTo(orders);
@@ -295,6 +285,24 @@ class ReplicatedRingTest {
         } finally {
             for (Connection c : first) c.close();
         }
+    }
+
+    /**
+     * Every table of group {@code p} equal on its replicas {@code conns} (but each replica's own stamp, gyro_replica);
+     * the replicated tables' digests of its first replica added to {@code acrossGroups}.
+     */
+    static void replicasEqual(List<Connection> conns, int p, Set<String> acrossGroups) throws Exception {
+        for (String table : ReplicaCheck.tables(conns.get(0))) {
+            if (table.equalsIgnoreCase("gyro_replica")) continue; // each replica's own stamp
+            Set<String> copies = new HashSet<>();
+            for (int r = 0; r < conns.size(); r++) {
+                ReplicaCheck.TableDigest d = ReplicaCheck.digest(conns.get(r), table, r);
+                copies.add(d.rows() + "/" + d.sha256());
+            }
+            assertThat(copies).as("group " + p + ": " + table + " on its replicas").hasSize(1);
+        }
+        for (String table : new OnlineStore().replicatedTables())
+            acrossGroups.add(table + "=" + ReplicaCheck.digest(conns.get(0), table, 0).sha256());
     }
 
     static long single(Connection c, String sql) throws Exception {
