@@ -191,7 +191,9 @@ final class ClusterControl {
         while (true) {
             boolean done = Files.exists(result);
             if (Files.exists(progress)) {
-                List<String> lines = Files.readAllLines(progress);
+                // whole lines only: the cluster may be halfway through appending one
+                String text = Files.readString(progress);
+                List<String> lines = text.substring(0, text.lastIndexOf('\n') + 1).lines().toList();
                 for (; shown < lines.size(); shown++) out.println("gyro cluster: " + lines.get(shown));
             }
             if (done) break;
@@ -232,7 +234,10 @@ final class ClusterControl {
                             answer = "FAILED: " + e.getMessage();
                         }
                         changed.run();
-                        Files.writeString(control.resolve(what + ".result"), answer + "\n");
+                        // written, then renamed: the asking command never reads half a result
+                        Path half = control.resolve(what + ".answering");
+                        Files.writeString(half, answer + "\n");
+                        Files.move(half, control.resolve(what + ".result"), java.nio.file.StandardCopyOption.ATOMIC_MOVE);
                     }
                     Thread.sleep(100);
                 } catch (InterruptedException e) {

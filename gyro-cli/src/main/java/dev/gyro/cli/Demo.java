@@ -95,7 +95,10 @@ final class Demo {
                 out.printf("%s servers: %s%n", s.backend(), String.join(", ", cluster.servers().stream()
                         .map(v -> "127.0.0.1:" + v.port()).toList()));
             List<String> failures = new ArrayList<>();
-            long elapsedNanos = workload(cluster.addresses(), s.grow() ? grow(cluster, failures) : () -> {});
+            RingChanges changes = s.grow() ? new RingChanges(cluster, failures) : null;
+            long elapsedNanos = workload(cluster.addresses(), changes == null ? Tick.NONE : changes);
+            if (changes != null && changes.pending())
+                failures.add("the ring changes " + changes.untaken() + " were not taken within the run and its overtime");
             if (!cluster.awaitQuiet(60_000)) failures.add("the ring did not become quiet within 60 s");
             if (failed.get() > 0)
                 failures.add(failed.get() + " requests failed (first: " + firstFailures.get(0) + ")");
@@ -110,17 +113,57 @@ final class Demo {
     }
 
     /**
+     * What the workload's progress bar calls at each of its steps (chaos, ring changes); {@link #pending()} says whether
+     * it still has a step to take, and the run goes on (for at most {@link #OVERTIME_NANOS} past its duration) until it
+     * took them.
+     */
+    interface Tick {
+        Tick NONE = new Tick() {
+            @Override
+            public void run() {}
+
+            @Override
+            public boolean pending() {
+                return false;
+            }
+        };
+
+        void run();
+
+        boolean pending();
+    }
+
+    /**
      * With --grow (docs/decisions/44-ring-changes.md): a third into the run an instance joins and takes a fair share of
      * the buckets, two thirds into it instance 0 gives its buckets to the others and leaves; each step is printed, and
-     * a failed one is a failure of the run.
+     * a failed one is a failure of the run. On a loaded machine the first step may end past two thirds of a short run:
+     * the run goes on until both were taken.
      */
-    private Runnable grow(LocalCluster cluster, List<String> failures) {
-        long start = System.nanoTime();
-        String[] steps = {"add-instance", "remove-instance-0"};
-        int[] next = {0};
-        return () -> {
-            if (next[0] >= steps.length || (System.nanoTime() - start) / 1e9 < s.seconds() * (next[0] + 1) / 3) return;
-            String step = steps[next[0]++];
+    private final class RingChanges implements Tick {
+        private final String[] steps = {"add-instance", "remove-instance-0"};
+        private final long start = System.nanoTime();
+        private final LocalCluster cluster;
+        private final List<String> failures;
+        private int next;
+
+        RingChanges(LocalCluster cluster, List<String> failures) {
+            this.cluster = cluster;
+            this.failures = failures;
+        }
+
+        @Override
+        public boolean pending() {
+            return next < steps.length;
+        }
+
+        String untaken() {
+            return String.join(", ", java.util.Arrays.asList(steps).subList(next, steps.length));
+        }
+
+        @Override
+        public void run() {
+            if (!pending() || (System.nanoTime() - start) / 1e9 < s.seconds() * (next + 1) / 3) return;
+            String step = steps[next++];
             out.println();
             try {
                 String result = ClusterControl.run(ClusterControl.Elastic.of(cluster), step, "", null, line -> out.println("ring change: " + line));
@@ -130,14 +173,14 @@ final class Demo {
                 failures.add(step + ": " + e);
                 out.println("ring change: FAILED: " + e);
             }
-        };
+        }
     }
 
     /**
      * The clients' run against the cluster at {@code addresses}, with a progress bar; {@code tick} is called at each
      * step of the bar (chaos). Returns its length in nanoseconds.
      */
-    long workload(List<String> addresses, Runnable tick) throws InterruptedException {
+    long workload(List<String> addresses, Tick tick) throws InterruptedException {
         try (GyroClient client = GyroClient.connect(addresses)) {
             AtomicBoolean stop = new AtomicBoolean();
             List<Thread> threads = new ArrayList<>();
@@ -151,8 +194,8 @@ final class Demo {
             ProgressBar bar = new ProgressBar(out, "workload");
             long durationNanos = (long) (s.seconds() * 1e9);
             // A run that completed no global request has checked nothing of the ring: on a loaded machine a short
-            // one may not, so it goes on until one did, for at most OVERTIME more.
-            while (System.nanoTime() - start < durationNanos || (latency[1].getTotalCount() == 0
+            // one may not, so it goes on until one did (and until the tick took its steps), for at most OVERTIME more.
+            while (System.nanoTime() - start < durationNanos || ((latency[1].getTotalCount() == 0 || tick.pending())
                     && System.nanoTime() - start < durationNanos + OVERTIME_NANOS)) {
                 Thread.sleep(200);
                 tick.run();
