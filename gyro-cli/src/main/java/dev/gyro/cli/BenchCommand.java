@@ -116,16 +116,16 @@ final class BenchCommand implements Callable<Integer> {
             + " replicated group of this many replicas (system gyro-rR); 1, the default, measures only the single instances")
     int replicas;
 
-    @Option(names = "--kills", paramLabel = "N", description = "faults: leader kills (SIGKILL) to inject (default 12;"
+    @Option(names = "--kills", paramLabel = "N", description = "faults: leader kills (SIGKILL) to inject (default 20;"
             + " --quick: 1)")
     Integer kills;
 
     @Option(names = "--freezes", paramLabel = "N", description = "faults: leader freezes (SIGSTOP, then SIGCONT) to"
-            + " inject (default 6; --quick: 1)")
+            + " inject (default 3; --quick: 1)")
     Integer freezes;
 
     @Option(names = "--freeze-seconds", paramLabel = "S", description = "faults: how long a frozen leader stays stopped"
-            + " (default 15; --quick: 3)")
+            + " (default 60; --quick: 3)")
     Integer freezeSeconds;
 
     @Option(names = "--db-kills", paramLabel = "N", description = "faults, with --backend postgres: kills of a leader's"

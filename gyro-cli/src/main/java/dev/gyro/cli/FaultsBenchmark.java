@@ -95,8 +95,9 @@ final class FaultsBenchmark {
         static Settings of(boolean quick, Backend backend, Integer kills, Integer freezes, Integer freezeSeconds,
                            Integer dbKills) {
             boolean server = backend != Backend.SQLITE;
-            Settings s = new Settings(quick, backend, quick ? 2 : 3, 3, kills != null ? kills : quick ? 1 : 12,
-                    freezes != null ? freezes : quick ? 1 : 6, freezeSeconds != null ? freezeSeconds : quick ? 3 : 15,
+            // 20 kills: a p99 that is not just the worst of a handful; freezes of 60 s, a long pause as production meets it
+            Settings s = new Settings(quick, backend, quick ? 2 : 3, 3, kills != null ? kills : quick ? 1 : 20,
+                    freezes != null ? freezes : quick ? 1 : 3, freezeSeconds != null ? freezeSeconds : quick ? 3 : 60,
                     dbKills != null ? dbKills : server ? (quick ? 1 : 4) : 0, 5, quick ? 2 : 5, 2, 2, 10_000);
             if (s.kills < 0 || s.freezes < 0 || s.dbKills < 0)
                 throw new IllegalArgumentException("--kills, --freezes and --db-kills are counts, 0 or more");

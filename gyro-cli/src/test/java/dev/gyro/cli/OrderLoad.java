@@ -1,5 +1,7 @@
 package dev.gyro.cli;
 
+import dev.gyro.apps.store.OnlineStore;
+
 import dev.gyro.client.GyroClient;
 import dev.gyro.wire.Reply;
 import dev.gyro.wire.Request;
@@ -29,9 +31,13 @@ final class OrderLoad {
     private volatile long since = Long.MAX_VALUE; // System.nanoTime()
     /** Per group: when it first acknowledged an order sent after {@link #since}, 0 before. */
     private final AtomicLongArray firstAck;
+    private final GyroClient client;
+    /** What the last order that did not succeed was answered: the first thing to read when the orders stop. */
+    private final java.util.concurrent.atomic.AtomicReference<String> lastRefusal = new java.util.concurrent.atomic.AtomicReference<>();
 
     OrderLoad(GyroClient client, int clients, int groups) {
         firstAck = new AtomicLongArray(groups);
+        this.client = client;
         for (int t = 0; t < clients; t++) {
             int id = t;
             Thread th = new Thread(() -> {
@@ -41,7 +47,9 @@ final class OrderLoad {
                         long cart = (id + 1L) * 1_000_000 + seq;
                         if (!client.call("createCart", cart).ok()) continue;
                         for (int l = 0; l < 2; l++)
-                            client.call("addItem", cart, 1L + random.nextInt(100), 1 + random.nextInt(2));
+                            // the whole catalogue: 100 items' stock (50-100 units each) ran out after some 2,800 orders, and every
+                            // later order was refused as empty
+                            client.call("addItem", cart, 1L + random.nextInt(OnlineStore.ITEMS_PER_SCALE), 1 + random.nextInt(2));
                         Request order = Request.of("order", cart);
                         int group = client.routing().decide("order", order.parameters(), -1).owner();
                         long sent = System.nanoTime();
@@ -51,7 +59,10 @@ final class OrderLoad {
                             acknowledged.add(cart);
                             ordersOk.incrementAndGet();
                             if (sent > since) firstAck.compareAndSet(group, 0, acked);
-                        } else if (r.status() == Reply.Status.UNAVAILABLE) uncertain.incrementAndGet();
+                        } else {
+                            if (r.status() == Reply.Status.UNAVAILABLE) uncertain.incrementAndGet();
+                            lastRefusal.set(r.status() + ": " + r.message());
+                        }
                     }
                 } catch (RuntimeException | Error e) {
                     failure.compareAndSet(null, e);
@@ -91,9 +102,26 @@ final class OrderLoad {
         while (ordersOk.get() < n) {
             if (failure.get() != null) throw new AssertionError("a client failed", failure.get());
             if (System.nanoTime() > deadline)
-                throw new AssertionError("waited 3 minutes for " + n + " orders; " + ordersOk.get() + " succeeded");
+                throw new AssertionError("waited 3 minutes for " + n + " orders; " + ordersOk.get() + " succeeded, "
+                        + uncertain.get() + " answered UNAVAILABLE so far, the last order not to succeed answered "
+                        + lastRefusal.get() + "; the groups say: " + statuses());
             Thread.sleep(5);
         }
+    }
+
+    /** Each group's status document as its leader gives it, or why none did. */
+    private String statuses() {
+        StringBuilder b = new StringBuilder();
+        for (int g = 0; g < firstAck.length(); g++) {
+            String st;
+            try {
+                st = client.status(g);
+            } catch (RuntimeException e) {
+                st = e.toString();
+            }
+            b.append("\n  group ").append(g).append(": ").append(st.length() > 1500 ? st.substring(0, 1500) + " ..." : st);
+        }
+        return b.toString();
     }
 
     /** Stops the clients and waits for them. */

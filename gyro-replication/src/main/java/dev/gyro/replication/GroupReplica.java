@@ -162,6 +162,18 @@ public final class GroupReplica implements Replication, AutoCloseable {
         // group waited 10 s without a leader (docs/decisions/41-failover-on-a-loaded-machine.md). Pre-vote still keeps
         // it from deposing a leader the others hear.
         RaftServerConfigKeys.LeaderElection.setLeaderStepDownWaitTime(p, ratis(t.electionMax()));
+        // A replica that resumes from a long pause (a stopped process, a long GC) steps down if it led (Ratis does so
+        // for any pause beyond the step-down wait above) and rejoins its group as a follower, however long it was
+        // away: Ratis' default shuts its server down after a pause of 60 s, and the replica then served its group no
+        // more until restarted (docs/decisions/40-peers-abandon-a-frozen-leader.md). Terms and the log's majority
+        // keep a resumed replica from committing or serving anything stale, whatever the pause.
+        RaftServerConfigKeys.setCloseThreshold(p, TimeDuration.valueOf(365, TimeUnit.DAYS));
+        // A follower appends the entries of each request after those of the one before, in the order they came, as
+        // Raft has it. Ratis' "compose" (its default since 3.2) chains each request's append on the previous one's
+        // future and takes the previous one's entries as present before they are: once one append failed, every later
+        // one failed with it, and a resumed old leader never caught up again (seen after freezes of 20 and 60 s:
+        // "Difference between entry index and RaftLog's last index ... is greater than 1").
+        RaftServerConfigKeys.Log.setAppendEntriesComposeEnabled(p, false);
         // Reads (decision 24): linearizable, served by the leader once a round of heartbeats confirms it still leads
         // (Ratis' read index). Not by leader lease: measured side by side (gyro bench replicas), the lease made a
         // quarter of the failovers last about 3 s instead of 1-1.8 s, since followers refuse to vote while it may hold.
@@ -420,7 +432,7 @@ public final class GroupReplica implements Replication, AutoCloseable {
                 if (b != null && !joinable(b)) {
                     b.closed = true; // old or full: it ends once its entries are logged
                     send(b);
-                    machine.endIfSettled(b);
+                    endIfSettled(b);
                     continue;
                 }
                 if (b == null) {
@@ -435,7 +447,7 @@ public final class GroupReplica implements Replication, AutoCloseable {
                 if (b != null && b.active == null) {
                     b.closed = true;
                     send(b);
-                    machine.endIfSettled(b);
+                    endIfSettled(b);
                 }
                 throw e;
             } finally {
@@ -504,7 +516,7 @@ public final class GroupReplica implements Replication, AutoCloseable {
             b.active = null;
             if (b.appended >= BATCH_ENTRIES) b.closed = true;
             if (b.closed || joining.get() == 0) send(b);
-            machine.endIfSettled(b);
+            endIfSettled(b);
         } catch (SQLException | RuntimeException e) {
             if (m.entry == null) rollbackMember(m);
             throw e;
@@ -632,6 +644,22 @@ public final class GroupReplica implements Replication, AutoCloseable {
             return r == null || r.isSuccess() ? null : "the log did not take the entry: " + r.getException();
         } catch (CompletionException | java.util.concurrent.CancellationException e) {
             return "the log did not take the entry: " + (e.getCause() == null ? e : e.getCause());
+        }
+    }
+
+    /**
+     * {@link ReplicaStateMachine#endIfSettled}, under the writer lock; a batch that fails to end (its transaction
+     * neither committed nor rolled back) leaves this replica's database unknown: the replica stops, as
+     * {@link #endBatch} does.
+     */
+    private void endIfSettled(LeaderBatch b) throws SQLException {
+        try {
+            machine.endIfSettled(b);
+        } catch (SQLException | RuntimeException e) {
+            log.error("{}: ending a batch failed; stopping this replica", name, e);
+            machine.abandon(b);
+            failStop(e);
+            throw e;
         }
     }
 

@@ -227,36 +227,38 @@ final class ReplicaStateMachine extends BaseStateMachine {
         b.closed = true;
         if (batch == b) batch = null;
         boolean committed = false;
+        // Whatever fails below (the DBMS refusing a rollback, a broken connection), every member is answered: a
+        // member left unanswered would wait for its batch forever, and its client with it.
         try {
-            if (unlogged == null && !b.logged.isEmpty()) {
-                LeaderBatch.Logged last = b.logged.get(b.logged.size() - 1);
-                ReplicaProgress.Position to = ReplicaProgress.Position.data(last.term(), last.index(),
-                        last.entry().requestId());
-                try {
-                    ReplicaProgress.record(b.real, to);
-                    db.commit(b.real); // rolls back itself when it fails
-                    stored = to;
+            try {
+                if (unlogged == null && !b.logged.isEmpty()) {
+                    LeaderBatch.Logged last = b.logged.get(b.logged.size() - 1);
+                    ReplicaProgress.Position to = ReplicaProgress.Position.data(last.term(), last.index(),
+                            last.entry().requestId());
+                    try {
+                        ReplicaProgress.record(b.real, to);
+                        db.commit(b.real); // rolls back itself when it fails
+                        stored = to;
+                        committed = true;
+                        batchesCommitted.increment();
+                        ownEntriesCommitted.add(b.logged.size());
+                        entriesApplied.add(b.logged.size());
+                    } catch (SQLException ex) {
+                        // The log committed the entries: their row images are what every other replica applies.
+                        log.warn("{}: the batch of log entries up to {} did not commit ({}); applying their row images",
+                                name, last.index(), ex.toString());
+                    }
+                } else if (unlogged == null) {
+                    db.rollback(b.real); // nothing of the group's in it: its requests wrote nothing
                     committed = true;
-                    batchesCommitted.increment();
-                    ownEntriesCommitted.add(b.logged.size());
-                    entriesApplied.add(b.logged.size());
-                } catch (SQLException ex) {
-                    // The log committed the entries: their row images are what every other replica applies.
-                    log.warn("{}: the batch of log entries up to {} did not commit ({}); applying their row images",
-                            name, last.index(), ex.toString());
                 }
-            } else if (unlogged == null) {
-                db.rollback(b.real); // nothing of the group's in it: its requests wrote nothing
-                committed = true;
+                if (!committed) {
+                    db.rollback(b.real);
+                    if (!b.logged.isEmpty()) batchesRolledBack.increment();
+                }
+            } finally {
+                closeQuietly(b.real);
             }
-            if (!committed) {
-                db.rollback(b.real);
-                if (!b.logged.isEmpty()) batchesRolledBack.increment();
-            }
-        } finally {
-            closeQuietly(b.real);
-        }
-        try {
             if (!committed) {
                 List<LeaderBatch.Logged> apply = new ArrayList<>(b.logged);
                 apply.addAll(after);
