@@ -27,8 +27,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 @Tag("processes")
 @Tag("slow")
-// On request only (docs/testing.md): 4 of 8 runs on a loaded machine failed, 2 of them in the group log itself (a
-// resumed leader that never caught up, a group that elected no leader during the freeze; decision 40)
+// On request only (docs/testing.md): 2.5 minutes of processes, and a group once elected no leader during the freeze
+// (decision 40); a resumed leader that never caught up and orders that ran the catalogue out of stock are fixed
 @org.junit.jupiter.api.condition.EnabledIfSystemProperty(named = "gyro.test.frozen", matches = "true",
         disabledReason = "on request: -Dgyro.test.frozen=true (docs/testing.md)")
 class FrozenLeaderTest {
