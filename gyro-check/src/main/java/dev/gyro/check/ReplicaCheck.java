@@ -22,7 +22,38 @@ public final class ReplicaCheck {
     /** One table on one instance: its row count and a digest of all its rows in key order. */
     public record TableDigest(String table, int instance, long rows, String sha256) {}
 
-    /** Digest of one table's full contents, ordered by every column (so the order of inserts does not matter). */
+    /** What {@link #compareReplicas} found: how many tables it compared, and each copy that differs from replica 0's. */
+    public record ReplicaComparison(int tables, List<String> differences) {
+        public boolean equal() {
+            return differences.isEmpty();
+        }
+    }
+
+    /** The table in which each replica of a group records where it stands: its own, so never compared. */
+    public static final String REPLICA_STAMP = "gyro_replica";
+
+    /**
+     * Compares the replicas of one group, {@code replicas} (replica 0 first), table by table, on every table of replica
+     * 0's database but {@link #REPLICA_STAMP} (docs/decisions/24-ring-on-groups.md): each difference names the table,
+     * the replica, and both copies' row counts and digests.
+     */
+    public static ReplicaComparison compareReplicas(List<Connection> replicas) throws SQLException {
+        List<String> differences = new ArrayList<>();
+        int tables = 0;
+        for (String table : tables(replicas.get(0))) {
+            if (table.equalsIgnoreCase(REPLICA_STAMP)) continue;
+            tables++;
+            TableDigest first = digest(replicas.get(0), table, 0);
+            for (int r = 1; r < replicas.size(); r++) {
+                TableDigest d = digest(replicas.get(r), table, r);
+                if (d.rows() != first.rows() || !d.sha256().equals(first.sha256()))
+                    differences.add("table " + table + " differs between replica 0 (" + first.rows() + " rows, "
+                            + first.sha256() + ") and replica " + r + " (" + d.rows() + " rows, " + d.sha256() + ")");
+            }
+        }
+        return new ReplicaComparison(tables, differences);
+    }
+
     /**
      * The tables of {@code c}'s database (its own catalog only, SQLite's internal ones left out), sorted: what two
      * replicas of one group are compared on, table by table.
@@ -38,6 +69,7 @@ public final class ReplicaCheck {
         return new ArrayList<>(out);
     }
 
+    /** Digest of one table's full contents, ordered by every column (so the order of inserts does not matter). */
     public static TableDigest digest(Connection c, String table, int instance) throws SQLException {
         MessageDigest md;
         try {

@@ -683,15 +683,7 @@ final class FaultsBenchmark {
             List<Connection> conns = new ArrayList<>();
             try {
                 for (int r = 0; r < s.replicas(); r++) conns.add(connect(g, r));
-                for (String table : ReplicaCheck.tables(conns.get(0))) {
-                    if (table.equalsIgnoreCase("gyro_replica")) continue; // each replica's own stamp
-                    Set<String> copies = new HashSet<>();
-                    for (int r = 0; r < s.replicas(); r++) {
-                        ReplicaCheck.TableDigest d = ReplicaCheck.digest(conns.get(r), table, r);
-                        copies.add(d.rows() + "/" + d.sha256());
-                    }
-                    if (copies.size() != 1) found.add("group " + g + ": its replicas' copies of " + table + " differ");
-                }
+                for (String d : ReplicaCheck.compareReplicas(conns).differences()) found.add("group " + g + ": " + d);
                 for (String table : new OnlineStore().replicatedTables())
                     acrossGroups.add(table + "=" + ReplicaCheck.digest(conns.get(0), table, 0).sha256());
                 for (int r = 0; r < s.replicas(); r++) {

@@ -207,23 +207,10 @@ final class ReplicatedDemo {
             List<Connection> conns = new ArrayList<>();
             try {
                 for (int i = 0; i < r; i++) conns.add(dbs.connect(p * r + i));
-                boolean groupEqual = true;
-                int tables = 0;
-                for (String table : ReplicaCheck.tables(conns.get(0))) {
-                    if (table.equalsIgnoreCase("gyro_replica")) continue;
-                    tables++;
-                    String first = null;
-                    for (int i = 0; i < r; i++) {
-                        ReplicaCheck.TableDigest d = ReplicaCheck.digest(conns.get(i), table, i);
-                        String fp = d.rows() + "/" + d.sha256();
-                        if (first == null) first = fp;
-                        else if (!first.equals(fp)) {
-                            groupEqual = false;
-                            failures.add("group " + p + ": table " + table + " differs between replica 0 (" + first
-                                    + ") and replica " + i + " (" + fp + ")");
-                        }
-                    }
-                }
+                ReplicaCheck.ReplicaComparison compared = ReplicaCheck.compareReplicas(conns);
+                for (String d : compared.differences()) failures.add("group " + p + ": " + d);
+                boolean groupEqual = compared.equal();
+                int tables = compared.tables();
                 for (String table : new OnlineStore().replicatedTables())
                     replicatedDigests.add(table + " " + ReplicaCheck.digest(conns.get(0), table, 0).sha256());
                 out.printf("  group %d: %d tables on %d replicas: %s%n", p, tables, r, groupEqual ? "equal" : "DIFFER");
