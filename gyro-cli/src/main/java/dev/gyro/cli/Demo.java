@@ -118,19 +118,25 @@ final class Demo {
      * took them.
      */
     interface Tick {
-        Tick NONE = new Tick() {
-            @Override
-            public void run() {}
-
-            @Override
-            public boolean pending() {
-                return false;
-            }
-        };
+        Tick NONE = of(() -> {}, () -> false);
 
         void run();
 
         boolean pending();
+
+        static Tick of(Runnable step, java.util.function.BooleanSupplier pending) {
+            return new Tick() {
+                @Override
+                public void run() {
+                    step.run();
+                }
+
+                @Override
+                public boolean pending() {
+                    return pending.getAsBoolean();
+                }
+            };
+        }
     }
 
     /**

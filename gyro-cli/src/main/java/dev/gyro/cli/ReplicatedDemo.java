@@ -80,17 +80,9 @@ final class ReplicatedDemo {
                 out.printf("instances (groups of replicas, the leader listens): %s%n", String.join(", ", ring.addresses()));
                 startNanos = System.nanoTime();
                 nextKillNanos = startNanos + killGap();
-                long elapsedNanos = demo.workload(ring.addresses(), s.chaos() ? new Demo.Tick() {
-                    @Override
-                    public void run() {
-                        chaosTick();
-                    }
-
-                    @Override
-                    public boolean pending() {
-                        return kills < 2 || killsHoldingToken < 1; // what the run checks; a loaded machine may need overtime
-                    }
-                } : Demo.Tick.NONE);
+                long elapsedNanos = demo.workload(ring.addresses(), s.chaos()
+                        // pending: what the run checks below, which a loaded machine may need overtime for
+                        ? Demo.Tick.of(this::chaosTick, () -> kills < 2 || killsHoldingToken < 1) : Demo.Tick.NONE);
                 List<String> failures = new ArrayList<>(chaosFailures);
                 if (s.chaos()) {
                     out.printf("failovers: %d (leaders killed: %d, %d of them while their group held the token;"
@@ -209,11 +201,10 @@ final class ReplicatedDemo {
                 for (int i = 0; i < r; i++) conns.add(dbs.connect(p * r + i));
                 ReplicaCheck.ReplicaComparison compared = ReplicaCheck.compareReplicas(conns);
                 for (String d : compared.differences()) failures.add("group " + p + ": " + d);
-                boolean groupEqual = compared.equal();
-                int tables = compared.tables();
                 for (String table : new OnlineStore().replicatedTables())
                     replicatedDigests.add(table + " " + ReplicaCheck.digest(conns.get(0), table, 0).sha256());
-                out.printf("  group %d: %d tables on %d replicas: %s%n", p, tables, r, groupEqual ? "equal" : "DIFFER");
+                out.printf("  group %d: %d tables on %d replicas: %s%n", p, compared.tables(), r,
+                        compared.equal() ? "equal" : "DIFFER");
             } finally {
                 for (Connection c : conns) c.close();
             }

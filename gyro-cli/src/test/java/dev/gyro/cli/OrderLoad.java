@@ -1,7 +1,6 @@
 package dev.gyro.cli;
 
 import dev.gyro.apps.store.OnlineStore;
-
 import dev.gyro.client.GyroClient;
 import dev.gyro.wire.Reply;
 import dev.gyro.wire.Request;
@@ -33,7 +32,7 @@ final class OrderLoad {
     private final AtomicLongArray firstAck;
     private final GyroClient client;
     /** What the last order that did not succeed was answered: the first thing to read when the orders stop. */
-    private final java.util.concurrent.atomic.AtomicReference<String> lastRefusal = new java.util.concurrent.atomic.AtomicReference<>();
+    private final AtomicReference<String> lastRefusal = new AtomicReference<>();
 
     OrderLoad(GyroClient client, int clients, int groups) {
         firstAck = new AtomicLongArray(groups);

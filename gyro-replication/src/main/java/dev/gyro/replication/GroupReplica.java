@@ -656,11 +656,16 @@ public final class GroupReplica implements Replication, AutoCloseable {
         try {
             machine.endIfSettled(b);
         } catch (SQLException | RuntimeException e) {
-            log.error("{}: ending a batch failed; stopping this replica", name, e);
-            machine.abandon(b);
-            failStop(e);
+            failedToEnd(b, e);
             throw e;
         }
+    }
+
+    /** A batch that could not end: its database is unknown, so the replica stops. Under the writer lock. */
+    private void failedToEnd(LeaderBatch b, Exception e) {
+        log.error("{}: ending a batch failed; stopping this replica", name, e);
+        machine.abandon(b);
+        failStop(e);
     }
 
     /** Ends {@code b} rolled back for {@code why}, unless it ended meanwhile. */
@@ -670,9 +675,7 @@ public final class GroupReplica implements Replication, AutoCloseable {
             if (closed) machine.abandon(b);
             else machine.end(b, LeaderBatch.Outcome.UNKNOWN, why, List.of());
         } catch (SQLException | RuntimeException e) {
-            log.error("{}: ending a batch failed; stopping this replica", name, e);
-            machine.abandon(b);
-            failStop(e);
+            failedToEnd(b, e);
         } finally {
             writer.unlock();
         }
