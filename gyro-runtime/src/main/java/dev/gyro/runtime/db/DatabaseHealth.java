@@ -49,6 +49,7 @@ public final class DatabaseHealth {
 
     private final Database db;
     private final LongSupplier clock; // wall-clock milliseconds: "since" is a time of day
+    private final LongSupplier nanos; // System.nanoTime: what "the last second" is measured with
     private volatile String name = "the database";
     private volatile long lastAnswer; // nanoTime of the last transaction or probe that answered
     private volatile boolean unreachable; // mirrors unreachableSince != 0, for the lock-free answered()
@@ -59,13 +60,14 @@ public final class DatabaseHealth {
     private final Map<Thread, Retry> retries = new ConcurrentHashMap<>();
 
     DatabaseHealth(Database db) {
-        this(db, System::currentTimeMillis);
+        this(db, System::currentTimeMillis, System::nanoTime);
     }
 
-    DatabaseHealth(Database db, LongSupplier clock) {
+    DatabaseHealth(Database db, LongSupplier clock, LongSupplier nanos) {
         this.db = db;
         this.clock = clock;
-        this.lastAnswer = System.nanoTime();
+        this.nanos = nanos;
+        this.lastAnswer = nanos.getAsLong();
     }
 
     /** How the log names the database ({@code instance 1's PostgreSQL database}). */
@@ -77,7 +79,7 @@ public final class DatabaseHealth {
     public void answered() {
         // Every transaction passes here, on many threads: the shared field is written only when it is a good part of
         // the probe's second old, so that commits mostly read it (a write would move its cache line between cores).
-        long now = System.nanoTime();
+        long now = nanos.getAsLong();
         if (now - lastAnswer > FRESH_NANOS) lastAnswer = now;
         if (!unreachable) return;
         long since;
@@ -125,10 +127,12 @@ public final class DatabaseHealth {
 
     /**
      * Once a second or so: reports a probe that has not answered for {@link #NO_ANSWER}, and starts one on
-     * {@code probes} when nothing answered in the last second and none is under way.
+     * {@code probes} when nothing answered in the last second and none is under way. A probe that began before the
+     * last answer is stale: the database answered since, so its silence (a pool still waiting out a connection it
+     * asked for while the server was down) or its failure says nothing, and is not reported.
      */
     public void check(Executor probes) {
-        long now = System.nanoTime();
+        long now = nanos.getAsLong();
         long started;
         long startedAt;
         synchronized (this) {
@@ -145,8 +149,16 @@ public final class DatabaseHealth {
                 return;
             }
         }
-        if (started != 0 && now - started >= NO_ANSWER.toNanos())
+        if (started != 0 && now - started >= NO_ANSWER.toNanos() && !answeredSince(started))
             down(startedAt, "no answer within " + NO_ANSWER.toSeconds() + " s");
+    }
+
+    /**
+     * Whether something answered after {@code nanoTime}. Exact for a probe's start: a probe starts only when nothing
+     * answered for a second, so the first answer after it moves {@link #lastAnswer}.
+     */
+    private boolean answeredSince(long nanoTime) {
+        return lastAnswer - nanoTime > 0;
     }
 
     /** One round trip on a pooled connection: a checked-out connection is validated by the pool, then asked. */
@@ -160,7 +172,12 @@ public final class DatabaseHealth {
             }
             answered();
         } catch (SQLException | RuntimeException e) {
-            if (!interrupted(e)) unreachable(e); // interrupted: the instance closes, which says nothing of the database
+            long started;
+            synchronized (this) {
+                started = probeStarted;
+            }
+            // interrupted: the instance closes, which says nothing of the database; nor does a stale probe's failure
+            if (!interrupted(e) && !answeredSince(started)) unreachable(e);
         } finally {
             synchronized (this) {
                 probeStarted = 0;

@@ -7,6 +7,9 @@ import org.junit.jupiter.api.io.TempDir;
 import java.nio.file.Path;
 import java.sql.SQLException;
 import java.sql.SQLTransientConnectionException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicLong;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -63,6 +66,63 @@ class DatabaseHealthTest {
         assertThat(health.down()).isTrue();
         health.retried();
         assertThat(health.status()).containsEntry("database", "ok").containsEntry("databaseDown", false);
+    }
+
+    /** The probe's executor, held by the test: a probe that has not run yet is one still waiting for its answer. */
+    static final class HeldProbes implements java.util.concurrent.Executor {
+        final List<Runnable> held = new ArrayList<>();
+
+        @Override
+        public void execute(Runnable probe) {
+            held.add(probe);
+        }
+    }
+
+    static final long SECOND = 1_000_000_000L;
+
+    @Test
+    void aProbeThatDoesNotAnswerWithinTwoSecondsReportsTheDatabaseDown() throws Exception {
+        db = Database.open(SqliteDialect.INSTANCE, dir.resolve("h.db").toString());
+        AtomicLong nanos = new AtomicLong();
+        DatabaseHealth health = new DatabaseHealth(db, System::currentTimeMillis, nanos::get);
+        HeldProbes probes = new HeldProbes();
+        nanos.set(SECOND / 2);
+        health.check(probes);
+        assertThat(probes.held).as("nothing answered for half a second: no probe yet").isEmpty();
+        nanos.set(3 * SECOND / 2);
+        health.check(probes);
+        assertThat(probes.held).hasSize(1);
+        nanos.set(3 * SECOND);
+        health.check(probes);
+        assertThat(health.down()).as("1.5 s without an answer").isFalse();
+        nanos.set(4 * SECOND);
+        health.check(probes);
+        assertThat(health.down()).isTrue();
+        assertThat((String) health.status().get("database")).endsWith(": no answer within 2 s");
+        assertThat(probes.held).hasSize(1);
+
+        nanos.set(5 * SECOND);
+        probes.held.get(0).run(); // the probe's answer arrives at last
+        assertThat(health.status()).containsEntry("database", "ok");
+    }
+
+    @Test
+    void aProbeBegunBeforeTheDatabaseAnsweredAgainReportsNothing() throws Exception {
+        db = Database.open(SqliteDialect.INSTANCE, dir.resolve("h.db").toString());
+        AtomicLong nanos = new AtomicLong();
+        DatabaseHealth health = new DatabaseHealth(db, System::currentTimeMillis, nanos::get);
+        HeldProbes probes = new HeldProbes();
+        nanos.set(3 * SECOND / 2);
+        health.check(probes); // the probe begins while the server is down, and its pool waits for a connection
+        health.unreachable(new SQLException("Connection refused", "08001")); // a transaction finds it down
+        nanos.set(2 * SECOND);
+        health.answered(); // the server is back: the belt's retried work commits
+        assertThat(health.down()).isFalse();
+
+        nanos.set(5 * SECOND); // the probe has not answered for 3.5 s, but it began before the answer
+        health.check(probes);
+        assertThat(health.status()).as("a stale probe's silence").containsEntry("database", "ok");
+        assertThat(probes.held).as("no second probe while the first is under way").hasSize(1);
     }
 
     @Test
