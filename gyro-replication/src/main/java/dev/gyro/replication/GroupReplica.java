@@ -21,6 +21,7 @@ import org.apache.ratis.server.protocol.TermIndex;
 import org.apache.ratis.server.raftlog.RaftLog;
 import org.apache.ratis.server.storage.RaftStorage;
 import org.apache.ratis.thirdparty.com.google.protobuf.ByteString;
+import org.apache.ratis.util.SizeInBytes;
 import org.apache.ratis.util.TimeDuration;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -88,7 +89,9 @@ public final class GroupReplica implements Replication, AutoCloseable {
         this.name = "replica " + replica + " of " + spec.name();
         this.db = db;
         this.signal = signal;
-        this.machine = new ReplicaStateMachine(name, db, at, writer, signal, this::failStop);
+        java.util.Set<RaftPeerId> members = new java.util.HashSet<>();
+        for (var peer : spec.raftGroup().getPeers()) members.add(peer.getId());
+        this.machine = new ReplicaStateMachine(name, db, at, members, writer, signal, this::failStop);
         boolean known = Files.isDirectory(logDir.resolve(spec.groupId().getUuid().toString()));
         this.server = RaftServer.newBuilder()
                 .setServerId(GroupSpec.peerId(replica))
@@ -130,6 +133,8 @@ public final class GroupReplica implements Replication, AutoCloseable {
                 prepare.run(c);
                 return claimed;
             });
+            ReplicaLog.fit(logDir.resolve(spec.groupId().getUuid().toString()), at.appliedIndex(),
+                    "replica " + replica + " of " + spec.name());
             r = new GroupReplica(spec, replica, db, at, logDir, signal);
             r.server.start();
             log.debug("{} started at log index {}", r.name, at.appliedIndex());
@@ -183,6 +188,17 @@ public final class GroupReplica implements Replication, AutoCloseable {
         // and an fsync of its log between two batches (docs/decisions/42-group-commit.md). A restarted replica then
         // learns the commit index from its leader before it applies, which it must reach to serve anyway.
         RaftServerConfigKeys.Log.setLogMetadataEnabled(p, false);
+        // The log does not grow forever (docs/decisions/45-database-as-snapshot.md): every snapshotEvery applied
+        // entries Ratis asks the state machine for a snapshot, which is the database's index (nothing is written), and
+        // purges the closed segments before it that every member has committed. Small segments keep what a purge
+        // leaves behind small. A follower is never sent a snapshot: one that needs a purged log is rebuilt.
+        LogRetention keep = spec.retention();
+        RaftServerConfigKeys.Snapshot.setAutoTriggerEnabled(p, true);
+        RaftServerConfigKeys.Snapshot.setAutoTriggerThreshold(p, keep.snapshotEvery());
+        RaftServerConfigKeys.Log.setPurgeGap(p, (int) Math.min(Integer.MAX_VALUE, keep.snapshotEvery()));
+        RaftServerConfigKeys.Log.setSegmentSizeMax(p, SizeInBytes.valueOf(keep.segmentBytes()));
+        RaftServerConfigKeys.Log.setPreallocatedSize(p, SizeInBytes.valueOf(Math.min(keep.segmentBytes(), 1L << 20)));
+        RaftServerConfigKeys.Log.Appender.setInstallSnapshotEnabled(p, false);
         return p;
     }
 
@@ -253,6 +269,16 @@ public final class GroupReplica implements Replication, AutoCloseable {
                 n += GroupEntry.decodeAll(e.getStateMachineLogEntry().getLogData().toByteArray()).size();
         }
         return n;
+    }
+
+    /** The index of the first entry this replica's log still holds: what it purged lies before it. */
+    public long logStartIndex() throws IOException {
+        return division().getRaftLog().getStartIndex();
+    }
+
+    /** Snapshots this replica took since it started (each names its database's index; docs/decisions/45). */
+    public long snapshots() {
+        return machine.snapshots.sum();
     }
 
     /** The last log index whose effect the database records (its rows, or nothing for a stale entry). */

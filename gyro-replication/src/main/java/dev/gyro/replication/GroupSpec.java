@@ -27,11 +27,12 @@ import java.util.UUID;
  *                  {@link Transport#insecure()} for plaintext, as the rest of a cluster run with {@code --insecure}
  */
 public record GroupSpec(String cluster, int position, List<InetSocketAddress> replicas, GroupTimeouts timeouts,
-                        Transport transport) {
+                        Transport transport, LogRetention retention) {
 
     public GroupSpec {
         Objects.requireNonNull(cluster, "cluster");
         Objects.requireNonNull(timeouts, "timeouts");
+        Objects.requireNonNull(retention, "retention");
         Objects.requireNonNull(transport, "transport (Transport.insecure() for a plaintext group log)");
         replicas = List.copyOf(replicas);
         if (position < 0) throw new IllegalArgumentException("a ring position is at least 0, was " + position);
@@ -41,21 +42,31 @@ public record GroupSpec(String cluster, int position, List<InetSocketAddress> re
                     + Transport.instanceIdentity(position) + ", not as " + transport.identity());
     }
 
+    /** A group that keeps its log as {@link LogRetention#DEFAULT} says. */
+    public GroupSpec(String cluster, int position, List<InetSocketAddress> replicas, GroupTimeouts timeouts,
+                     Transport transport) {
+        this(cluster, position, replicas, timeouts, transport, LogRetention.DEFAULT);
+    }
+
     /** A group with the default timeouts ({@link GroupTimeouts#DEFAULT}). */
     public static GroupSpec of(String cluster, int position, List<InetSocketAddress> replicas, Transport transport) {
         return new GroupSpec(cluster, position, replicas, GroupTimeouts.DEFAULT, transport);
     }
 
     public GroupSpec withCommitTimeout(Duration d) {
-        return new GroupSpec(cluster, position, replicas, timeouts.withCommit(d), transport);
+        return new GroupSpec(cluster, position, replicas, timeouts.withCommit(d), transport, retention);
     }
 
     public GroupSpec withTimeouts(GroupTimeouts t) {
-        return new GroupSpec(cluster, position, replicas, t, transport);
+        return new GroupSpec(cluster, position, replicas, t, transport, retention);
     }
 
     public GroupSpec withTransport(Transport t) {
-        return new GroupSpec(cluster, position, replicas, timeouts, t);
+        return new GroupSpec(cluster, position, replicas, timeouts, t, retention);
+    }
+
+    public GroupSpec withRetention(LogRetention r) {
+        return new GroupSpec(cluster, position, replicas, timeouts, transport, r);
     }
 
     /** How long a request waits for a leader and for its entry to commit. */

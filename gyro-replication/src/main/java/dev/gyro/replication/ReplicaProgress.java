@@ -52,15 +52,7 @@ final class ReplicaProgress {
      * @throws SQLException naming both when the database belongs to another group or replica
      */
     static Position claim(Connection c, String group, int replica) throws SQLException {
-        Dialect d = Dialect.of(c);
-        String bigint = d.sqlType(Dialect.SqlType.BIGINT);
-        try (Statement st = c.createStatement()) {
-            st.executeUpdate("CREATE TABLE IF NOT EXISTS " + TABLE + " (id " + bigint + " PRIMARY KEY, group_name "
-                    + d.sqlType(Dialect.SqlType.TEXT) + " NOT NULL, replica " + bigint + " NOT NULL, applied_term "
-                    + bigint + " NOT NULL, applied_index " + bigint + " NOT NULL, data_index " + bigint + " NOT NULL,"
-                    + " data_session " + bigint + " NOT NULL DEFAULT 0, data_number " + bigint + " NOT NULL DEFAULT 0)");
-        }
-        addEntryColumns(c, bigint);
+        createTable(c);
         try (Statement st = c.createStatement();
              ResultSet rs = st.executeQuery("SELECT group_name, replica, applied_term, applied_index, data_index,"
                      + " data_session, data_number FROM " + TABLE + " WHERE id = 1")) {
@@ -82,6 +74,19 @@ final class ReplicaProgress {
             ps.executeUpdate();
         }
         return Position.START;
+    }
+
+    /** Creates the table if needed, without its row (a copy of another replica's fills it). */
+    static void createTable(Connection c) throws SQLException {
+        Dialect d = Dialect.of(c);
+        String bigint = d.sqlType(Dialect.SqlType.BIGINT);
+        try (Statement st = c.createStatement()) {
+            st.executeUpdate("CREATE TABLE IF NOT EXISTS " + TABLE + " (id " + bigint + " PRIMARY KEY, group_name "
+                    + d.sqlType(Dialect.SqlType.TEXT) + " NOT NULL, replica " + bigint + " NOT NULL, applied_term "
+                    + bigint + " NOT NULL, applied_index " + bigint + " NOT NULL, data_index " + bigint + " NOT NULL,"
+                    + " data_session " + bigint + " NOT NULL DEFAULT 0, data_number " + bigint + " NOT NULL DEFAULT 0)");
+        }
+        addEntryColumns(c, bigint);
     }
 
     /**

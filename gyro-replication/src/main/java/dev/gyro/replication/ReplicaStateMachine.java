@@ -2,11 +2,20 @@ package dev.gyro.replication;
 
 import dev.gyro.runtime.db.Database;
 import dev.gyro.runtime.db.UpdateApplier;
+import org.apache.ratis.proto.RaftProtos.CommitInfoProto;
 import org.apache.ratis.proto.RaftProtos.LogEntryProto;
+import org.apache.ratis.proto.RaftProtos.RoleInfoProto;
 import org.apache.ratis.protocol.Message;
 import org.apache.ratis.protocol.RaftClientRequest;
+import org.apache.ratis.protocol.RaftGroupId;
 import org.apache.ratis.protocol.RaftGroupMemberId;
 import org.apache.ratis.protocol.RaftPeerId;
+import org.apache.ratis.server.RaftServer;
+import org.apache.ratis.server.protocol.TermIndex;
+import org.apache.ratis.server.raftlog.RaftLog;
+import org.apache.ratis.server.storage.FileInfo;
+import org.apache.ratis.server.storage.RaftStorage;
+import org.apache.ratis.statemachine.SnapshotInfo;
 import org.apache.ratis.statemachine.TransactionContext;
 import org.apache.ratis.statemachine.impl.BaseStateMachine;
 import org.slf4j.Logger;
@@ -16,7 +25,9 @@ import java.io.IOException;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.Lock;
@@ -51,6 +62,13 @@ import java.util.function.Consumer;
  * ({@link #stopApplying}): Ratis goes on delivering committed entries until its server has closed, and one applied to
  * a database that lacks the entries before it would record its index past them, so that the restart skipped them as
  * held already and judged every later entry stale.
+ *
+ * <p>The database is the log's snapshot (docs/decisions/45-database-as-snapshot.md): it records the index it holds, so
+ * a snapshot ({@link #takeSnapshot}) writes nothing, it names that index, and Ratis purges the log before it. Only as
+ * far as every replica of the group is known to have committed, so that no replica ever needs a log its group no
+ * longer has: a replica that is down pins the log where it stopped until it is back or replaced. At start the
+ * database's index is the snapshot Ratis resumes after ({@link #getLatestSnapshot}). A replica whose leader offers it
+ * only a snapshot (it fell behind a purged log all the same) stops and says to rebuild it.
  */
 final class ReplicaStateMachine extends BaseStateMachine {
 
@@ -72,6 +90,11 @@ final class ReplicaStateMachine extends BaseStateMachine {
      * Ratis counts as applied, so it takes no more; read under the writer lock before each entry is applied.
      */
     private volatile boolean stopped;
+    /** The members of the group, each of whose commit index bounds a snapshot. */
+    private final Set<RaftPeerId> members;
+    /** The last snapshot: the position the database held at start, or when Ratis last asked for one. */
+    private volatile TermIndex snapshot;
+    private volatile RaftServer.Division division;
 
     final LongAdder entriesApplied = new LongAdder();
     final LongAdder ownEntriesCommitted = new LongAdder();
@@ -82,15 +105,96 @@ final class ReplicaStateMachine extends BaseStateMachine {
     final LongAdder redeliveriesSkipped = new LongAdder();
     final LongAdder staleEntries = new LongAdder();
 
-    ReplicaStateMachine(String name, Database db, ReplicaProgress.Position stored, Lock writer, GroupSignal signal,
-                        Consumer<Throwable> failStop) {
+    final LongAdder snapshots = new LongAdder();
+
+    ReplicaStateMachine(String name, Database db, ReplicaProgress.Position stored, Set<RaftPeerId> members, Lock writer,
+                        GroupSignal signal, Consumer<Throwable> failStop) {
         this.name = name;
         this.db = db;
         this.stored = stored;
         this.appliedIndex = stored.appliedIndex();
+        this.members = Set.copyOf(members);
         this.writer = writer;
         this.signal = signal;
         this.failStop = failStop;
+        if (stored.appliedIndex() > 0) {
+            snapshot = TermIndex.valueOf(stored.appliedTerm(), stored.appliedIndex());
+            updateLastAppliedTermIndex(stored.appliedTerm(), stored.appliedIndex());
+        }
+    }
+
+    @Override
+    public void initialize(RaftServer server, RaftGroupId group, RaftStorage storage) throws IOException {
+        super.initialize(server, group, storage);
+        division = server.getDivision(group);
+    }
+
+    /**
+     * A snapshot at the database's index, bounded by the commit index of every member (as this replica last learned
+     * it): Ratis purges the log up to what it returns. Writes nothing; the previous snapshot while some member's commit
+     * index is not known here yet.
+     */
+    @Override
+    public long takeSnapshot() {
+        ReplicaProgress.Position at = stored;
+        long bound = at.appliedIndex();
+        TermIndex before = snapshot;
+        long last = before == null ? RaftLog.INVALID_LOG_INDEX : before.getIndex();
+        RaftServer.Division d = division;
+        if (d == null) return last;
+        Set<RaftPeerId> known = new HashSet<>();
+        for (CommitInfoProto info : d.getCommitInfos()) {
+            known.add(RaftPeerId.valueOf(info.getServer().getId()));
+            bound = Math.min(bound, info.getCommitIndex());
+        }
+        if (!known.containsAll(members) || bound <= last) return last;
+        TermIndex ti;
+        try {
+            ti = bound == at.appliedIndex() ? TermIndex.valueOf(at.appliedTerm(), bound) : d.getRaftLog().getTermIndex(bound);
+        } catch (RuntimeException e) {
+            ti = null;
+        }
+        if (ti == null) return last; // its term is no longer in the log: keep the previous snapshot
+        snapshot = ti;
+        snapshots.increment();
+        log.debug("{}: snapshot at log index {} (the database holds {})", name, bound, at.appliedIndex());
+        return bound;
+    }
+
+    @Override
+    public SnapshotInfo getLatestSnapshot() {
+        TermIndex ti = snapshot;
+        return ti == null ? null : new SnapshotInfo() {
+            @Override
+            public TermIndex getTermIndex() {
+                return ti;
+            }
+
+            @Override
+            public List<FileInfo> getFiles() {
+                return List.of(); // the database itself, which records its index
+            }
+
+            @Override
+            public String toString() {
+                return "the database at " + ti;
+            }
+        };
+    }
+
+    /**
+     * The leader no longer has the log this replica needs (purged past where it stands): it cannot catch up from the
+     * log, and is rebuilt from a copy of a live replica's database ({@code gyro cluster replace}).
+     */
+    @Override
+    public CompletableFuture<TermIndex> notifyInstallSnapshotFromLeader(RoleInfoProto role, TermIndex firstInLog) {
+        IllegalStateException behind = new IllegalStateException(name + " stands at log index " + stored.appliedIndex()
+                + " and its leader's log starts at " + firstInLog.getIndex() + ": it cannot catch up from the log;"
+                + " rebuild it from a copy of a live replica's database (gyro cluster replace)");
+        stopped = true;
+        log.error("{}", behind.getMessage());
+        failStop.accept(behind);
+        return CompletableFuture.failedFuture(behind);
     }
 
     ReplicaProgress.Position stored() {

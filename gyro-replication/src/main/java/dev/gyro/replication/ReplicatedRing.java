@@ -12,6 +12,8 @@ import java.nio.file.Path;
 import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.List;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * A ring of replicated groups in one JVM over real sockets (docs/decisions/24-ring-on-groups.md): N ring positions,
@@ -21,6 +23,8 @@ import java.util.List;
  * its database and log.
  */
 public final class ReplicatedRing implements AutoCloseable {
+
+    private static final Logger log = LoggerFactory.getLogger(ReplicatedRing.class);
 
     // Positions only grow (ids are never reused, docs/decisions/44-ring-changes.md): each list is replaced whole by a
     // join, under this ring's lock, and read without it.
@@ -337,10 +341,12 @@ public final class ReplicatedRing implements AutoCloseable {
     }
 
     /**
-     * Rebuilds replica {@code r} of {@code position} whose database was lost (docs/decisions/24-ring-on-groups.md):
-     * kills it, deletes its database, copies the database of the replica that leads its group ({@link Snapshot},
-     * SQLite) and starts it on the copy with its own group log (its term, its vote, its entries: what Raft needs a
-     * member to keep); it applies the entries after the copy's index, which its log or its leader gives it.
+     * Rebuilds replica {@code r} of {@code position} whose database was lost or fell behind its group's purged log
+     * (docs/decisions/24-ring-on-groups.md, 45-database-as-snapshot.md): kills it, replaces its database with a copy of
+     * the database of the replica that leads its group ({@link Snapshot}: a SQLite file, or through JDBC on
+     * PostgreSQL and MariaDB) and starts it on the copy with its own group log (its term and its vote: what Raft needs
+     * a member to keep; the entries the copy covers are dropped when the log ends before the copy's index); it applies
+     * the entries after the copy's index, which its log or its leader gives it.
      *
      * @return the log index the copy held
      */
@@ -351,10 +357,12 @@ public final class ReplicatedRing implements AutoCloseable {
             throw new IllegalArgumentException("replica " + r + " leads " + specs.get(position).name()
                     + ": a replica is rebuilt from a copy of its leader's database, so only a follower can be replaced");
         kill(position, r);
-        Path db = Path.of(databases.get(position).get(r));
-        for (String suffix : new String[] {"", "-wal", "-shm", "-journal"})
-            java.nio.file.Files.deleteIfExists(Path.of(db + suffix));
-        long index = Snapshot.copy(leader.group().database(), specs.get(position), leader.group().replica(), db, r);
+        InstanceConfig config = config(position);
+        long index = Snapshot.copy(leader.group().database(), specs.get(position), leader.group().replica(),
+                databases.get(position).get(r), r, c -> {
+                    dev.gyro.runtime.GyroInstance.prepare(c, config);
+                    return null;
+                }, table -> log.info("rebuilding replica {} of {}: {}", r, specs.get(position).name(), table));
         restart(position, r);
         return index;
     }

@@ -2,47 +2,98 @@ package dev.gyro.replication;
 
 import dev.gyro.runtime.db.Database;
 import dev.gyro.runtime.db.Dialect;
+import dev.gyro.runtime.db.JoinerCopy;
 import dev.gyro.runtime.db.SqliteDialect;
+import dev.gyro.runtime.db.SqlWork;
 
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
+import java.sql.DriverManager;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.util.function.Consumer;
 
 /**
  * A copy of a live replica's database at a log index, to rebuild a replica whose database was lost or fell too far
- * behind (docs/decisions/24-ring-on-groups.md): the copy records the log index it holds ({@code gyro_replica}), so the
- * rebuilt replica applies exactly the log after it. SQLite only: {@code VACUUM INTO} writes a consistent copy of the
- * database as one read transaction sees it, while the source keeps serving.
+ * behind (docs/decisions/24-ring-on-groups.md, 45-database-as-snapshot.md): the copy records the log index it holds
+ * ({@code gyro_replica}), so the rebuilt replica applies exactly the log after it. A SQLite database is copied whole
+ * with {@code VACUUM INTO}, a consistent copy as one read transaction sees it; a PostgreSQL or MariaDB database through
+ * JDBC, every table read in one snapshot (repeatable read) and written in one transaction of the replica's own
+ * database, which the application's schema and Gyro's tables were made in first. Either way the source keeps serving.
  */
 public final class Snapshot {
 
     private Snapshot() {}
 
     /**
-     * Copies {@code source} (replica {@code from} of {@code spec}'s group, running) into {@code target} as replica
-     * {@code to}'s database, and returns the log index the copy holds.
+     * Copies {@code source} (replica {@code from} of {@code spec}'s group, running) into the new file {@code target}
+     * as replica {@code to}'s database, and returns the log index the copy holds.
      *
-     * @throws SQLException when a database is not SQLite, or the copy fails
+     * @throws SQLException when {@code source} is not SQLite, or the copy fails
      * @throws IOException  when {@code target} exists
      */
     public static long copy(Database source, GroupSpec spec, int from, Path target, int to)
             throws SQLException, IOException {
         if (!(source.dialect() instanceof SqliteDialect))
-            throw new SQLException("a snapshot copies a SQLite database; " + source.dialect().name()
-                    + " replicas are rebuilt from a dump of a live replica's database (not built in yet)");
+            throw new SQLException("a copy into a file is of a SQLite database; " + source.dialect().name()
+                    + " replicas are copied into a database on a server (a JDBC URL)");
         if (Files.exists(target)) throw new IOException(target + " exists: a snapshot is written to a new file");
         Files.createDirectories(target.toAbsolutePath().getParent());
         // A connection of its own, in auto-commit: VACUUM INTO runs outside any transaction, as one read of its own.
-        try (Connection c = java.sql.DriverManager.getConnection(source.jdbcUrl());
+        try (Connection c = DriverManager.getConnection(source.jdbcUrl());
              Statement st = c.createStatement()) {
             st.execute("VACUUM INTO '" + target.toString().replace("'", "''") + "'");
         }
         Dialect dialect = Dialect.forTarget(target.toString());
         try (Database copy = Database.open(dialect, target.toString())) {
             return copy.inTransaction(false, c -> ReplicaProgress.restamp(c, spec.name(), from, to)).appliedIndex();
+        }
+    }
+
+    /**
+     * Copies {@code source} (replica {@code from} of {@code spec}'s group, running) into {@code target}, replica
+     * {@code to}'s database: for SQLite a file, whose old files are deleted first; else a database on a server of the
+     * same DBMS, whose tables {@code schema} makes (if need be) and whose rows are replaced. Returns the log index the
+     * copy holds.
+     *
+     * @param progress told each table copied
+     * @throws SQLException when the DBMSs differ, or the copy fails (the target's transaction rolls back)
+     */
+    public static long copy(Database source, GroupSpec spec, int from, String target, int to, SqlWork<?> schema,
+                            Consumer<String> progress) throws SQLException, IOException {
+        Dialect d = source.dialect(), into = Dialect.forTarget(target);
+        if (d != into)
+            throw new SQLException("replica " + to + " of " + spec.name() + " is rebuilt from a copy on the same DBMS: the"
+                    + " source is " + d.name() + ", the target " + into.name());
+        if (d instanceof SqliteDialect) {
+            Path file = Path.of(target.startsWith("jdbc:sqlite:") ? target.substring("jdbc:sqlite:".length()) : target);
+            for (String suffix : new String[] {"", "-wal", "-shm", "-journal"})
+                Files.deleteIfExists(Path.of(file + suffix));
+            return copy(source, spec, from, file, to);
+        }
+        try (Connection in = DriverManager.getConnection(source.jdbcUrl());
+             Connection out = DriverManager.getConnection(d.jdbcUrl(target))) {
+            out.setAutoCommit(false);
+            try {
+                schema.run(out);
+                ReplicaProgress.createTable(out);
+                out.commit();
+                in.setAutoCommit(false);
+                in.setReadOnly(true);
+                in.setTransactionIsolation(Connection.TRANSACTION_REPEATABLE_READ); // one snapshot of every table
+                JoinerCopy.copyTables(in, out, d, "replica " + from + "'s database", "replica " + to + "'s", progress);
+                long index = ReplicaProgress.restamp(out, spec.name(), from, to).appliedIndex();
+                out.commit();
+                return index;
+            } catch (Exception e) {
+                out.rollback();
+                if (e instanceof SQLException s) throw s;
+                throw new SQLException("cannot rebuild replica " + to + " of " + spec.name() + ": " + e.getMessage(), e);
+            } finally {
+                in.rollback();
+            }
         }
     }
 }

@@ -125,7 +125,7 @@ class GroupLogTest {
             for (int i = 0; i < 3; i++) {
                 GroupReplica r = group.replica(i);
                 assertThat(Groups.contents(r.database())).as("replica %d", i).isEqualTo(expected);
-                assertThat(r.redeliveriesSkipped()).as("replica %d skips what its database held", i).isEqualTo(10);
+                assertThat(r.redeliveriesSkipped()).as("replica %d resumes after what its database held", i).isZero();
                 assertThat(r.entriesApplied()).as("replica %d applies only the new entries", i).isEqualTo(10);
             }
         }

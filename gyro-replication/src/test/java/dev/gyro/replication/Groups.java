@@ -91,6 +91,17 @@ final class Groups {
         return targets;
     }
 
+    /** The schema on a database that may hold it already: what a rebuilt replica's copy is made in. */
+    static Object schema(Connection c) throws SQLException {
+        try (Statement st = c.createStatement()) {
+            st.executeUpdate("CREATE TABLE IF NOT EXISTS orders (id BIGINT PRIMARY KEY, amount BIGINT NOT NULL)");
+            st.executeUpdate("CREATE TABLE IF NOT EXISTS totals (id BIGINT PRIMARY KEY, n BIGINT NOT NULL,"
+                    + " total BIGINT NOT NULL)");
+        }
+        MetadataStore.createTables(c);
+        return null;
+    }
+
     /**
      * Order {@code id}: the application's writes (an order and the running totals, which read what earlier orders
      * wrote), then the runtime's metadata for it as a global request of gsn {@code id} of ring position 0 (the first

@@ -103,8 +103,8 @@ class LeaderFailoverTest {
                     .as("the restarted replica applies each entry after %d once", storedAtKill)
                     .isEqualTo(restarted.requestEntries(storedAtKill, lastRequest));
             assertThat(restarted.redeliveriesSkipped())
-                    .as("entries its database held before the kill are skipped, not applied again")
-                    .isEqualTo(restarted.requestEntries(0, storedAtKill));
+                    .as("it resumes after the entries its database held before the kill: none delivered again")
+                    .isZero();
         }
     }
 }

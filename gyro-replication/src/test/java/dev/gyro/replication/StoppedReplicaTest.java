@@ -152,7 +152,8 @@ class StoppedReplicaTest {
     static ReplicaStateMachine machine(Database db, int replica, ReentrantLock writer, List<Throwable> failed)
             throws Exception {
         ReplicaProgress.Position at = db.inTransaction(false, c -> ReplicaProgress.claim(c, "group", replica));
-        return new ReplicaStateMachine("replica " + replica, db, at, writer, new GroupSignal(), failed::add);
+        return new ReplicaStateMachine("replica " + replica, db, at, java.util.Set.of(), writer, new GroupSignal(),
+                failed::add);
     }
 
     /** A request of {@code b} that wrote {@code entry}'s rows, its entry appended: what GroupReplica.commit leaves. */

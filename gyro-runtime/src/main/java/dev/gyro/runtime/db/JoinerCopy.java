@@ -163,23 +163,7 @@ public final class JoinerCopy {
                 in.rollback();
                 waitForJoin(source, self, deadline);
             }
-            Set<String> made = new LinkedHashSet<>();
-            for (String t : tables(out, d)) made.add(t.toLowerCase(Locale.ROOT));
-            TableCatalog sourceTables = new TableCatalog();
-            d.beforeApply(out);
-            long rows = 0;
-            for (String table : tables(in, d)) {
-                if (!made.contains(table.toLowerCase(Locale.ROOT))) {
-                    // Gyro's own per-process tables (PostgreSQL's commit slots) are made when the instance starts
-                    if (table.toLowerCase(Locale.ROOT).startsWith("gyro_")) continue;
-                    throw new SQLException("table " + table + " of " + describe(source) + " is not in " + describe(target)
-                            + " once the application's schema is made there: the schema makes tables the copy cannot"
-                            + " fill");
-                }
-                long n = copyTable(in, out, d, sourceTables.table(in, null, table));
-                rows += n;
-                progress.accept("copied table " + table + ": " + n + " rows");
-            }
+            long rows = copyTables(in, out, d, describe(source), describe(target), progress);
             MetadataStore.becomeJoiner(out, self);
             out.commit();
             in.rollback();
@@ -187,10 +171,45 @@ public final class JoinerCopy {
         }
     }
 
-    private static long copyTable(Connection in, Connection out, Dialect d, TableInfo info) throws SQLException {
-        try (Statement st = out.createStatement()) {
-            st.executeUpdate("DELETE FROM " + d.quote(info.name()));
+    /**
+     * Copies every table of the database {@code in} reads (one snapshot: repeatable read, read-only) into the tables of
+     * the same names of {@code out}'s, which the application's schema and Gyro's tables were made in first: what they
+     * held goes, children before parents, then each table's rows come, parents before children. A table of Gyro's own
+     * that {@code out} lacks (per-process tables, made when an instance starts) is left out. Commits nothing.
+     *
+     * @param progress told each table copied
+     * @return the rows copied
+     * @throws SQLException when a table of {@code in}'s is not in {@code out}'s
+     */
+    public static long copyTables(Connection in, Connection out, Dialect d, String from, String to,
+                                  Consumer<String> progress) throws SQLException {
+        Set<String> made = new LinkedHashSet<>();
+        List<String> targetTables = tables(out, d);
+        for (String t : targetTables) made.add(t.toLowerCase(Locale.ROOT));
+        List<String> copied = new ArrayList<>();
+        for (String table : tables(in, d)) {
+            if (made.contains(table.toLowerCase(Locale.ROOT))) copied.add(table);
+            else if (!table.toLowerCase(Locale.ROOT).startsWith("gyro_"))
+                throw new SQLException("table " + table + " of " + from + " is not in " + to + " once the application's"
+                        + " schema is made there: the schema makes tables the copy cannot fill");
         }
+        d.beforeApply(out);
+        for (int i = copied.size() - 1; i >= 0; i--) {
+            try (Statement st = out.createStatement()) {
+                st.executeUpdate("DELETE FROM " + d.quote(copied.get(i)));
+            }
+        }
+        TableCatalog sourceTables = new TableCatalog();
+        long rows = 0;
+        for (String table : copied) {
+            long n = copyTable(in, out, d, sourceTables.table(in, null, table));
+            rows += n;
+            progress.accept("copied table " + table + ": " + n + " rows");
+        }
+        return rows;
+    }
+
+    private static long copyTable(Connection in, Connection out, Dialect d, TableInfo info) throws SQLException {
         long[] n = {0};
         List<RowChange> batch = new ArrayList<>();
         TableRows.scan(in, d, info, values -> {
