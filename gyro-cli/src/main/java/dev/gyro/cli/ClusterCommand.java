@@ -511,8 +511,9 @@ final class ClusterCommand implements Runnable {
     // ---------------------------------------------------------------------------------------------- replace
 
     @Command(name = "replace", mixinStandardHelpOptions = true, description = "Replace a replica of a cluster started"
-            + " with --replicas: its database and log are deleted and it is rebuilt from a copy of its group leader's"
-            + " database (SQLite) and the log after it, as a new machine would be.")
+            + " with --replicas whose database was lost or fell behind its group's log: its database is replaced by a"
+            + " copy of its group leader's (a SQLite file, or through JDBC on PostgreSQL and MariaDB) while the group"
+            + " serves, and it takes the log after the copy's index.")
     static final class Replace implements Callable<Integer> {
 
         @Option(names = "--dir", defaultValue = "gyro-cluster", description = "the cluster's directory (default: ${DEFAULT-VALUE})")

@@ -91,6 +91,8 @@ class FrozenLeaderTest {
             throws Exception {
         load.awaitOrders(load.ordersOk.get() + 5);
         int leader = cluster.leader(group);
+        long cart = cartOf(client, group, 9_000_000L + 1_000L * figures.size());
+        assertThat(client.call("createCart", cart).ok()).isTrue();
         ReplicaKillTest.awaitToken(client, holder);
         long pid = cluster.processes[group][leader].pid();
         long frozenAt = System.nanoTime();
@@ -100,11 +102,14 @@ class FrozenLeaderTest {
         long recovered;
         try {
             recovered = load.awaitEveryGroup(thawAt);
+            // written through the new leader while the old one is frozen; read from the old one once it resumes
+            if (recovered > 0) assertThat(client.call("addItem", cart, FRESH_ITEM, 1).ok()).isTrue();
             long left = thawAt - System.nanoTime();
             if (left > 0) Thread.sleep(TimeUnit.NANOSECONDS.toMillis(left)); // the freeze's length: the fault, not a wait
         } finally {
             signal("CONT", pid);
         }
+        if (recovered > 0) noStaleRead(group, leader, cart);
         if (recovered < 0) recovered = load.awaitEveryGroup(System.nanoTime() + TimeUnit.MINUTES.toNanos(2));
         long millis = recovered < 0 ? -1 : TimeUnit.NANOSECONDS.toMillis(recovered - frozenAt);
         figures.add(what + " (replica " + leader + " of group " + group + ", group " + holder + " held the token) frozen "
@@ -113,6 +118,41 @@ class FrozenLeaderTest {
         System.out.println(figures.get(figures.size() - 1));
         load.awaitOrders(load.ordersOk.get() + 5); // resumed, it changes nothing
         return millis;
+    }
+
+    /** The item added to a cart while its group's old leader is frozen. */
+    static final long FRESH_ITEM = 5;
+
+    /** The first cart from {@code from} on that {@code group} owns. */
+    static long cartOf(GyroClient client, int group, long from) {
+        long cart = from;
+        while (client.routing().decide("getCart", dev.gyro.wire.Request.of("getCart", cart).parameters(), -1).owner()
+                != group) cart++;
+        return cart;
+    }
+
+    /**
+     * Right after the old leader of {@code group} (replica {@code old}) resumes, a client that knows no other replica
+     * of that group asks it for {@code cart}: it answers with the item added during the freeze, or refuses (it no
+     * longer leads); never with the cart as it was before the freeze.
+     */
+    void noStaleRead(int group, int old, long cart) {
+        List<String> ring = new ArrayList<>(cluster.ring);
+        ring.set(group, cluster.gyro.get(group).get(old));
+        try (GyroClient only = GyroClient.connect(ring, 10_000, -1, cluster.transport)) {
+            dev.gyro.wire.Reply r = only.call("getCart", cart);
+            System.out.println("the resumed old leader (replica " + old + " of group " + group + ") answered getCart "
+                    + cart + ": " + r);
+            if (r.ok()) {
+                boolean fresh = false;
+                for (int i = 0; i + 1 < r.values().size(); i += 2)
+                    fresh |= Long.valueOf(FRESH_ITEM).equals(r.values().get(i).toJava());
+                assertThat(fresh).as("a read answered by the resumed old leader holds what was written during the"
+                        + " freeze: " + r).isTrue();
+            } else {
+                assertThat(r.status()).as(r.toString()).isNotIn(dev.gyro.wire.Reply.Status.ABORTED);
+            }
+        }
     }
 
     /** Sends {@code signal} (STOP, CONT) to process {@code pid}. */

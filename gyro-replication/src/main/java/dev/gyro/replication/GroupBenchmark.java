@@ -54,6 +54,12 @@ public final class GroupBenchmark implements Callable<Integer> {
     Long electionMax;
     @Option(names = "--dir", description = "where the databases and logs go (default: a fresh temporary folder)")
     Path dir;
+    @Option(names = "--log-minutes", description = "instead of the above: a group of 3 under the load for this many"
+            + " minutes, the size of its log directory every --log-every seconds, printed and plotted"
+            + " (log-size.csv and log-size.png in --dir)")
+    Integer logMinutes;
+    @Option(names = "--log-every", description = "seconds between two looks at the log directory (default ${DEFAULT-VALUE})")
+    int logEverySeconds = 30;
 
     private int position;
 
@@ -68,6 +74,13 @@ public final class GroupBenchmark implements Callable<Integer> {
         if (electionMin != null || electionMax != null)
             timeouts = timeouts.withElection(Duration.ofMillis(electionMin != null ? electionMin : timeouts.electionMin().toMillis()),
                     Duration.ofMillis(electionMax != null ? electionMax : timeouts.electionMax().toMillis()));
+        if (logMinutes != null) {
+            System.out.printf(Locale.ROOT, "group benchmark: %d writers on a group of 3 for %d minutes, its log directory"
+                            + " every %d s; snapshot every %d entries, segments of %d KiB; SQLite files under %s%n",
+                    writers, logMinutes, logEverySeconds, LogRetention.DEFAULT.snapshotEvery(),
+                    LogRetention.DEFAULT.segmentBytes() >> 10, dir);
+            return logSize(timeouts);
+        }
         System.out.printf(Locale.ROOT, "group benchmark: %d writers, %d s measured per size after %d s warm-up, %d kills;"
                         + " election timeout %d-%d ms, commit timeout %d ms; SQLite files under %s%n", writers, seconds,
                 warmupSeconds, kills, timeouts.electionMin().toMillis(), timeouts.electionMax().toMillis(),
@@ -89,6 +102,60 @@ public final class GroupBenchmark implements Callable<Integer> {
     }
 
     private record Steady(int replicas, Histogram latency, double throughput, long elections) {}
+
+    /**
+     * A group of 3 under the write load for {@link #logMinutes}: every {@link #logEverySeconds} the bytes under its log
+     * directory (three replicas' logs) and where each replica's log starts and ends (docs/decisions/45).
+     */
+    private int logSize(GroupTimeouts timeouts) throws Exception {
+        List<Double> minutes = new ArrayList<>(), megabytes = new ArrayList<>();
+        long maxBytes = 0;
+        try (ReplicatedGroup group = start(3, timeouts)) {
+            Path logs = dir.resolve("group-" + (position - 1) + "-logs");
+            group.awaitLeader(Duration.ofSeconds(30));
+            Load load = new Load(group, writers, null, new AtomicBoolean());
+            long begin = System.nanoTime();
+            load.start();
+            StringBuilder csv = new StringBuilder("seconds,committed_writes,log_bytes,log_first_index,log_last_index\n");
+            for (long at = 0; at <= logMinutes * 60L; at += logEverySeconds) {
+                long wake = begin + TimeUnit.SECONDS.toNanos(at);
+                long left = wake - System.nanoTime();
+                if (left > 0) TimeUnit.NANOSECONDS.sleep(left); // a benchmark's sampling period, not a test's wait
+                long bytes;
+                try (var files = Files.walk(logs)) {
+                    bytes = files.filter(Files::isRegularFile).mapToLong(f -> f.toFile().length()).sum();
+                } catch (java.io.UncheckedIOException | java.io.IOException raced) {
+                    continue; // a segment purged while it was read: the next look counts again
+                }
+                maxBytes = Math.max(maxBytes, bytes);
+                GroupReplica leader = group.leader();
+                long first = -1, last = -1;
+                if (leader != null) {
+                    first = leader.logStartIndex();
+                    last = leader.lastLogIndex();
+                }
+                System.out.printf(Locale.ROOT, "%5d s: %,10d writes committed, log directory %7.2f MB (3 replicas),"
+                                + " the leader's log %d..%d, load average %s%n", at, load.committed.get(), bytes / 1e6,
+                        first, last, loadAverage());
+                csv.append(at).append(',').append(load.committed.get()).append(',').append(bytes).append(',')
+                        .append(first).append(',').append(last).append('\n');
+                minutes.add(at / 60.0);
+                megabytes.add(bytes / 1e6);
+            }
+            load.stop();
+            Files.writeString(dir.resolve("log-size.csv"), csv);
+            System.out.printf(Locale.ROOT, "log directory: at most %.2f MB over %d minutes and %,d writes%n",
+                    maxBytes / 1e6, logMinutes, load.committed.get());
+        }
+        org.knowm.xchart.XYChart chart = new org.knowm.xchart.XYChartBuilder().width(800).height(450)
+                .title("A group of 3 under load: its log directory").xAxisTitle("minutes").yAxisTitle("MB").build();
+        chart.addSeries("log directory (3 replicas)", minutes, megabytes);
+        chart.getStyler().setYAxisMin(0.0);
+        org.knowm.xchart.BitmapEncoder.saveBitmap(chart, dir.resolve("log-size").toString(),
+                org.knowm.xchart.BitmapEncoder.BitmapFormat.PNG);
+        System.out.println("wrote " + dir.resolve("log-size.csv") + " and " + dir.resolve("log-size.png"));
+        return 0;
+    }
 
     /** Latency (microseconds) of committed writes and their rate, {@code replicas} replicas, no failures injected. */
     private Steady steady(int replicas, GroupTimeouts timeouts) throws Exception {
