@@ -20,7 +20,9 @@ import static org.assertj.core.api.Assertions.assertThat;
  * goes to next is frozen (the other group holds it), then the leader of the group that holds the token. Each time its
  * group elects a new leader, and the ring's token must move on to it: a global request sent to each group after the
  * freeze is acknowledged within {@link #RECOVERY_MILLIS} of it, although the old leader stays frozen for
- * {@link #FREEZE_SECONDS}. When it resumes it must change nothing: afterwards every replica of a group is equal in
+ * {@link #FREEZE_SECONDS}. When it resumes it serves nothing stale: a cart written through the new leader during the
+ * freeze, read from the old leader alone at once, holds the write or is refused. And it must change nothing:
+ * afterwards every replica of a group is equal in
  * every table, each order is applied once (every replica's last gsn equals its orders), every order a client saw
  * acknowledged is there, and the store's audit holds. Before the peers abandoned a frozen leader, the token waited
  * for the old process to resume: the whole freeze.
