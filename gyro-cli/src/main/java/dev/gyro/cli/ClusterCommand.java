@@ -522,7 +522,8 @@ final class ClusterCommand implements Runnable {
         @Option(names = "--group", required = true, description = "the instance (ring position) whose group it is")
         int group;
 
-        @Option(names = "--replica", required = true, description = "the replica to replace (0-based; not the leader)")
+        @Option(names = "--replica", required = true, description = "the replica to replace (0-based; a leader hands its"
+                + " leadership to another replica first)")
         int replica;
 
         @Override

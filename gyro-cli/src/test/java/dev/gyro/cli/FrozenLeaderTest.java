@@ -29,8 +29,9 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 @Tag("processes")
 @Tag("slow")
-// On request only (docs/testing.md): 2.5 minutes of processes, and a group once elected no leader during the freeze
-// (decision 40); a resumed leader that never caught up and orders that ran the catalogue out of stock are fixed
+// On request only (docs/testing.md): 2.5 minutes of processes. A group that elected no leader during a freeze had a
+// replica that started late and had an empty log, whose vote Ratis does not count (decision 40); the test now freezes
+// once every replica applied some of its log
 @org.junit.jupiter.api.condition.EnabledIfSystemProperty(named = "gyro.test.frozen", matches = "true",
         disabledReason = "on request: -Dgyro.test.frozen=true (docs/testing.md)")
 class FrozenLeaderTest {
@@ -69,6 +70,7 @@ class FrozenLeaderTest {
         try (GyroClient client = GyroClient.connect(cluster.ring, 10_000, -1, cluster.transport)) {
             load = new OrderLoad(client, 6, GROUPS);
             load.awaitOrders(5);
+            cluster.awaitEveryReplicaApplied(); // each group can elect a new leader without the one frozen
             // the group the token goes to next: group 1's leader, frozen while group 0 holds the token
             recoveries[0] = freeze(client, load, 1, 0, "the leader of the group the token goes to next", figures);
             // the token holder's group

@@ -161,6 +161,29 @@ final class GroupProcesses implements AutoCloseable {
      * database, where the applied log index is recorded with the rows): a restarted follower may still be catching up
      * when the ring is quiet.
      */
+    /**
+     * Until every replica of every group has applied some of its group's log: a replica that started late may have an
+     * empty log for a while, and Ratis counts no vote of a replica with an empty log once its group has committed
+     * entries, so a group that lost its leader then could elect none until the old one returned
+     * (docs/decisions/40-peers-abandon-a-frozen-leader.md).
+     */
+    void awaitEveryReplicaApplied() throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(2);
+        while (true) {
+            StringBuilder behind = new StringBuilder();
+            for (int g = 0; g < groups; g++)
+                for (int r = 0; r < replicas; r++)
+                    try (Connection c = DriverManager.getConnection(database(g, r))) {
+                        if (RingChecks.scalar(c, "SELECT applied_index FROM gyro_replica") < 1)
+                            behind.append(" replica ").append(r).append(" of group ").append(g);
+                    }
+            if (behind.isEmpty()) return;
+            if (System.nanoTime() > deadline)
+                throw new AssertionError("no entry applied within 2 minutes by" + behind);
+            Thread.sleep(50); // the replicas' databases are what changes
+        }
+    }
+
     void awaitReplicasCaughtUp() throws Exception {
         long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(2);
         String last = "";

@@ -82,8 +82,8 @@ public final class GroupReplica implements Replication, AutoCloseable {
     private final GroupSignal signal;
     private volatile boolean closed;
 
-    private GroupReplica(GroupSpec spec, int replica, Database db, ReplicaProgress.Position at, Path logDir,
-                         GroupSignal signal) throws IOException {
+    private GroupReplica(GroupSpec spec, int replica, Database db, ReplicaProgress.Position at, TermIndex resumeAfter,
+                         Path logDir, GroupSignal signal) throws IOException {
         this.spec = spec;
         this.replica = replica;
         this.name = "replica " + replica + " of " + spec.name();
@@ -91,7 +91,8 @@ public final class GroupReplica implements Replication, AutoCloseable {
         this.signal = signal;
         java.util.Set<RaftPeerId> members = new java.util.HashSet<>();
         for (var peer : spec.raftGroup().getPeers()) members.add(peer.getId());
-        this.machine = new ReplicaStateMachine(name, db, at, members, writer, signal, this::failStop);
+        this.machine = new ReplicaStateMachine(name, db, at, resumeAfter, members, spec.retention().maxBehind(), writer,
+                signal, this::failStop);
         boolean known = Files.isDirectory(logDir.resolve(spec.groupId().getUuid().toString()));
         this.server = RaftServer.newBuilder()
                 .setServerId(GroupSpec.peerId(replica))
@@ -122,6 +123,17 @@ public final class GroupReplica implements Replication, AutoCloseable {
      */
     static GroupReplica start(GroupSpec spec, int replica, String database, Path logDir, GroupSignal signal,
                               dev.gyro.runtime.db.SqlWork<?> prepare) throws SQLException, IOException {
+        return start(spec, replica, database, logDir, signal, prepare, null);
+    }
+
+    /**
+     * As {@link #start(GroupSpec, int, String, Path, GroupSignal, dev.gyro.runtime.db.SqlWork)}, rebuilding from a
+     * copy of {@code rebuildFrom}'s database ({@link #rebuildFrom}) when it falls behind its group's purged log; null:
+     * it stops then.
+     */
+    static GroupReplica start(GroupSpec spec, int replica, String database, Path logDir, GroupSignal signal,
+                              dev.gyro.runtime.db.SqlWork<?> prepare, java.util.function.Supplier<Database> rebuildFrom)
+            throws SQLException, IOException {
         if (replica < 0 || replica >= spec.size())
             throw new IllegalArgumentException(spec.name() + " has replicas 0.." + (spec.size() - 1) + ", not " + replica);
         Dialect dialect = Dialect.forTarget(database);
@@ -133,9 +145,10 @@ public final class GroupReplica implements Replication, AutoCloseable {
                 prepare.run(c);
                 return claimed;
             });
-            ReplicaLog.fit(logDir.resolve(spec.groupId().getUuid().toString()), at.appliedIndex(),
+            TermIndex resumeAfter = ReplicaLog.snapshot(logDir.resolve(spec.groupId().getUuid().toString()), at,
                     "replica " + replica + " of " + spec.name());
-            r = new GroupReplica(spec, replica, db, at, logDir, signal);
+            r = new GroupReplica(spec, replica, db, at, resumeAfter, logDir, signal);
+            if (rebuildFrom != null) r.rebuildFrom(rebuildFrom);
             r.server.start();
             log.debug("{} started at log index {}", r.name, at.appliedIndex());
             return r;
@@ -199,6 +212,9 @@ public final class GroupReplica implements Replication, AutoCloseable {
         RaftServerConfigKeys.Log.setSegmentSizeMax(p, SizeInBytes.valueOf(keep.segmentBytes()));
         RaftServerConfigKeys.Log.setPreallocatedSize(p, SizeInBytes.valueOf(Math.min(keep.segmentBytes(), 1L << 20)));
         RaftServerConfigKeys.Log.Appender.setInstallSnapshotEnabled(p, false);
+        // The state machine bounds its snapshots by its members' commit indexes itself (maxBehind), so Ratis purges up
+        // to the snapshot.
+        RaftServerConfigKeys.Log.setPurgeUptoSnapshotIndex(p, true);
         return p;
     }
 
@@ -274,6 +290,52 @@ public final class GroupReplica implements Replication, AutoCloseable {
     /** The index of the first entry this replica's log still holds: what it purged lies before it. */
     public long logStartIndex() throws IOException {
         return division().getRaftLog().getStartIndex();
+    }
+
+    /**
+     * Where this replica copies a live replica's database from when it fell behind its group's purged log
+     * (docs/decisions/45-database-as-snapshot.md): {@code source} gives the database of a replica that serves, or null.
+     */
+    private void rebuildFrom(java.util.function.Supplier<Database> source) {
+        machine.rebuildWith(out -> {
+            Database from = source.get();
+            if (from == null || from == db) return null;
+            try (Connection in = java.sql.DriverManager.getConnection(from.jdbcUrl())) {
+                in.setAutoCommit(false);
+                if (!(db.dialect() instanceof dev.gyro.runtime.db.SqliteDialect)) { // SQLite: a read transaction is one
+                    in.setReadOnly(true);
+                    in.setTransactionIsolation(Connection.TRANSACTION_REPEATABLE_READ); // one snapshot of every table
+                }
+                try {
+                    dev.gyro.runtime.db.JoinerCopy.copyTables(in, out, db.dialect(), "a live replica's database",
+                            name + "'s", table -> log.debug("{}: {}", name, table));
+                    return ReplicaProgress.restampCopy(out, spec.name(), replica);
+                } finally {
+                    in.rollback();
+                }
+            }
+        });
+    }
+
+    /**
+     * Hands this replica's leadership to replica {@code to} (Ratis' leadership transfer: {@code to} is caught up, then
+     * elected); true once Ratis says it was, false when it was not within {@code within}.
+     */
+    public boolean transferLeadership(int to, Duration within) throws InterruptedException {
+        var request = new org.apache.ratis.protocol.TransferLeadershipRequest(clientId, GroupSpec.peerId(replica),
+                spec.groupId(), callIds.incrementAndGet(), GroupSpec.peerId(to), within.toMillis());
+        try {
+            return server.transferLeadershipAsync(request).get(within.toMillis() + 1_000, TimeUnit.MILLISECONDS)
+                    .isSuccess();
+        } catch (ExecutionException | TimeoutException | IOException e) {
+            log.info("{}: leadership not handed to replica {}: {}", name, to, e.toString());
+            return false;
+        }
+    }
+
+    /** Times this replica's database was rebuilt from a copy because it fell behind its group's purged log. */
+    public long rebuilds() {
+        return machine.rebuilds.sum();
     }
 
     /** Snapshots this replica took since it started (each names its database's index; docs/decisions/45). */

@@ -67,6 +67,17 @@ public final class InstanceReplica implements AutoCloseable {
 
     static InstanceReplica start(GroupSpec spec, int r, String database, Path logDir, InstanceConfig config,
                                  String gyroAddress, GroupSignal signal) throws SQLException, IOException {
+        return start(spec, r, database, logDir, config, gyroAddress, signal, null);
+    }
+
+    /**
+     * As above, rebuilding from a copy of {@code rebuildFrom}'s database when it falls behind its group's purged log
+     * (docs/decisions/45-database-as-snapshot.md); null: it stops then.
+     */
+    static InstanceReplica start(GroupSpec spec, int r, String database, Path logDir, InstanceConfig config,
+                                 String gyroAddress, GroupSignal signal,
+                                 java.util.function.Supplier<dev.gyro.runtime.db.Database> rebuildFrom)
+            throws SQLException, IOException {
         if (spec.position() != config.self())
             throw new IllegalArgumentException(spec.name() + " is ring position " + spec.position() + ", but the"
                     + " instance's configuration is of instance " + config.self());
@@ -74,7 +85,7 @@ public final class InstanceReplica implements AutoCloseable {
         GroupReplica g = GroupReplica.start(spec, r, database, logDir, signal, c -> {
             GyroInstance.prepare(c, own);
             return null;
-        });
+        }, rebuildFrom);
         InstanceReplica ir = new InstanceReplica(g, own, signal);
         ir.watcher.start();
         // A follower has never run what its instance needs once it leads: loaded now, not in the failover

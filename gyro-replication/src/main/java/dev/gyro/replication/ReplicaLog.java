@@ -2,6 +2,7 @@ package dev.gyro.replication;
 
 import org.apache.ratis.proto.RaftProtos.LogEntryProto;
 import org.apache.ratis.server.RaftServerConfigKeys;
+import org.apache.ratis.server.protocol.TermIndex;
 import org.apache.ratis.server.raftlog.segmented.LogSegment;
 import org.apache.ratis.server.raftlog.segmented.LogSegmentPath;
 import org.apache.ratis.util.SizeInBytes;
@@ -21,10 +22,11 @@ import java.util.stream.Stream;
 /**
  * A replica's group log on disk before its Ratis server starts, set against where its database stands
  * (docs/decisions/45-database-as-snapshot.md): the database is the log's snapshot, and the server resumes after it.
- * Three cases: the log reaches the database's index (every restart; nothing to do); the log ends before it (the
- * database is a copy of a live replica's, made to rebuild this one: the log's entries, all covered by the copy, are
- * dropped, the term and vote in its metadata kept, so that the log goes on after the copy's index); or the log starts
- * after it (the database is older than what its own log purged: refused, the replica is to be rebuilt).
+ * Three cases: the log reaches the database's index (every restart): the snapshot is the database's position; the log
+ * ends before it (the database is a copy of a live replica's, made to rebuild this one): the snapshot is the log's last
+ * entry, so that the log stays whole (its leader counts on the entries this replica acknowledged) and the entries after
+ * it that the copy holds are skipped as held already; or the log starts after it (the database is older than what its
+ * own log purged): refused, the replica is to be rebuilt.
  */
 final class ReplicaLog {
 
@@ -39,27 +41,28 @@ final class ReplicaLog {
     private record Segment(Path file, long start, long end) {}
 
     /**
-     * Makes the log of the group under {@code groupDir} ({@code LOGDIR/<group id>}) fit a database that holds the log
-     * up to {@code stored}.
+     * The snapshot a replica whose database stands at {@code stored} resumes after, given its log under
+     * {@code groupDir} ({@code LOGDIR/<group id>}): null for none (an empty database).
      *
      * @throws IOException when the log starts after {@code stored} + 1 (entries the database lacks are gone), or
      *                     cannot be read
      */
-    static void fit(Path groupDir, long stored, String name) throws IOException {
+    static TermIndex snapshot(Path groupDir, ReplicaProgress.Position stored, String name) throws IOException {
+        TermIndex db = stored.appliedIndex() > 0 ? TermIndex.valueOf(stored.appliedTerm(), stored.appliedIndex()) : null;
         Path current = groupDir.resolve("current");
-        if (!Files.isDirectory(current)) return;
+        if (!Files.isDirectory(current)) return db;
         List<Segment> segments = segments(current);
-        if (segments.isEmpty()) return;
+        if (segments.isEmpty()) return db;
         long first = segments.get(0).start();
-        if (first > stored + 1)
-            throw new IOException(name + "'s database holds its log up to index " + stored + " and its log starts at "
-                    + first + " (purged before it): rebuild it from a copy of a live replica's database (gyro cluster"
-                    + " replace)");
-        long last = lastIndex(segments);
-        if (last >= stored) return;
-        log.info("{}: its log ends at index {} and its database (a copy) holds {}: its log goes on after the copy's"
-                + " index", name, last, stored);
-        for (Segment s : segments) Files.deleteIfExists(s.file());
+        if (first > stored.appliedIndex() + 1)
+            throw new IOException(name + "'s database holds its log up to index " + stored.appliedIndex() + " and its log"
+                    + " starts at " + first + " (purged before it): rebuild it from a copy of a live replica's database"
+                    + " (gyro cluster replace)");
+        TermIndex last = lastEntry(segments);
+        if (last == null || last.getIndex() >= stored.appliedIndex()) return db;
+        log.info("{}: its log ends at index {} and its database (a copy) holds {}: it resumes after the log's end and"
+                + " skips what the copy holds", name, last.getIndex(), stored.appliedIndex());
+        return last;
     }
 
     private static List<Segment> segments(Path current) throws IOException {
@@ -76,20 +79,19 @@ final class ReplicaLog {
         return out;
     }
 
-    /** The index of the log's last entry (the start of the log, less one, when its segments hold none). */
-    private static long lastIndex(List<Segment> segments) throws IOException {
+    /** The log's last entry, null when its segments hold none. */
+    private static TermIndex lastEntry(List<Segment> segments) throws IOException {
         for (int i = segments.size() - 1; i >= 0; i--) {
             Segment s = segments.get(i);
-            if (s.end() >= 0) return s.end();
             if (Files.size(s.file()) == 0) continue;
             LogSegmentPath path = LogSegmentPath.matchLogSegment(s.file());
             if (path == null) continue;
-            long[] last = {-1};
+            TermIndex[] last = {null};
             LogSegment.readSegmentFile(s.file().toFile(), path.getStartEnd(), MAX_ENTRY,
                     RaftServerConfigKeys.Log.CorruptionPolicy.WARN_AND_RETURN, null,
-                    (LogEntryProto e) -> last[0] = e.getIndex());
-            if (last[0] >= 0) return last[0];
+                    (LogEntryProto e) -> last[0] = TermIndex.valueOf(e.getTerm(), e.getIndex()));
+            if (last[0] != null) return last[0];
         }
-        return segments.get(0).start() - 1;
+        return null;
     }
 }

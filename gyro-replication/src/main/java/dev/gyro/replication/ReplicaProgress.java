@@ -143,6 +143,23 @@ final class ReplicaProgress {
     }
 
     /**
+     * Restamps a copy of any replica of {@code group}'s database, copied into this one's, as replica {@code to}'s.
+     *
+     * @throws SQLException when the copy is of another group's replica
+     */
+    static Position restampCopy(Connection c, String group, int to) throws SQLException {
+        int from;
+        try (Statement st = c.createStatement();
+             ResultSet rs = st.executeQuery("SELECT group_name, replica FROM " + TABLE + " WHERE id = 1")) {
+            if (!rs.next()) throw new SQLException("the copy holds no " + TABLE + " row: it is no replica's database");
+            if (!rs.getString(1).equals(group))
+                throw new SQLException("the copy is of a replica of " + rs.getString(1) + ", not of " + group);
+            from = rs.getInt(2);
+        }
+        return restamp(c, group, from, to);
+    }
+
+    /**
      * Takes the stamp off the database {@code target}, a copy of another group's replica's made for a group that joins
      * the ring (docs/decisions/44-ring-changes.md): it starts that group's log from its first entry.
      */

@@ -65,10 +65,11 @@ import java.util.function.Consumer;
  *
  * <p>The database is the log's snapshot (docs/decisions/45-database-as-snapshot.md): it records the index it holds, so
  * a snapshot ({@link #takeSnapshot}) writes nothing, it names that index, and Ratis purges the log before it. Only as
- * far as every replica of the group is known to have committed, so that no replica ever needs a log its group no
- * longer has: a replica that is down pins the log where it stopped until it is back or replaced. At start the
- * database's index is the snapshot Ratis resumes after ({@link #getLatestSnapshot}). A replica whose leader offers it
- * only a snapshot (it fell behind a purged log all the same) stops and says to rebuild it.
+ * far as every replica of the group is known to have committed, so that a replica that was down catches up from the
+ * log: one that is down pins the log where it stopped, up to {@link LogRetention#maxBehind()} entries. At start the
+ * database's index is the snapshot Ratis resumes after ({@link #getLatestSnapshot}). A replica that fell behind the
+ * purged log all the same is offered only a snapshot by its leader: it copies a live replica's database when it can
+ * reach one ({@link #rebuildWith}), else stops and says to rebuild it.
  */
 final class ReplicaStateMachine extends BaseStateMachine {
 
@@ -90,11 +91,24 @@ final class ReplicaStateMachine extends BaseStateMachine {
      * Ratis counts as applied, so it takes no more; read under the writer lock before each entry is applied.
      */
     private volatile boolean stopped;
+    /** How far behind a member may be and still bound a snapshot ({@link LogRetention#maxBehind()}). */
+    private final long maxBehind;
     /** The members of the group, each of whose commit index bounds a snapshot. */
     private final Set<RaftPeerId> members;
     /** The last snapshot: the position the database held at start, or when Ratis last asked for one. */
     private volatile TermIndex snapshot;
     private volatile RaftServer.Division division;
+
+    /** Copies a live replica's database into this one's, on {@code out}; null when there is none to copy from. */
+    @FunctionalInterface
+    interface Rebuild {
+        ReplicaProgress.Position copyInto(Connection out) throws Exception;
+    }
+
+    /** How a replica that fell behind its group's purged log rebuilds its database, or null (it stops instead). */
+    private volatile Rebuild rebuild;
+    /** No rebuild before this nanoTime (a second after one failed). */
+    private volatile long nextRebuild = System.nanoTime();
 
     final LongAdder entriesApplied = new LongAdder();
     final LongAdder ownEntriesCommitted = new LongAdder();
@@ -106,10 +120,14 @@ final class ReplicaStateMachine extends BaseStateMachine {
     final LongAdder staleEntries = new LongAdder();
 
     final LongAdder snapshots = new LongAdder();
+    /** Times this replica's database was rebuilt from a copy because it fell behind a purged log. */
+    final LongAdder rebuilds = new LongAdder();
 
-    ReplicaStateMachine(String name, Database db, ReplicaProgress.Position stored, Set<RaftPeerId> members, Lock writer,
-                        GroupSignal signal, Consumer<Throwable> failStop) {
+    ReplicaStateMachine(String name, Database db, ReplicaProgress.Position stored, TermIndex resumeAfter,
+                        Set<RaftPeerId> members, long maxBehind, Lock writer, GroupSignal signal,
+                        Consumer<Throwable> failStop) {
         this.name = name;
+        this.maxBehind = maxBehind;
         this.db = db;
         this.stored = stored;
         this.appliedIndex = stored.appliedIndex();
@@ -117,16 +135,35 @@ final class ReplicaStateMachine extends BaseStateMachine {
         this.writer = writer;
         this.signal = signal;
         this.failStop = failStop;
-        if (stored.appliedIndex() > 0) {
-            snapshot = TermIndex.valueOf(stored.appliedTerm(), stored.appliedIndex());
-            updateLastAppliedTermIndex(stored.appliedTerm(), stored.appliedIndex());
+        if (resumeAfter != null) { // the snapshot Ratis resumes after (ReplicaLog): the database's index, or its log's end
+            snapshot = resumeAfter;
+            updateLastAppliedTermIndex(resumeAfter.getTerm(), resumeAfter.getIndex());
         }
+    }
+
+    void rebuildWith(Rebuild r) {
+        rebuild = r;
     }
 
     @Override
     public void initialize(RaftServer server, RaftGroupId group, RaftStorage storage) throws IOException {
         super.initialize(server, group, storage);
         division = server.getDivision(group);
+        getLifeCycle().startAndTransition(() -> {});
+    }
+
+    /** Ratis pauses the state machine before it reloads it on an installed snapshot. */
+    @Override
+    public void pause() {
+        getLifeCycle().transition(org.apache.ratis.util.LifeCycle.State.PAUSING);
+        getLifeCycle().transition(org.apache.ratis.util.LifeCycle.State.PAUSED);
+    }
+
+    /** Ratis resumes it on the installed snapshot: the database copied in, whose index {@link #snapshot} holds. */
+    @Override
+    public void reinitialize() {
+        getLifeCycle().transition(org.apache.ratis.util.LifeCycle.State.STARTING);
+        getLifeCycle().transition(org.apache.ratis.util.LifeCycle.State.RUNNING);
     }
 
     /**
@@ -143,9 +180,10 @@ final class ReplicaStateMachine extends BaseStateMachine {
         RaftServer.Division d = division;
         if (d == null) return last;
         Set<RaftPeerId> known = new HashSet<>();
+        long floor = at.appliedIndex() - maxBehind; // a member further behind is rebuilt from a copy when it returns
         for (CommitInfoProto info : d.getCommitInfos()) {
             known.add(RaftPeerId.valueOf(info.getServer().getId()));
-            bound = Math.min(bound, info.getCommitIndex());
+            if (info.getCommitIndex() >= floor) bound = Math.min(bound, info.getCommitIndex());
         }
         if (!known.containsAll(members) || bound <= last) return last;
         TermIndex ti;
@@ -183,18 +221,71 @@ final class ReplicaStateMachine extends BaseStateMachine {
     }
 
     /**
-     * The leader no longer has the log this replica needs (purged past where it stands): it cannot catch up from the
-     * log, and is rebuilt from a copy of a live replica's database ({@code gyro cluster replace}).
+     * The leader no longer has the log this replica needs (purged past where it stands: it was down longer than its
+     * group keeps the log for it, {@link LogRetention#maxBehind()}): it cannot catch up from the log. Where a live
+     * replica's database can be reached ({@link #rebuildWith}), it is copied into this one's in one transaction, which
+     * then holds the log up to the copy's index, the snapshot Ratis resumes after; otherwise the replica stops and says
+     * to rebuild it ({@code gyro cluster replace}).
      */
     @Override
     public CompletableFuture<TermIndex> notifyInstallSnapshotFromLeader(RoleInfoProto role, TermIndex firstInLog) {
-        IllegalStateException behind = new IllegalStateException(name + " stands at log index " + stored.appliedIndex()
-                + " and its leader's log starts at " + firstInLog.getIndex() + ": it cannot catch up from the log;"
-                + " rebuild it from a copy of a live replica's database (gyro cluster replace)");
-        stopped = true;
-        log.error("{}", behind.getMessage());
-        failStop.accept(behind);
-        return CompletableFuture.failedFuture(behind);
+        Rebuild r = rebuild;
+        String behind = name + " stands at log index " + stored.appliedIndex() + " and its leader's log starts at "
+                + firstInLog.getIndex();
+        if (r == null) {
+            IllegalStateException e = new IllegalStateException(behind + ": it cannot catch up from the log; rebuild it"
+                    + " from a copy of a live replica's database (gyro cluster replace)");
+            stopped = true;
+            log.error("{}", e.getMessage());
+            failStop.accept(e);
+            return CompletableFuture.failedFuture(e);
+        }
+        long now = System.nanoTime();
+        if (now - nextRebuild < 0) // Ratis asks again at each of its leader's appends: a failed rebuild waits a second
+            return CompletableFuture.failedFuture(new IllegalStateException(behind + ": the last rebuild failed"));
+        log.warn("{}: rebuilding its database from a copy of a live replica's", behind);
+        CompletableFuture<TermIndex> installed = new CompletableFuture<>();
+        Thread t = new Thread(() -> {
+            try {
+                installed.complete(install(r, firstInLog));
+            } catch (Throwable e) {
+                nextRebuild = System.nanoTime() + 1_000_000_000L;
+                log.error("{}: the rebuild from a copy failed ({}); tried again in a second", name, e.toString());
+                installed.completeExceptionally(e);
+            }
+        }, name + " rebuild");
+        t.setDaemon(true);
+        t.start();
+        return installed;
+    }
+
+    private TermIndex install(Rebuild r, TermIndex firstInLog) throws Exception {
+        writer.lock();
+        try {
+            if (stopped) throw new IllegalStateException(name + " is stopping");
+            if (batch != null) throw new IllegalStateException(name + " has a leader's batch open");
+            ReplicaProgress.Position[] at = {null};
+            db.inTransaction(false, c -> {
+                at[0] = r.copyInto(c);
+                return null;
+            });
+            ReplicaProgress.Position p = at[0];
+            if (p == null) throw new IllegalStateException("no live replica's database to copy from");
+            if (p.appliedIndex() + 1 < firstInLog.getIndex())
+                throw new IllegalStateException("the copy holds the log up to " + p.appliedIndex() + ", before the"
+                        + " leader's log starts at " + firstInLog.getIndex());
+            TermIndex ti = TermIndex.valueOf(p.appliedTerm(), p.appliedIndex());
+            stored = p;
+            if (p.appliedIndex() > appliedIndex) appliedIndex = p.appliedIndex();
+            snapshot = ti;
+            updateLastAppliedTermIndex(p.appliedTerm(), p.appliedIndex());
+            rebuilds.increment();
+            log.info("{}: its database is a copy of a live replica's at log index {}", name, p.appliedIndex());
+            signal.changed();
+            return ti;
+        } finally {
+            writer.unlock();
+        }
     }
 
     ReplicaProgress.Position stored() {

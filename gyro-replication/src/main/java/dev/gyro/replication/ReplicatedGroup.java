@@ -1,5 +1,7 @@
 package dev.gyro.replication;
 
+import dev.gyro.runtime.db.Database;
+
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -124,6 +126,12 @@ public final class ReplicatedGroup implements AutoCloseable {
         }, System.nanoTime() + within.toNanos());
     }
 
+    /** The database of the replica that leads, for a replica that fell behind the purged log; null while none does. */
+    private Database leaderDatabase() {
+        GroupReplica l = leader();
+        return l == null ? null : l.database();
+    }
+
     /** Stops replica {@code i} at once: its Ratis server closes mid-flight, as in a crash, and its database closes. */
     public void stop(int i) {
         GroupReplica r;
@@ -137,7 +145,8 @@ public final class ReplicatedGroup implements AutoCloseable {
     /** (Re)starts replica {@code i} on its database and log; it catches up from the log. */
     public GroupReplica restart(int i) throws SQLException, IOException {
         stop(i);
-        GroupReplica r = GroupReplica.start(spec, i, databases.get(i), logRoot.resolve("replica-" + i), signal);
+        GroupReplica r = GroupReplica.start(spec, i, databases.get(i), logRoot.resolve("replica-" + i), signal,
+                c -> null, this::leaderDatabase);
         synchronized (this) {
             replicas[i] = r;
         }

@@ -332,7 +332,10 @@ public final class ReplicatedRing implements AutoCloseable {
         kill(position, r);
         InstanceReplica x = InstanceReplica.start(specs.get(position), r, databases.get(position).get(r),
                 logRoot.resolve("group-" + position).resolve("replica-" + r), config(position),
-                gyroAddresses.get(position).get(r), signals.get(position));
+                gyroAddresses.get(position).get(r), signals.get(position), () -> {
+                    InstanceReplica l = leader(position);
+                    return l == null ? null : l.group().database();
+                });
         synchronized (this) {
             replicas[position][r] = x;
         }
@@ -344,18 +347,17 @@ public final class ReplicatedRing implements AutoCloseable {
      * Rebuilds replica {@code r} of {@code position} whose database was lost or fell behind its group's purged log
      * (docs/decisions/24-ring-on-groups.md, 45-database-as-snapshot.md): kills it, replaces its database with a copy of
      * the database of the replica that leads its group ({@link Snapshot}: a SQLite file, or through JDBC on
-     * PostgreSQL and MariaDB) and starts it on the copy with its own group log (its term and its vote: what Raft needs
-     * a member to keep; the entries the copy covers are dropped when the log ends before the copy's index); it applies
-     * the entries after the copy's index, which its log or its leader gives it.
+     * PostgreSQL and MariaDB) and starts it on the copy with its own group log (its term, its vote, its entries: what
+     * Raft needs a member to keep; the entries the copy holds are skipped); it applies the entries after the copy's
+     * index, which its log or its leader gives it. A replica that leads hands its
+     * leadership to another first.
      *
      * @return the log index the copy held
      */
-    public long replace(int position, int r) throws IOException, SQLException {
+    public long replace(int position, int r) throws IOException, SQLException, InterruptedException {
         InstanceReplica leader = leader(position);
         if (leader == null) throw new IllegalStateException(specs.get(position).name() + " has no leader to copy from");
-        if (leader.group().replica() == r)
-            throw new IllegalArgumentException("replica " + r + " leads " + specs.get(position).name()
-                    + ": a replica is rebuilt from a copy of its leader's database, so only a follower can be replaced");
+        if (leader.group().replica() == r) leader = handOver(position, r);
         kill(position, r);
         InstanceConfig config = config(position);
         long index = Snapshot.copy(leader.group().database(), specs.get(position), leader.group().replica(),
@@ -365,6 +367,28 @@ public final class ReplicatedRing implements AutoCloseable {
                 }, table -> log.info("rebuilding replica {} of {}: {}", r, specs.get(position).name(), table));
         restart(position, r);
         return index;
+    }
+
+    /**
+     * Replica {@code r} leads {@code position}'s group and is to be rebuilt from a copy of its leader's database: it
+     * hands its leadership to another running replica first. Returns the new leader.
+     *
+     * @throws IllegalStateException when no other replica runs, or none took the leadership within 30 s
+     */
+    private InstanceReplica handOver(int position, int r) throws InterruptedException {
+        InstanceReplica from = replica(position, r);
+        long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(30);
+        for (int k = 1; k < replicas(position) && System.nanoTime() < deadline; k++) {
+            int to = (r + k) % replicas(position);
+            if (replica(position, to) == null || from == null) continue;
+            if (!from.group().transferLeadership(to, java.time.Duration.ofSeconds(10))) continue;
+            if (signals.get(position).await(() -> {
+                InstanceReplica l = leader(position);
+                return l != null && l.group().replica() != r;
+            }, deadline)) return leader(position);
+        }
+        throw new IllegalStateException("replica " + r + " leads " + specs.get(position).name() + " and no other replica"
+                + " took its leadership: a replica is rebuilt from a copy of its leader's database");
     }
 
     /**

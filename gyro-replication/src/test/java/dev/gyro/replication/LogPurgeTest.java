@@ -23,7 +23,7 @@ class LogPurgeTest {
     @TempDir
     Path dir;
 
-    static final LogRetention SMALL = new LogRetention(40, 64 << 10);
+    static final LogRetention SMALL = new LogRetention(40, 64 << 10, 100_000);
 
     static long bytes(Path logs) throws Exception {
         try (Stream<Path> files = Files.walk(logs)) {
@@ -82,6 +82,38 @@ class LogPurgeTest {
             for (int i = 0; i < 3; i++)
                 assertThat(Groups.contents(group.replica(i).database())).as("replica %d", i).isEqualTo(expected);
             assertThat(Groups.single(back.database(), "SELECT COUNT(*) FROM orders")).isEqualTo(1280);
+        }
+    }
+
+    /**
+     * A replica down longer than its group keeps the log for it ({@link LogRetention#maxBehind()}): the log is purged
+     * past where it stopped, and when it returns its leader offers it only a snapshot; it copies the leader's database
+     * into its own, in one transaction, and takes the log after the copy's index.
+     */
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"sqlite", "postgres", "mariadb"})
+    void aReplicaDownLongerThanTheLogIsKeptForIsRebuiltFromACopy(String backend) throws Exception {
+        GroupSpec spec = Groups.spec(6, 3, Duration.ofSeconds(10)).withRetention(new LogRetention(40, 64 << 10, 80));
+        List<String> databases = Groups.databases(backend, dir, 3);
+        try (ReplicatedGroup group = ReplicatedGroup.start(spec, databases, dir.resolve("logs"))) {
+            group.awaitLeader(Groups.WAIT);
+            write(group, 1, 50);
+            GroupReplica leader = group.leader();
+            assertThat(group.awaitApplied(leader.lastLogIndex(), Groups.WAIT)).isTrue();
+            int stopped = (leader.replica() + 1) % 3;
+            long stoppedAt = group.replica(stopped).lastLogIndex();
+            group.stop(stopped);
+            write(group, 51, 600);
+            assertThat(leader.logStartIndex()).as("purged past the stopped replica, " + (600 - 50) + " writes behind")
+                    .isGreaterThan(stoppedAt + 1);
+
+            GroupReplica back = group.restart(stopped);
+            write(group, 601, 640);
+            assertThat(group.awaitApplied(leader.lastLogIndex(), Groups.WAIT))
+                    .as("the returned replica is at " + back.storedIndex()).isTrue();
+            assertThat(back.rebuilds()).as("it copied the leader's database").isOne();
+            assertThat(Groups.contents(back.database())).isEqualTo(Groups.contents(leader.database()));
+            assertThat(Groups.single(back.database(), "SELECT COUNT(*) FROM orders")).isEqualTo(640);
         }
     }
 }

@@ -185,12 +185,19 @@ class ReplicatedRingTest {
             w = new Workload(client, 2);
             try (w) {
                 w.progress(5);
-                // a follower's machine is replaced: no database, no log; rebuilt from the leader's database
+                // a follower's database is lost: rebuilt from a copy of the leader's database
                 int follower = (ring.leader(0).group().replica() + 1) % 3;
                 long copied = ring.replace(0, follower);
                 assertThat(copied).as("the log index the snapshot held").isPositive();
                 w.progress(5);
                 assertThat(ring.awaitReplicasCaughtUp(WAIT)).as("the rebuilt replica caught up: " + positions(ring, 0))
+                        .isTrue();
+                // the leader's database is replaced too: it hands its leadership over first
+                int leader = ring.leader(0).group().replica();
+                assertThat(ring.replace(0, leader)).isPositive();
+                assertThat(ring.leader(0).group().replica()).as("another replica leads").isNotEqualTo(leader);
+                w.progress(5);
+                assertThat(ring.awaitReplicasCaughtUp(WAIT)).as("the rebuilt leader caught up: " + positions(ring, 0))
                         .isTrue();
             }
 
