@@ -234,7 +234,8 @@ final class ReplicaStateMachine extends BaseStateMachine {
                 + firstInLog.getIndex();
         if (r == null) {
             IllegalStateException e = new IllegalStateException(behind + ": it cannot catch up from the log; rebuild it"
-                    + " from a copy of a live replica's database (gyro cluster replace)");
+                    + " from a copy of a live replica's database (gyro cluster replace, in a cluster that gyro cluster start"
+                    + " runs)");
             stopped = true;
             log.error("{}", e.getMessage());
             failStop.accept(e);
