@@ -116,4 +116,42 @@ class LogPurgeTest {
             assertThat(Groups.single(back.database(), "SELECT COUNT(*) FROM orders")).isEqualTo(640);
         }
     }
+
+    /**
+     * The same replica where no live replica's database can be reached (a replica run as a process of its own): it
+     * stops rather than serve a database behind its group's log, and the group goes on without it.
+     */
+    @org.junit.jupiter.api.Test
+    void aReplicaThatFellBehindAndCannotCopyStops() throws Exception {
+        GroupSpec spec = Groups.spec(7, 3, Duration.ofSeconds(10)).withRetention(new LogRetention(40, 64 << 10, 80));
+        List<String> databases = Groups.databases(dir, 3);
+        Path logs = dir.resolve("logs");
+        try (ReplicatedGroup group = ReplicatedGroup.start(spec, databases, logs)) {
+            group.awaitLeader(Groups.WAIT);
+            write(group, 1, 50);
+            GroupReplica leader = group.leader();
+            assertThat(group.awaitApplied(leader.lastLogIndex(), Groups.WAIT)).isTrue();
+            int stopped = (leader.replica() + 1) % 3;
+            long stoppedAt = group.replica(stopped).lastLogIndex();
+            group.stop(stopped);
+            write(group, 51, 600);
+            assertThat(leader.logStartIndex()).isGreaterThan(stoppedAt + 1);
+
+            GroupSignal signal = new GroupSignal();
+            try (GroupReplica alone = GroupReplica.start(spec, stopped, databases.get(stopped),
+                    logs.resolve("replica-" + stopped), signal)) {
+                long deadline = System.nanoTime() + Groups.WAIT.toNanos();
+                // the leader's heartbeats tell it how far behind it is; its state is the event: it stops itself
+                while (alone.term() != -1 && System.nanoTime() < deadline) Thread.sleep(20);
+                assertThat(alone.term()).as("the replica stopped itself").isEqualTo(-1);
+            }
+            try (var db = dev.gyro.runtime.db.Database.open(dev.gyro.runtime.db.Dialect.forTarget(databases.get(stopped)),
+                    databases.get(stopped))) {
+                assertThat(Groups.single(db, "SELECT COUNT(*) FROM orders")).as("nothing applied past the gap")
+                        .isEqualTo(50);
+            }
+            write(group, 601, 610);
+            assertThat(Groups.single(group.leader().database(), "SELECT COUNT(*) FROM orders")).isEqualTo(610);
+        }
+    }
 }
