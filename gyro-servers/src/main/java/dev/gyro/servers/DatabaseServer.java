@@ -23,7 +23,10 @@ public abstract sealed class DatabaseServer implements AutoCloseable permits Pos
     private static final Pattern NAME = Pattern.compile("[A-Za-z_][A-Za-z0-9_]{0,62}");
 
     protected final Path dir;
-    protected final int port;
+    /** Its port: chosen free when the server is created, moved at its first start if another program took it since. */
+    protected volatile int port;
+    /** Whether it was ever started: from then on its port is known to others and stays. */
+    private boolean started;
     /** The system user the server runs as ({@link Commands#serverUser}; null: this process's user). */
     protected final String osUser;
     private Thread shutdownHook;
@@ -176,9 +179,14 @@ public abstract sealed class DatabaseServer implements AutoCloseable permits Pos
      */
     public final synchronized DatabaseServer start() {
         if (isRunning()) return this;
-        // the port was free when the server was created; a server of another program may have taken it since
-        if (Commands.listening(port))
-            throw new IllegalStateException("cannot start " + this + ": port " + port + " is taken by another program");
+        // The port was free when the server was created; another program (a test JVM beside this one, a server of its
+        // own) may have taken it since. Before its first start nobody knows the port yet: the server moves to another.
+        for (int moves = 0; Commands.listening(port); moves++) {
+            if (started || moves == 3)
+                throw new IllegalStateException("cannot start " + this + ": port " + port + " is taken by another program");
+            port = Commands.freePort();
+        }
+        started = true;
         doStart();
         if (shutdownHook == null) {
             shutdownHook = new Thread(this::stopQuietly, "gyro-stop-" + kind().label() + "-" + port);

@@ -61,6 +61,33 @@ class DatabaseServerTest {
         }
     }
 
+    /**
+     * Another program takes the port a new server was given before it first starts (a test JVM beside this one did,
+     * under load): the server starts on another port. Once it has started, its port is known and stays: taken, the
+     * start is refused, naming the port.
+     */
+    @ParameterizedTest
+    @EnumSource(ServerKind.class)
+    void aPortTakenBeforeTheFirstStartMovesTheServerAfterwardsItIsRefused(ServerKind kind) throws Exception {
+        privateServer(kind).close(); // skips when the kind is not installed
+        try (DatabaseServer server = DatabaseServer.create(kind,
+                ThrowawayServers.base().resolve("moved-" + kind.label() + "-" + System.nanoTime()))) {
+            int given = server.port();
+            try (java.net.ServerSocket other = new java.net.ServerSocket(given, 50,
+                    java.net.InetAddress.getByName("127.0.0.1"))) {
+                server.start();
+                assertThat(server.port()).as("moved off the taken port").isNotEqualTo(given);
+                assertThat(server.isRunning()).isTrue();
+            }
+            server.stop();
+            int kept = server.port();
+            try (java.net.ServerSocket other = new java.net.ServerSocket(kept, 50,
+                    java.net.InetAddress.getByName("127.0.0.1"))) {
+                assertThatThrownBy(server::start).hasMessageContaining("port " + kept + " is taken by another program");
+            }
+        }
+    }
+
     @ParameterizedTest
     @EnumSource(ServerKind.class)
     void stopAtStopsAServerLeftBehindByItsDirectory(ServerKind kind) throws Exception {
