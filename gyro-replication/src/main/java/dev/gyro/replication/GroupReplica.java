@@ -300,20 +300,7 @@ public final class GroupReplica implements Replication, AutoCloseable {
         machine.rebuildWith(out -> {
             Database from = source.get();
             if (from == null || from == db) return null;
-            try (Connection in = java.sql.DriverManager.getConnection(from.jdbcUrl())) {
-                in.setAutoCommit(false);
-                if (!(db.dialect() instanceof dev.gyro.runtime.db.SqliteDialect)) { // SQLite: a read transaction is one
-                    in.setReadOnly(true);
-                    in.setTransactionIsolation(Connection.TRANSACTION_REPEATABLE_READ); // one snapshot of every table
-                }
-                try {
-                    dev.gyro.runtime.db.JoinerCopy.copyTables(in, out, db.dialect(), "a live replica's database",
-                            name + "'s", table -> log.debug("{}: {}", name, table));
-                    return ReplicaProgress.restampCopy(out, spec.name(), replica);
-                } finally {
-                    in.rollback();
-                }
-            }
+            return Snapshot.copyInto(from, out, spec, replica, name + "'s", table -> log.debug("{}: {}", name, table));
         });
     }
 

@@ -73,24 +73,39 @@ public final class Snapshot {
                 Files.deleteIfExists(Path.of(file + suffix));
             return copy(source, spec, from, file, to);
         }
-        try (Connection in = DriverManager.getConnection(source.jdbcUrl());
-             Connection out = DriverManager.getConnection(d.jdbcUrl(target))) {
+        try (Connection out = DriverManager.getConnection(d.jdbcUrl(target))) {
             out.setAutoCommit(false);
             try {
                 schema.run(out);
                 ReplicaProgress.createTable(out);
                 out.commit();
-                in.setAutoCommit(false);
-                in.setReadOnly(true);
-                in.setTransactionIsolation(Connection.TRANSACTION_REPEATABLE_READ); // one snapshot of every table
-                JoinerCopy.copyTables(in, out, d, "replica " + from + "'s database", "replica " + to + "'s", progress);
-                long index = ReplicaProgress.restamp(out, spec.name(), from, to).appliedIndex();
+                long index = copyInto(source, out, spec, to, "replica " + to + "'s", progress).appliedIndex();
                 out.commit();
                 return index;
             } catch (Exception e) {
                 out.rollback();
                 if (e instanceof SQLException s) throw s;
                 throw new SQLException("cannot rebuild replica " + to + " of " + spec.name() + ": " + e.getMessage(), e);
+            }
+        }
+    }
+
+    /**
+     * Copies every table of {@code source} (a live replica of {@code spec}'s group) into {@code out}'s database, in
+     * {@code out}'s transaction (not committed here), read in one snapshot of {@code source}'s, and restamps the copy
+     * as replica {@code to}'s; returns where the copy stands in the log.
+     */
+    static ReplicaProgress.Position copyInto(Database source, Connection out, GroupSpec spec, int to, String target,
+                                             Consumer<String> progress) throws SQLException {
+        try (Connection in = DriverManager.getConnection(source.jdbcUrl())) {
+            in.setAutoCommit(false);
+            if (!(source.dialect() instanceof SqliteDialect)) { // SQLite: one read transaction is one snapshot
+                in.setReadOnly(true);
+                in.setTransactionIsolation(Connection.TRANSACTION_REPEATABLE_READ); // one snapshot of every table
+            }
+            try {
+                JoinerCopy.copyTables(in, out, source.dialect(), "a live replica's database", target, progress);
+                return ReplicaProgress.restampCopy(out, spec.name(), to);
             } finally {
                 in.rollback();
             }

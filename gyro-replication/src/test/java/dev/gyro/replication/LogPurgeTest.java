@@ -90,6 +90,23 @@ class LogPurgeTest {
      * past where it stopped, and when it returns its leader offers it only a snapshot; it copies the leader's database
      * into its own, in one transaction, and takes the log after the copy's index.
      */
+    /**
+     * 50 writes every replica applies, then a follower stopped and 550 writes more, past what a retention of 80
+     * entries keeps for it: the leader's log is purged past where it stopped. Returns the stopped replica.
+     */
+    static int stopAFollowerAndPurgePastIt(ReplicatedGroup group) throws Exception {
+        write(group, 1, 50);
+        GroupReplica leader = group.leader();
+        assertThat(group.awaitApplied(leader.lastLogIndex(), Groups.WAIT)).isTrue();
+        int stopped = (leader.replica() + 1) % 3;
+        long stoppedAt = group.replica(stopped).lastLogIndex();
+        group.stop(stopped);
+        write(group, 51, 600);
+        assertThat(leader.logStartIndex()).as("purged past the stopped replica, " + (600 - 50) + " writes behind")
+                .isGreaterThan(stoppedAt + 1);
+        return stopped;
+    }
+
     @ParameterizedTest(name = "{0}")
     @ValueSource(strings = {"sqlite", "postgres", "mariadb"})
     void aReplicaDownLongerThanTheLogIsKeptForIsRebuiltFromACopy(String backend) throws Exception {
@@ -97,15 +114,8 @@ class LogPurgeTest {
         List<String> databases = Groups.databases(backend, dir, 3);
         try (ReplicatedGroup group = ReplicatedGroup.start(spec, databases, dir.resolve("logs"))) {
             group.awaitLeader(Groups.WAIT);
-            write(group, 1, 50);
             GroupReplica leader = group.leader();
-            assertThat(group.awaitApplied(leader.lastLogIndex(), Groups.WAIT)).isTrue();
-            int stopped = (leader.replica() + 1) % 3;
-            long stoppedAt = group.replica(stopped).lastLogIndex();
-            group.stop(stopped);
-            write(group, 51, 600);
-            assertThat(leader.logStartIndex()).as("purged past the stopped replica, " + (600 - 50) + " writes behind")
-                    .isGreaterThan(stoppedAt + 1);
+            int stopped = stopAFollowerAndPurgePastIt(group);
 
             GroupReplica back = group.restart(stopped);
             write(group, 601, 640);
@@ -128,14 +138,7 @@ class LogPurgeTest {
         Path logs = dir.resolve("logs");
         try (ReplicatedGroup group = ReplicatedGroup.start(spec, databases, logs)) {
             group.awaitLeader(Groups.WAIT);
-            write(group, 1, 50);
-            GroupReplica leader = group.leader();
-            assertThat(group.awaitApplied(leader.lastLogIndex(), Groups.WAIT)).isTrue();
-            int stopped = (leader.replica() + 1) % 3;
-            long stoppedAt = group.replica(stopped).lastLogIndex();
-            group.stop(stopped);
-            write(group, 51, 600);
-            assertThat(leader.logStartIndex()).isGreaterThan(stoppedAt + 1);
+            int stopped = stopAFollowerAndPurgePastIt(group);
 
             GroupSignal signal = new GroupSignal();
             try (GroupReplica alone = GroupReplica.start(spec, stopped, databases.get(stopped),

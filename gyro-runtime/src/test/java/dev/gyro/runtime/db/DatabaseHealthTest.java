@@ -80,11 +80,16 @@ class DatabaseHealthTest {
 
     static final long SECOND = 1_000_000_000L;
 
+    /** The health of a new SQLite database, on a clock of {@code nanos} the test moves. */
+    DatabaseHealth healthOn(AtomicLong nanos) throws Exception {
+        db = Database.open(SqliteDialect.INSTANCE, dir.resolve("h.db").toString());
+        return new DatabaseHealth(db, System::currentTimeMillis, nanos::get);
+    }
+
     @Test
     void aProbeThatDoesNotAnswerWithinTwoSecondsReportsTheDatabaseDown() throws Exception {
-        db = Database.open(SqliteDialect.INSTANCE, dir.resolve("h.db").toString());
         AtomicLong nanos = new AtomicLong();
-        DatabaseHealth health = new DatabaseHealth(db, System::currentTimeMillis, nanos::get);
+        DatabaseHealth health = healthOn(nanos);
         HeldProbes probes = new HeldProbes();
         nanos.set(SECOND / 2);
         health.check(probes);
@@ -108,9 +113,8 @@ class DatabaseHealthTest {
 
     @Test
     void aProbeBegunBeforeTheDatabaseAnsweredAgainReportsNothing() throws Exception {
-        db = Database.open(SqliteDialect.INSTANCE, dir.resolve("h.db").toString());
         AtomicLong nanos = new AtomicLong();
-        DatabaseHealth health = new DatabaseHealth(db, System::currentTimeMillis, nanos::get);
+        DatabaseHealth health = healthOn(nanos);
         HeldProbes probes = new HeldProbes();
         nanos.set(3 * SECOND / 2);
         health.check(probes); // the probe begins while the server is down, and its pool waits for a connection
