@@ -695,13 +695,23 @@ final class AttachBenchmark {
         return file;
     }
 
+    /** The checkout's commit, and whether tracked files differ from it (a run of code that was not committed). */
     static String commit() {
+        String c = git("rev-parse", "--short", "HEAD");
+        if (c == null) return "unknown";
+        String changed = git("status", "--porcelain", "--untracked-files=no");
+        return changed == null || changed.isEmpty() ? c : c + " with uncommitted changes";
+    }
+
+    private static String git(String... args) {
         try {
-            Process p = new ProcessBuilder("git", "rev-parse", "--short", "HEAD").redirectErrorStream(true).start();
-            String c = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8).strip();
-            return p.waitFor() == 0 ? c : "unknown";
+            List<String> cmd = new ArrayList<>(List.of("git"));
+            cmd.addAll(List.of(args));
+            Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+            String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8).strip();
+            return p.waitFor() == 0 ? out : null;
         } catch (IOException | InterruptedException e) {
-            return "unknown";
+            return null;
         }
     }
 

@@ -117,7 +117,7 @@ final class BenchCommand implements Callable<Integer> {
     int replicas;
 
     @Option(names = "--kills", paramLabel = "N", description = "faults: leader kills (SIGKILL) to inject (default 20;"
-            + " --quick: 1)")
+            + " --quick: 1); replicas: leader kills timed (default 20; --quick: 5)")
     Integer kills;
 
     @Option(names = "--freezes", paramLabel = "N", description = "faults: leader freezes (SIGSTOP, then SIGCONT) to"
@@ -134,10 +134,10 @@ final class BenchCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        if ((kills != null || freezes != null || freezeSeconds != null || dbKills != null)
-                && !scenario.equals(FaultsBenchmark.NAME)) {
-            System.out.println("bench: FAILED: --kills, --freezes, --freeze-seconds and --db-kills go with the faults"
-                    + " scenario");
+        if ((freezes != null || freezeSeconds != null || dbKills != null) && !scenario.equals(FaultsBenchmark.NAME)
+                || kills != null && !scenario.equals(FaultsBenchmark.NAME) && !scenario.equals(ReplicasBenchmark.NAME)) {
+            System.out.println("bench: FAILED: --freezes, --freeze-seconds and --db-kills go with the faults scenario,"
+                    + " --kills with faults and replicas");
             return 2;
         }
         if (scenario.equals(FaultsBenchmark.NAME)) return faults();
@@ -178,8 +178,20 @@ final class BenchCommand implements Callable<Integer> {
         }
         if (scenario.equals(ScaleSimScenario.NAME)) return scaleSim();
         if (scenario.equals(ReplicasBenchmark.NAME)) {
+            if (kills != null && kills < 1) {
+                System.out.println("bench: FAILED: --kills must be 1 or more, not " + kills);
+                return 2;
+            }
+            Backend db;
+            try {
+                db = backend == null ? null : Backend.parse(backend);
+            } catch (IllegalArgumentException e) {
+                System.out.println("bench: FAILED: " + e.getMessage());
+                return 2;
+            }
             Path dir = claimOut();
-            return dir == null ? 2 : new ReplicasBenchmark(quick, OwnedFolder.fresh(dir, "--out"), System.out).run();
+            return dir == null ? 2 : new ReplicasBenchmark(quick, db, kills, OwnedFolder.fresh(dir, "--out"), System.out)
+                    .run();
         }
         if (scenario.equals(GrowBenchmark.NAME)) {
             Path dir = claimOut();

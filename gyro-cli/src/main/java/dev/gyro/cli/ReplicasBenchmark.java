@@ -27,8 +27,8 @@ import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * {@code gyro bench replicas}: one replica per instance against groups of three (docs/decisions/24-ring-on-groups.md),
- * side by side in one run on this machine, 3 instances of the online store on SQLite files, through the client over
- * loopback: local writes and reads (latency percentiles, throughput), a global request at light load, and, for groups
+ * side by side in one run on this machine, 3 instances of the online store on SQLite files (or throwaway PostgreSQL
+ * or MariaDB servers, one per replica), through the client over loopback: local writes and reads (latency percentiles, throughput), a global request at light load, and, for groups
  * of three, failovers (from a leader's kill to the completion of the first request of its group sent after it).
  */
 final class ReplicasBenchmark {
@@ -42,14 +42,21 @@ final class ReplicasBenchmark {
     private final int clients;
     private final long seconds;
     private final int kills;
+    private final Backend backend;
 
-    ReplicasBenchmark(boolean quick, Path dir, PrintStream out) {
+    /**
+     * @param backend every replica's database (SQLite unless given)
+     * @param kills   leader kills, one group after another (null: 20, or 5 with {@code quick})
+     */
+    ReplicasBenchmark(boolean quick, Backend backend, Integer kills, Path dir, PrintStream out) {
+        if (kills != null && kills < 1) throw new IllegalArgumentException("--kills must be 1 or more, not " + kills);
         this.quick = quick;
+        this.backend = backend == null ? Backend.SQLITE : backend;
         this.dir = dir;
         this.out = out;
         this.clients = 8;
         this.seconds = quick ? 8 : 20;
-        this.kills = quick ? 5 : 12;
+        this.kills = kills != null ? kills : quick ? 5 : 20;
     }
 
     /** What one deployment measured. */
@@ -57,14 +64,16 @@ final class ReplicasBenchmark {
                    List<Long> failoversMs) {}
 
     int run() throws Exception {
-        out.printf(Locale.ROOT, "Gyro bench replicas: 3 instances of the online store on SQLite, 1 replica each vs"
-                + " groups of 3; %d clients, %d s measured per size (+2 s warm-up), %d leader kills%n", clients, seconds,
-                kills);
+        out.printf(Locale.ROOT, "Gyro bench replicas: 3 instances of the online store on %s, 1 replica each vs"
+                + " groups of 3; %d clients, %d s measured per size (+2 s warm-up), %d leader kills%n", backend.label(),
+                clients, seconds, kills);
         List<Figures> all = new ArrayList<>();
         for (int r : new int[] {1, 3}) all.add(measure(r));
         String table = table(all);
         out.print(table);
-        Files.writeString(dir.resolve("summary.md"), "# gyro bench replicas\n\n" + table + "\n");
+        Files.writeString(dir.resolve("summary.md"), "# gyro bench replicas\n\n- backend: " + backend.label()
+                + "; " + clients + " clients, " + seconds + " s measured per size, " + kills + " leader kills\n\n" + table
+                + "\n");
         out.printf("wrote %s%nbench: OK (replicas)%n", dir.resolve("summary.md"));
         return 0;
     }
@@ -72,7 +81,8 @@ final class ReplicasBenchmark {
     private Figures measure(int replicas) throws Exception {
         Path here = dir.resolve("r" + replicas);
         int n = instances * replicas;
-        try (LocalCluster dbs = LocalCluster.create(Backend.SQLITE, here, new OnlineStore(), n, 1, 42, k -> {})) {
+        if (backend != Backend.SQLITE) out.printf("starting %d throwaway %s servers%n", n, backend.label());
+        try (LocalCluster dbs = LocalCluster.create(backend, here, new OnlineStore(), n, 1, 42, k -> {})) {
             ReplicatedRing ring = null;
             List<String> addresses;
             if (replicas == 1) {
@@ -82,7 +92,9 @@ final class ReplicasBenchmark {
                 List<List<String>> databases = new ArrayList<>();
                 for (int p = 0; p < instances; p++) {
                     List<String> group = new ArrayList<>();
-                    for (int i = 0; i < replicas; i++) group.add(dbs.databaseFile(p * replicas + i).toString());
+                    for (int i = 0; i < replicas; i++)
+                        group.add(backend == Backend.SQLITE ? dbs.databaseFile(p * replicas + i).toString()
+                                : dbs.jdbcUrl(p * replicas + i));
                     databases.add(group);
                 }
                 ring = ReplicatedRing.start(databases, here.resolve("logs"), "bench", GroupTimeouts.DEFAULT,

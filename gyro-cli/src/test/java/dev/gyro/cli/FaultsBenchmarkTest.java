@@ -22,21 +22,23 @@ class FaultsBenchmarkTest {
 
     @Test
     void refusesWhatItCannotRun() {
-        BenchCommandTest.Run db = BenchCommandTest.bench("faults", "--quick", "--db-kills", "1", "--out",
-                dir.resolve("a").toString());
-        assertThat(db.exit()).isEqualTo(2);
-        assertThat(db.out()).startsWith("bench: FAILED: --db-kills kills PostgreSQL servers: give --backend postgres");
-        BenchCommandTest.Run none = BenchCommandTest.bench("faults", "--kills", "0", "--freezes", "0");
-        assertThat(none.exit()).isEqualTo(2);
-        assertThat(none.out()).startsWith("bench: FAILED: no fault to inject");
-        BenchCommandTest.Run other = BenchCommandTest.bench("tpcc", "--quick", "--kills", "3");
-        assertThat(other.exit()).isEqualTo(2);
-        assertThat(other.out()).startsWith("bench: FAILED: --kills, --freezes, --freeze-seconds and --db-kills go with"
-                + " the faults scenario");
-        BenchCommandTest.Run clients = BenchCommandTest.bench("faults", "--quick", "--clients", "8");
-        assertThat(clients.exit()).isEqualTo(2);
-        assertThat(clients.out()).startsWith("bench: FAILED: faults runs the online store on groups of three");
+        refused("bench: FAILED: --db-kills kills PostgreSQL servers: give --backend postgres",
+                "faults", "--quick", "--db-kills", "1", "--out", dir.resolve("a").toString());
+        refused("bench: FAILED: no fault to inject", "faults", "--kills", "0", "--freezes", "0");
+        refused("bench: FAILED: --freezes, --freeze-seconds and --db-kills go with the faults scenario, --kills with"
+                + " faults and replicas", "tpcc", "--quick", "--kills", "3");
+        refused("bench: FAILED: --freezes", "replicas", "--quick", "--freezes", "1");
+        refused("bench: FAILED: --kills must be 1 or more, not 0", "replicas", "--quick", "--kills", "0");
+        refused("bench: FAILED: unknown backend 'oracle'", "replicas", "--quick", "--backend", "oracle");
+        refused("bench: FAILED: faults runs the online store on groups of three", "faults", "--quick", "--clients", "8");
         assertThat(dir.resolve("a")).doesNotExist();
+    }
+
+    /** {@code gyro bench ARGS} exits 2 with a first line that starts with {@code message}. */
+    private static void refused(String message, String... args) {
+        BenchCommandTest.Run run = BenchCommandTest.bench(args);
+        assertThat(run.exit()).as(String.join(" ", args)).isEqualTo(2);
+        assertThat(run.out()).as(String.join(" ", args)).startsWith(message);
     }
 
     /** On request (docs/testing.md): 90 s of 6 replica processes, more than the suite's time allows beside the rest. */

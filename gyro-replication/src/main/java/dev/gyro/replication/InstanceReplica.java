@@ -36,6 +36,8 @@ public final class InstanceReplica implements AutoCloseable {
     private final Thread watcher;
     private volatile GyroInstance instance; // started and serving
     private volatile GyroInstance starting; // being started: close() stops it too
+    private volatile GyroInstance prepared; // built ahead while this replica follows (prepare)
+    private boolean prepareFailed; // the watcher's
     private volatile boolean instanceFailed;
     private volatile boolean closed;
 
@@ -104,6 +106,16 @@ public final class InstanceReplica implements AutoCloseable {
         return g == null || g.stopped() ? null : g;
     }
 
+    /** The instance this replica prepared while following, to start once it leads; null when it has none. */
+    GyroInstance prepared() {
+        return prepared;
+    }
+
+    /** Waits until this replica has an instance prepared ({@link #prepared()}); false at the deadline. */
+    boolean awaitPrepared(java.time.Duration within) throws InterruptedException {
+        return signal.await(() -> prepared != null, System.nanoTime() + within.toNanos());
+    }
+
     private void watch() {
         int failures = 0;
         while (!closed) {
@@ -122,7 +134,8 @@ public final class InstanceReplica implements AutoCloseable {
                     continue;
                 }
                 if (running == null && replica.isLeader()) {
-                    GyroInstance g = new GyroInstance(config, view);
+                    GyroInstance g = prepared != null ? prepared : new GyroInstance(config, view);
+                    prepared = null;
                     starting = g;
                     try {
                         g.start();
@@ -141,12 +154,32 @@ public final class InstanceReplica implements AutoCloseable {
                         Thread.sleep(Math.min(2_000, 50L << Math.min(failures, 6))); // a port still held, a leader lost
                     }
                 }
+                if (instance == null && prepared == null && !prepareFailed && !closed && !replica.isLeader()) prepare();
             } catch (InterruptedException e) {
                 break;
             } catch (RuntimeException e) {
                 log.error("instance {} at replica {}: the watch failed", config.self(), replica.replica(), e);
             }
         }
+    }
+
+    /**
+     * While this replica follows: the instance it starts once it leads, with what does not depend on the database
+     * built now (docs/decisions/41-failover-on-a-loaded-machine.md); a failure leaves it to be built at the start.
+     */
+    private void prepare() {
+        GyroInstance g = new GyroInstance(config, view);
+        try {
+            prepared = g.prepare();
+            signal.changed();
+        } catch (RuntimeException e) {
+            g.close();
+            prepareFailed = true; // not tried again: each start builds what it needs
+            log.warn("instance {} at replica {}: could not prepare its instance ahead: {}", config.self(),
+                    replica.replica(), e.toString());
+            return;
+        }
+        if (closed) g.close();
     }
 
     /** Stops at once, as a crash would: the instance, the Ratis server, the database. */
@@ -165,6 +198,9 @@ public final class InstanceReplica implements AutoCloseable {
         instance = null;
         if (g != null) g.close();
         g = starting;
+        if (g != null) g.close();
+        g = prepared;
+        prepared = null;
         if (g != null) g.close();
     }
 

@@ -57,6 +57,8 @@ public final class GyroInstance implements AutoCloseable {
     private final Database replicated;
     /** Built once by {@link #start()}; null before. */
     private volatile InstanceParts parts;
+    /** Built by {@link #prepare()}, handed to the parts by {@link #start()}; null otherwise. */
+    private volatile StandbyParts standby;
 
     public GyroInstance(InstanceConfig config) {
         this(config, null);
@@ -98,13 +100,29 @@ public final class GyroInstance implements AutoCloseable {
      */
     public GyroInstance start() throws IOException {
         if (parts != null) throw new IllegalStateException("instance " + self + " is started already");
+        StandbyParts ahead = standby;
+        standby = null;
         InstanceParts p = new InstanceParts(config, replicated, catalog, routing, localTransactions, stats, requestIds,
-                closed::get, this::failStop);
+                closed::get, this::failStop, ahead);
         parts = p;
         if (closed.get()) p.close(); // closed while it started
         log.info("instance {} of cluster {} serving {} on {} (listening on {}, {}){}", self,
                 config.network().clusterId(), config.application().name(), config.address(), config.bindHost(),
                 config.network().transport(), p.http == null ? "" : "; metrics and live view on " + p.http.url());
+        return this;
+    }
+
+    /**
+     * Builds, before {@link #start()}, what the instance needs that does not depend on its database: its threads,
+     * metrics, and links to its peers (not connected yet). A replica that follows its group prepares the instance it
+     * starts once it leads, so that a failover waits only for the belt's recovery from the database
+     * (docs/decisions/41-failover-on-a-loaded-machine.md). Closing the instance closes them. On the caller's thread.
+     */
+    public GyroInstance prepare() {
+        if (parts != null || standby != null) throw new IllegalStateException("instance " + self + " is prepared already");
+        StandbyParts ahead = new StandbyParts(config, catalog, routing, stats);
+        standby = ahead;
+        if (closed.get()) ahead.close(); // closed while it was prepared
         return this;
     }
 
@@ -272,5 +290,7 @@ public final class GyroInstance implements AutoCloseable {
         if (!closed.compareAndSet(false, true)) return;
         InstanceParts p = parts;
         if (p != null) p.close();
+        StandbyParts ahead = standby; // prepared, never started
+        if (ahead != null) ahead.close();
     }
 }

@@ -28,7 +28,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BooleanSupplier;
@@ -79,10 +78,12 @@ final class InstanceParts implements AutoCloseable {
      * @param replicated the replicated group's view of the leader's database, or null for a database of its own
      * @param closed     true once the instance is closing
      * @param failStop   told once why the belt loop stopped the instance
+     * @param standby    the parts built ahead ({@link GyroInstance#prepare()}), owned from now on; null: built here
      */
     InstanceParts(InstanceConfig config, Database replicated, TransactionCatalog catalog, RoutingTable routing,
                   Map<String, LocalExecutor.LocalTransaction> localTransactions, InstanceStats stats,
-                  AtomicLong requestIds, BooleanSupplier closed, Consumer<Throwable> failStop) throws IOException {
+                  AtomicLong requestIds, BooleanSupplier closed, Consumer<Throwable> failStop, StandbyParts standby)
+            throws IOException {
         this.config = config;
         this.self = config.self();
         this.stats = stats;
@@ -98,9 +99,13 @@ final class InstanceParts implements AutoCloseable {
                 db = replicated; // the replica owns it: never closed here
                 // A write transaction through the group: it begins once the replica's database holds the whole log,
                 // so the belt resumes from what the group committed (decision 24); its first row is replicated too.
-                state = db.inTransaction(false, c -> MetadataStore.load(c, self));
-                map = db.inTransaction(true, c -> BucketRows.load(c, routing.map()));
-                joined = db.inTransaction(true, RingMembers::joined);
+                // One transaction for all it reads: each transaction of a new leader waits a round of its group
+                // (a read index), and a failover waits for this one (docs/decisions/41-failover-on-a-loaded-machine.md).
+                Recovered r = db.inTransaction(false, c -> new Recovered(MetadataStore.load(c, self),
+                        BucketRows.load(c, routing.map()), RingMembers.joined(c)));
+                state = r.state();
+                map = r.map();
+                joined = r.joined();
             } else {
                 dialect = Dialect.forTarget(config.databaseTarget());
                 db = built(Database.open(dialect, config.databaseTarget(), dialect.instanceOptions()));
@@ -129,30 +134,18 @@ final class InstanceParts implements AutoCloseable {
             // 22).
             parallelGlobals = replicated == null && (dialect.parallelGlobals() || dialect.orderedCommits());
             int window = parallelGlobals ? dialect.instanceOptions().writePoolSize() : 1;
-            links = built(config.hooks().links().open(self));
-            timers = Threads.timer(self);
-            built(timers::shutdownNow);
-            ExecutorService requestThreads = Threads.bounded(self, "req", config.requestThreads(),
-                    config.maxQueuedRequests());
-            built(() -> stopAndWait(requestThreads));
-            metrics = built(new InstanceMetrics(self, catalog.names(), t -> {
-                RoutingTable.Route r = routing.route(t);
-                return r == null ? null : r.kind();
-            }, stats));
+            // Built ahead by a replica that follows its group (GyroInstance.prepare), else now.
+            StandbyParts ahead = built(standby != null ? standby : new StandbyParts(config, catalog, routing, stats));
+            links = ahead.links;
+            timers = ahead.timers;
+            ExecutorService requestThreads = ahead.requestThreads;
+            metrics = ahead.metrics;
+            ring = ahead.ring;
+            peers = ahead.peers;
+            ExecutorService probes = ahead.probes;
             metrics.database(db);
             db.failures().health().name("instance " + self + "'s " + dialect.name() + " database");
-            // The probe of an idle instance's database (DatabaseHealth) blocks for up to the pool's timeout: a thread
-            // of its own, never the timer's.
-            ExecutorService probes = Threads.single(self, "db-probe");
-            built(probes::shutdownNow);
-            metrics.requestPool((ThreadPoolExecutor) requestThreads);
-            ring = new RingWatch(self, config.addresses(), stats::queuedGlobals);
-            metrics.ring("gyro.peers.unreachable", "peers this instance has not reached for longer than the alarm bound",
-                    ring, RingWatch::unreachablePeers);
-            metrics.ring("gyro.token.unacknowledged.seconds", "how long the token this instance passed waits for"
-                    + " its acknowledgement (0 once acknowledged)", ring, RingWatch::tokenUnacknowledgedSeconds);
-            metrics.ring("gyro.ring.broken", "1 while this instance reports a broken ring", ring, RingWatch::broken);
-                        metrics.ring("gyro.map.version", "the version of the partition map this instance routes by", buckets,
+            metrics.ring("gyro.map.version", "the version of the partition map this instance routes by", buckets,
                     b -> b.map().version());
             metrics.ring("gyro.buckets.owned", "how many of the map's buckets this instance owns", buckets,
                     b -> b.map().bucketsOf(self).length);
@@ -173,10 +166,7 @@ final class InstanceParts implements AutoCloseable {
                     dialect.orderedCommits() && window > 1 ? new OrderedCommits(window) : null,
                     new PhaseClock(metrics), timers));
             PeerCheck check = new PeerCheck(config, members::ring);
-            peers = new PeerLinks(self, config.addresses(), links, config.network().transport(), check.headers(), ring);
             members.attach(peers, ring);
-            built.remove(links); // the peer links own them now
-            built(peers);
             // A replicated group's leader starts on what its group's log committed (decision 24): the log, not a peer,
             // vouches for its database, and asking the peers would lengthen every failover by their answers' wait.
             // The agreement's hop arithmetic is that of the first ring; once the ring changed, the belt's own check of the
@@ -255,6 +245,9 @@ final class InstanceParts implements AutoCloseable {
         }
     }
 
+    /** What a replicated group's new leader reads from its database to resume the belt, in one transaction. */
+    private record Recovered(DurableState state, BucketRows.Loaded map, java.util.TreeMap<Integer, String> joined) {}
+
     /** {@code configured}, followed by the addresses of the instances that joined the ring since (decision 44). */
     private static List<String> joinedAddresses(List<String> configured, java.util.TreeMap<Integer, String> joined) {
         List<String> all = new ArrayList<>(configured);
@@ -273,15 +266,6 @@ final class InstanceParts implements AutoCloseable {
     private <T extends AutoCloseable> T built(T part) {
         built.push(part);
         return part;
-    }
-
-    private static void stopAndWait(ExecutorService threads) {
-        threads.shutdownNow();
-        try {
-            threads.awaitTermination(5, TimeUnit.SECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
     }
 
     /** Refuses to serve on a database the ring has moved past (RingAgreement), before the belt exists. */

@@ -9,8 +9,10 @@ import io.grpc.InsecureChannelCredentials;
 import io.grpc.InsecureServerCredentials;
 import io.grpc.ManagedChannel;
 import io.grpc.ServerCredentials;
-import io.grpc.TlsChannelCredentials;
-import io.grpc.TlsServerCredentials;
+import io.grpc.netty.shaded.io.grpc.netty.GrpcSslContexts;
+import io.grpc.netty.shaded.io.grpc.netty.NettySslContextChannelCredentials;
+import io.grpc.netty.shaded.io.grpc.netty.NettySslContextServerCredentials;
+import io.grpc.netty.shaded.io.netty.handler.ssl.ClientAuth;
 
 import javax.net.ssl.SSLPeerUnverifiedException;
 import javax.net.ssl.SSLSession;
@@ -45,6 +47,8 @@ public final class Transport {
     private final TlsFiles files;
     private final String identity;
     private final String clusterId;
+    private volatile ChannelCredentials channelCredentials; // built on first use (TLS only)
+    private volatile ServerCredentials serverCredentials;
 
     private Transport(TlsFiles files, String identity, String clusterId) {
         this.files = files;
@@ -154,30 +158,45 @@ public final class Transport {
                 .build();
     }
 
+    /**
+     * What a channel of this transport presents and accepts: with TLS, this identity's certificate, and only servers
+     * with a certificate of the cluster's CA. Built once: a TLS context per channel cost a new leader's instance some
+     * 100 ms per peer on a loaded machine (docs/decisions/41-failover-on-a-loaded-machine.md).
+     */
     public ChannelCredentials channelCredentials() {
         if (!secure()) return InsecureChannelCredentials.create();
-        try {
-            return TlsChannelCredentials.newBuilder()
-                    .keyManager(files.certificate(identity).toFile(), files.key(identity).toFile())
-                    .trustManager(files.ca().toFile())
-                    .build();
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot read the TLS files in " + files.dir(), e);
+        ChannelCredentials c = channelCredentials;
+        if (c == null) {
+            try {
+                c = NettySslContextChannelCredentials.create(GrpcSslContexts.forClient()
+                        .keyManager(files.certificate(identity).toFile(), files.key(identity).toFile())
+                        .trustManager(files.ca().toFile())
+                        .build());
+            } catch (IOException e) {
+                throw new UncheckedIOException("cannot read the TLS files in " + files.dir(), e);
+            }
+            channelCredentials = c; // racing builders build equal contexts
         }
+        return c;
     }
 
-    /** What a server of this transport accepts: with TLS, only peers with a certificate of the cluster's CA. */
+    /** What a server of this transport accepts: with TLS, only peers with a certificate of the cluster's CA. Built once. */
     public ServerCredentials serverCredentials() {
         if (!secure()) return InsecureServerCredentials.create();
-        try {
-            return TlsServerCredentials.newBuilder()
-                    .keyManager(files.certificate(identity).toFile(), files.key(identity).toFile())
-                    .trustManager(files.ca().toFile())
-                    .clientAuth(TlsServerCredentials.ClientAuth.REQUIRE)
-                    .build();
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot read the TLS files in " + files.dir(), e);
+        ServerCredentials c = serverCredentials;
+        if (c == null) {
+            try {
+                c = NettySslContextServerCredentials.create(GrpcSslContexts
+                        .forServer(files.certificate(identity).toFile(), files.key(identity).toFile())
+                        .trustManager(files.ca().toFile())
+                        .clientAuth(ClientAuth.REQUIRE)
+                        .build());
+            } catch (IOException e) {
+                throw new UncheckedIOException("cannot read the TLS files in " + files.dir(), e);
+            }
+            serverCredentials = c;
         }
+        return c;
     }
 
     /**
