@@ -82,6 +82,13 @@ public final class GroupReplica implements Replication, AutoCloseable {
     private final GroupSignal signal;
     private volatile boolean closed;
 
+    static {
+        // Ratis ends the whole process (System.exit) when, among others, its server cannot bind its port; Gyro runs
+        // inside other programs (an attached application, a test JVM) and reports that as an error of the replica's
+        // start instead: Ratis then throws its ExitException, turned into an IOException by start.
+        org.apache.ratis.util.ExitUtils.disableSystemExit();
+    }
+
     private GroupReplica(GroupSpec spec, int replica, Database db, ReplicaProgress.Position at, TermIndex resumeAfter,
                          Path logDir, GroupSignal signal) throws IOException {
         this.spec = spec;
@@ -149,7 +156,13 @@ public final class GroupReplica implements Replication, AutoCloseable {
                     "replica " + replica + " of " + spec.name());
             r = new GroupReplica(spec, replica, db, at, resumeAfter, logDir, signal);
             if (rebuildFrom != null) r.rebuildFrom(rebuildFrom);
-            r.server.start();
+            try {
+                r.server.start();
+            } catch (org.apache.ratis.util.ExitUtils.ExitException e) { // Ratis' own "terminate", refused (below)
+                Throwable why = e.getCause() != null ? e.getCause() : e;
+                throw new IOException(r.name + " cannot start its group log on " + spec.replicas().get(replica) + ": "
+                        + why.getMessage() + (why.getCause() != null ? " (" + why.getCause().getMessage() + ")" : ""), e);
+            }
             log.debug("{} started at log index {}", r.name, at.appliedIndex());
             return r;
         } catch (SQLException | IOException | RuntimeException e) {
