@@ -46,10 +46,10 @@ final class ReplicasBenchmark {
 
     /**
      * @param backend every replica's database (SQLite unless given)
-     * @param kills   leader kills, one group after another (null: 20, or 5 with {@code quick})
+     * @param kills   leader kills, one group after another, 1 or more (null: 20, or 5 with {@code quick}); BenchCommand
+     *                refuses fewer
      */
     ReplicasBenchmark(boolean quick, Backend backend, Integer kills, Path dir, PrintStream out) {
-        if (kills != null && kills < 1) throw new IllegalArgumentException("--kills must be 1 or more, not " + kills);
         this.quick = quick;
         this.backend = backend == null ? Backend.SQLITE : backend;
         this.dir = dir;

@@ -100,7 +100,7 @@ final class StandbyParts implements AutoCloseable {
         }
     }
 
-    static void stopAndWait(ExecutorService threads) {
+    private static void stopAndWait(ExecutorService threads) {
         threads.shutdownNow();
         try {
             threads.awaitTermination(5, TimeUnit.SECONDS);

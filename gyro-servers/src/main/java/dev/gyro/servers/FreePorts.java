@@ -101,7 +101,7 @@ public final class FreePorts {
                 return null;
             }
             return new Reservation(lock);
-        } catch (java.nio.channels.OverlappingFileLockException e) { // not here: this process checks GIVEN first
+        } catch (java.nio.channels.OverlappingFileLockException e) { // this process's own, from before it started over
             closeQuietly(channel);
             return null;
         } catch (IOException e) {
