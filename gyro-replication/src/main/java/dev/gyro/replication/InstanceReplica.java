@@ -187,7 +187,12 @@ public final class InstanceReplica implements AutoCloseable {
     public void close() {
         if (closed) return;
         closed = true;
-        replica.close(); // first, as a crash: its log stops at once, and what its instance had in flight cannot commit
+        GyroInstance serving = instance;
+        // As a crash, at once: no call reaches the instance any more (Ratis' close, next, may wait seconds for its
+        // channels to the other replicas, and clients would wait on a replica that no longer leads), and its log stops,
+        // so what its instance had in flight cannot commit.
+        if (serving != null) serving.stopServing();
+        replica.close();
         watcher.interrupt();
         try {
             watcher.join(10_000);

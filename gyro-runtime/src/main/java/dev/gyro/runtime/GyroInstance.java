@@ -284,6 +284,16 @@ public final class GyroInstance implements AutoCloseable {
         stopper.start();
     }
 
+    /**
+     * Stops answering at once, as a crash does to an instance's connections: its server stops listening and the calls
+     * in flight are cancelled, so clients and peers turn elsewhere now; {@link #close()} stops the rest. For a replica
+     * killed inside one process, whose group log takes a while to close (InstanceReplica). Any thread, any time.
+     */
+    public void stopServing() {
+        InstanceParts p = parts;
+        if (p != null) p.server.close();
+    }
+
     /** Stops serving. The database keeps everything that committed; a restart resumes from it. Any thread, any time. */
     @Override
     public void close() {
