@@ -205,11 +205,13 @@ public final class GroupReplica implements Replication, AutoCloseable {
         // one failed with it, and a resumed old leader never caught up again (seen after freezes of 20 and 60 s:
         // "Difference between entry index and RaftLog's last index ... is greater than 1").
         RaftServerConfigKeys.Log.setAppendEntriesComposeEnabled(p, false);
-        // Reads (decision 24): linearizable, served by the leader once a round of heartbeats confirms it still leads
-        // (Ratis' read index). Not by leader lease: measured side by side (gyro bench replicas), the lease made a
-        // quarter of the failovers last about 3 s instead of 1-1.8 s, since followers refuse to vote while it may hold.
+        // Reads (docs/decisions/46-reads-by-lease.md): linearizable, served by the leader at once while it holds its
+        // lease (a majority answered appends sent less than 0.9 x the shortest election timeout ago: no other leader
+        // can be elected before a whole election timeout after that), else once a round of heartbeats confirms it
+        // still leads (Ratis' read index). The 0.1 left is the allowance for replicas' clocks running at different rates.
         RaftServerConfigKeys.Read.setOption(p, RaftServerConfigKeys.Read.Option.LINEARIZABLE);
-        RaftServerConfigKeys.Read.setLeaderLeaseEnabled(p, false);
+        RaftServerConfigKeys.Read.setLeaderLeaseEnabled(p, true);
+        RaftServerConfigKeys.Read.setLeaderLeaseTimeoutRatio(p, 0.9);
         // No log entries of Ratis' own recording the commit index after each commit: each costs every replica a write
         // and an fsync of its log between two batches (docs/decisions/42-group-commit.md). A restarted replica then
         // learns the commit index from its leader before it applies, which it must reach to serve anyway.

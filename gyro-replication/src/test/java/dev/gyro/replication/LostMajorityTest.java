@@ -9,6 +9,7 @@ import java.time.Duration;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
  * A group that lost its majority (docs/decisions/10-errors.md and docs/decisions/22-group-log.md): a write is answered
@@ -43,6 +44,10 @@ class LostMajorityTest {
             assertThat(Groups.single(leader.database(), "SELECT COUNT(*) FROM orders WHERE id = 2"))
                     .as("the uncommitted order is not in the leader's database").isZero();
             assertThat(Groups.single(leader.database(), "SELECT n FROM totals")).isEqualTo(1);
+            // Nor does it read: its lease (0.9 of the shortest election timeout after a majority last answered) ran out
+            // long before the write's commit timeout, and the read index it falls back to needs a majority.
+            assertThatThrownBy(leader::beforeRead).isInstanceOf(GroupUnavailableException.class)
+                    .hasMessageContaining("cannot prove it still leads");
 
             for (int i = 0; i < 3; i++) if (group.replica(i) == null) group.restart(i);
             // The group is whole again once the returned replicas hold the leader's log (order 2's entry included,

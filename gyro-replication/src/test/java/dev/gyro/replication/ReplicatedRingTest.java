@@ -98,6 +98,8 @@ class ReplicatedRingTest {
         final AtomicBoolean stop = new AtomicBoolean();
         final AtomicLong ordersOk = new AtomicLong(), uncertain = new AtomicLong();
         final Set<Long> acknowledged = java.util.concurrent.ConcurrentHashMap.newKeySet();
+        final AtomicLong readsChecked = new AtomicLong();
+        final List<String> staleReads = new java.util.concurrent.CopyOnWriteArrayList<>();
         final AtomicReference<Throwable> failure = new AtomicReference<>();
         final List<Thread> threads = new ArrayList<>();
 
@@ -110,7 +112,18 @@ class ReplicatedRingTest {
                         for (long seq = 1; !stop.get(); seq++) {
                             long cart = (id + 1L) * 1_000_000 + seq;
                             if (!client.call("createCart", cart).ok()) continue;
-                            client.call("addItem", cart, 1L + random.nextInt(100), 1 + random.nextInt(2));
+                            long item = 1L + random.nextInt(100);
+                            if (client.call("addItem", cart, item, 1 + random.nextInt(2)).ok()) {
+                                // A read never returns data older than a write this client saw acknowledged, across
+                                // failovers too (a leader reads by its lease, or its read index: decision 24).
+                                Reply read = client.call("getCart", cart);
+                                if (read.ok()) {
+                                    readsChecked.incrementAndGet();
+                                    if (!read.value().equals(new dev.gyro.protocol.Value.Int(item)))
+                                        staleReads.add("cart " + cart + " read " + read.values() + " after item "
+                                                + item + " was added");
+                                }
+                            }
                             Reply r = client.call("order", cart);
                             if (r.ok()) {
                                 acknowledged.add(cart);
@@ -172,6 +185,8 @@ class ReplicatedRingTest {
             assertThat(ring.awaitQuiet(WAIT)).as("the ring became quiet").isTrue();
             assertThat(ring.awaitReplicasCaughtUp(WAIT)).isTrue();
         }
+        assertThat(w.staleReads).as("reads older than the client's own acknowledged writes").isEmpty();
+        assertThat(w.readsChecked.get()).isPositive();
         check(databases, w);
     }
 
