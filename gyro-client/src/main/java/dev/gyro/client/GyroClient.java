@@ -36,6 +36,8 @@ public final class GyroClient implements AutoCloseable {
     private final RoutingTable routing;
     // By instance id; grown when the routing table names instances that joined the ring since.
     private final List<ManagedChannel> channels = new java.util.concurrent.CopyOnWriteArrayList<>();
+    /** By instance id: the address each channel was made for (guarded by channels). */
+    private final List<String> linked = new ArrayList<>();
     private final AtomicInteger roundRobin = new AtomicInteger();
     private final long deadlineMillis;
     private final int preferred;
@@ -51,7 +53,10 @@ public final class GyroClient implements AutoCloseable {
         this.deadlineMillis = deadlineMillis;
         this.preferred = preferred;
         this.transport = transport;
-        for (String address : routing.addresses()) channels.add(transport.channel(address));
+        for (String address : routing.addresses()) {
+            channels.add(transport.channel(address));
+            linked.add(address);
+        }
         this.replicated = new boolean[routing.addresses().size()];
         boolean any = false;
         for (int i = 0; i < replicated.length; i++) {
@@ -65,12 +70,23 @@ public final class GyroClient implements AutoCloseable {
         }) : null;
         // A group's channel that found no replica listening (mid-failover) would wait out gRPC's reconnect backoff (1 s
         // and growing) after the new leader listens; calls waiting for it (wait-for-ready) should not.
+        // One that found none for a second may have its leader on an address this client does not know yet.
         if (reconnect != null) reconnect.scheduleWithFixedDelay(() -> {
-            for (int i = 0; i < replicated.length; i++)
-                if (replicated[i] && channels.get(i).getState(false) == io.grpc.ConnectivityState.TRANSIENT_FAILURE)
+            long now = System.nanoTime();
+            for (int i = 0; i < replicated.length; i++) {
+                if (replicated[i] && channels.get(i).getState(false) == io.grpc.ConnectivityState.TRANSIENT_FAILURE) {
                     channels.get(i).resetConnectBackoff();
+                    long since = noReplicaSince.computeIfAbsent(i, k -> now);
+                    if (now - since > 1_000_000_000L) groupMayHaveMoved(i);
+                } else {
+                    noReplicaSince.remove(i);
+                }
+            }
         }, RECONNECT_MILLIS, RECONNECT_MILLIS, TimeUnit.MILLISECONDS);
     }
+
+    /** By instance: since when a replicated group's channel found none of its replicas listening. */
+    private final java.util.Map<Integer, Long> noReplicaSince = new java.util.concurrent.ConcurrentHashMap<>();
 
     /** How often a replicated group's channel that found no leader tries its replicas again. */
     static final long RECONNECT_MILLIS = 50;
@@ -151,9 +167,14 @@ public final class GyroClient implements AutoCloseable {
      * bucket move). Returns whether it was.
      */
     public boolean refreshRouting(int from) {
+        return Boolean.TRUE.equals(refreshed(from, 10_000));
+    }
+
+    /** As {@link #refreshRouting(int)} within {@code millis}; null when {@code from} did not answer. */
+    private Boolean refreshed(int from, long millis) {
         try {
             byte[] json = ClientCalls.blockingUnaryCall(channels.get(from), Wire.DESCRIBE,
-                    CallOptions.DEFAULT.withDeadlineAfter(10, TimeUnit.SECONDS), new byte[0]);
+                    CallOptions.DEFAULT.withDeadlineAfter(millis, TimeUnit.MILLISECONDS), new byte[0]);
             RoutingTable newer = RoutingTable.fromJson(json);
             synchronized (channels) { // instances that joined the ring: channels to them first, then routes
                 List<String> addresses = newer.addresses();
@@ -162,15 +183,43 @@ public final class GyroClient implements AutoCloseable {
                     for (int i = channels.size(); i < addresses.size(); i++) {
                         r[i] = Transport.replicaAddresses(addresses.get(i)).size() > 1;
                         channels.add(transport.channel(addresses.get(i)));
+                        linked.add(addresses.get(i));
                     }
                     replicated = r;
                 }
+                boolean changed = routing.adopt(newer);
+                // An instance reached at another address now (a group's member replaced, decision 47): a channel there.
+                List<String> now = routing.addresses();
+                for (int i = 0; i < linked.size() && i < now.size(); i++) {
+                    if (linked.get(i).equals(now.get(i))) continue;
+                    ManagedChannel old = channels.get(i);
+                    channels.set(i, transport.channel(now.get(i)));
+                    linked.set(i, now.get(i));
+                    old.shutdown();
+                    log.info("instance {} is at {} from now on", i, now.get(i));
+                }
+                return changed;
             }
-            return routing.adopt(newer);
         } catch (StatusRuntimeException | IllegalArgumentException e) {
             log.debug("cannot refresh the routing table from instance {}: {}", from, e.toString());
-            return false;
+            return null;
         }
+    }
+
+    /** When a group that answered UNAVAILABLE last made this client ask another instance for its addresses. */
+    private final AtomicLong movedAskedAt = new AtomicLong(Long.MIN_VALUE / 2);
+
+    /**
+     * A replicated group answered UNAVAILABLE: it may be electing, or its leader may be a member on an address this
+     * client does not know yet (a member on a lost machine replaced, decision 47). At most once a second, another
+     * instance is asked for the routing table, whose addresses this client takes if they are newer.
+     */
+    private void groupMayHaveMoved(int group) {
+        long now = System.nanoTime();
+        long last = movedAskedAt.get();
+        if (now - last < 1_000_000_000L || !movedAskedAt.compareAndSet(last, now)) return;
+        for (int i = 1; i <= channels.size(); i++) // the others first, the group itself last
+            if (refreshed((group + i) % channels.size(), 1_000) != null) return;
     }
 
     /** When the map was last refreshed because a request was answered by another instance than its owner by the map. */
@@ -297,6 +346,7 @@ public final class GyroClient implements AutoCloseable {
             if (r.status() != Reply.Status.UNAVAILABLE || System.nanoTime() >= deadline) return r;
             log.debug("request {} to instance {} answered {} (attempt {}): sending it again with its id", once,
                     instance, r.message(), attempt);
+            groupMayHaveMoved(instance);
             try {
                 Thread.sleep(Math.min(200, 5L << Math.min(attempt, 6))); // a leader stepping down answers at once
             } catch (InterruptedException e) {

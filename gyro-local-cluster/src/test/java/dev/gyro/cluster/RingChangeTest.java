@@ -7,6 +7,7 @@ import dev.gyro.protocol.PartitionMap;
 import dev.gyro.protocol.Value;
 import dev.gyro.runtime.GyroInstance;
 import dev.gyro.wire.Reply;
+import dev.gyro.wire.RingRequest;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -126,6 +127,30 @@ class RingChangeTest {
     /** A filled cart that instance {@code owner} owns under {@code map}. */
     static long cartOf(PartitionMap map, int owner, Map<Long, Integer> filled) {
         return filled.keySet().stream().filter(c -> map.instanceOf(new Value.Int(c)) == owner).findFirst().orElseThrow();
+    }
+
+    /**
+     * A new address is for a replicated group's new member in a lost one's place (docs/decisions/47-new-member.md):
+     * asked of an instance of one address, of one that is no member, or with malformed parameters, the ring refuses it
+     * with a message that says why, and changes nothing.
+     */
+    @Test
+    void aNewAddressIsRefusedUnlessItIsAGroupsWithOneMemberReplaced() throws Exception {
+        try (LocalCluster c = LocalCluster.create(dir, new OnlineStore(), 2, 1, 42, n -> {}).startAll()) {
+            List<String> before = c.instance(0).routing().addresses();
+            Reply single = c.instance(0).call(RingRequest.move(1, "127.0.0.1:1"));
+            assertThat(single.status()).isEqualTo(Reply.Status.BAD_REQUEST);
+            assertThat(single.message()).contains("replicated group").contains("instance 1 is at " + before.get(1));
+            Reply stranger = c.instance(0).call(RingRequest.move(7, "127.0.0.1:1+127.0.0.1:2"));
+            assertThat(stranger.status()).isEqualTo(Reply.Status.BAD_REQUEST);
+            assertThat(stranger.message()).contains("instance 7 is no member of the ring");
+            Reply malformed = c.instance(0).call(new dev.gyro.wire.Request(RingRequest.MOVE,
+                    List.of(new dev.gyro.protocol.Value.Text("1")), false, 0));
+            assertThat(malformed.status()).isEqualTo(Reply.Status.BAD_REQUEST);
+            assertThat(malformed.message()).contains("takes the instance's id and its new address");
+            assertThat(c.instance(0).routing().addresses()).isEqualTo(before);
+            assertThat(c.instance(1).routing().addresses()).isEqualTo(before);
+        }
     }
 
     @Test

@@ -14,6 +14,8 @@ import org.apache.ratis.protocol.ClientId;
 import org.apache.ratis.protocol.Message;
 import org.apache.ratis.protocol.RaftClientReply;
 import org.apache.ratis.protocol.RaftClientRequest;
+import org.apache.ratis.protocol.RaftGroup;
+import org.apache.ratis.protocol.RaftPeer;
 import org.apache.ratis.protocol.RaftPeerId;
 import org.apache.ratis.server.RaftServer;
 import org.apache.ratis.server.RaftServerConfigKeys;
@@ -90,20 +92,20 @@ public final class GroupReplica implements Replication, AutoCloseable {
     }
 
     private GroupReplica(GroupSpec spec, int replica, Database db, ReplicaProgress.Position at, TermIndex resumeAfter,
-                         Path logDir, GroupSignal signal) throws IOException {
+                         Path logDir, GroupSignal signal, boolean joining) throws IOException {
         this.spec = spec;
         this.replica = replica;
         this.name = "replica " + replica + " of " + spec.name();
         this.db = db;
         this.signal = signal;
-        java.util.Set<RaftPeerId> members = new java.util.HashSet<>();
-        for (var peer : spec.raftGroup().getPeers()) members.add(peer.getId());
-        this.machine = new ReplicaStateMachine(name, db, at, resumeAfter, members, spec.retention().maxBehind(), writer,
+        this.machine = new ReplicaStateMachine(name, db, at, resumeAfter, spec.retention().maxBehind(), writer,
                 signal, this::failStop);
         boolean known = Files.isDirectory(logDir.resolve(spec.groupId().getUuid().toString()));
         this.server = RaftServer.newBuilder()
-                .setServerId(GroupSpec.peerId(replica))
-                .setGroup(spec.raftGroup())
+                .setServerId(spec.peerId(replica))
+                // A new member starts knowing no member, itself included, so that it never campaigns: it learns the
+                // group's membership from the leader that adds it (replaceMember). Once it has a log, its log says.
+                .setGroup(joining && !known ? RaftGroup.valueOf(spec.groupId()) : spec.raftGroup())
                 .setStateMachine(machine)
                 .setProperties(properties(spec, replica, logDir))
                 .setParameters(GroupLogTls.parameters(spec))
@@ -141,6 +143,25 @@ public final class GroupReplica implements Replication, AutoCloseable {
     static GroupReplica start(GroupSpec spec, int replica, String database, Path logDir, GroupSignal signal,
                               dev.gyro.runtime.db.SqlWork<?> prepare, java.util.function.Supplier<Database> rebuildFrom)
             throws SQLException, IOException {
+        return start(spec, replica, database, logDir, signal, prepare, rebuildFrom, false);
+    }
+
+    /**
+     * Starts a new member in the place of replica {@code replica} of a group, on the log address {@code spec} gives it
+     * (docs/decisions/47-new-member.md): on its own new database and log, knowing no member until the group's leader
+     * adds it ({@link #replaceMember}); it catches up from its leader's log, or from a copy of {@code rebuildFrom}'s
+     * database where that log was purged.
+     */
+    static GroupReplica join(GroupSpec spec, int replica, String database, Path logDir, GroupSignal signal,
+                             dev.gyro.runtime.db.SqlWork<?> prepare, java.util.function.Supplier<Database> rebuildFrom)
+            throws SQLException, IOException {
+        return start(spec, replica, database, logDir, signal, prepare, rebuildFrom, true);
+    }
+
+    private static GroupReplica start(GroupSpec spec, int replica, String database, Path logDir, GroupSignal signal,
+                                      dev.gyro.runtime.db.SqlWork<?> prepare,
+                                      java.util.function.Supplier<Database> rebuildFrom, boolean joining)
+            throws SQLException, IOException {
         if (replica < 0 || replica >= spec.size())
             throw new IllegalArgumentException(spec.name() + " has replicas 0.." + (spec.size() - 1) + ", not " + replica);
         Dialect dialect = Dialect.forTarget(database);
@@ -154,7 +175,7 @@ public final class GroupReplica implements Replication, AutoCloseable {
             });
             TermIndex resumeAfter = ReplicaLog.snapshot(logDir.resolve(spec.groupId().getUuid().toString()), at,
                     "replica " + replica + " of " + spec.name());
-            r = new GroupReplica(spec, replica, db, at, resumeAfter, logDir, signal);
+            r = new GroupReplica(spec, replica, db, at, resumeAfter, logDir, signal, joining);
             if (rebuildFrom != null) r.rebuildFrom(rebuildFrom);
             try {
                 r.server.start();
@@ -324,8 +345,10 @@ public final class GroupReplica implements Replication, AutoCloseable {
      * elected); true once Ratis says it was, false when it was not within {@code within}.
      */
     public boolean transferLeadership(int to, Duration within) throws InterruptedException {
-        var request = new org.apache.ratis.protocol.TransferLeadershipRequest(clientId, GroupSpec.peerId(replica),
-                spec.groupId(), callIds.incrementAndGet(), GroupSpec.peerId(to), within.toMillis());
+        RaftPeer target = member(to);
+        if (target == null) return false;
+        var request = new org.apache.ratis.protocol.TransferLeadershipRequest(clientId, spec.peerId(replica),
+                spec.groupId(), callIds.incrementAndGet(), target.getId(), within.toMillis());
         try {
             return server.transferLeadershipAsync(request).get(within.toMillis() + 1_000, TimeUnit.MILLISECONDS)
                     .isSuccess();
@@ -333,6 +356,67 @@ public final class GroupReplica implements Replication, AutoCloseable {
             log.info("{}: leadership not handed to replica {}: {}", name, to, e.toString());
             return false;
         }
+    }
+
+    /** The member of the group's current configuration in place {@code slot}, as this replica knows it; or null. */
+    private RaftPeer member(int slot) {
+        for (RaftPeer p : members()) if (GroupSpec.replicaOf(p.getId()) == slot) return p;
+        return null;
+    }
+
+    /** The members of the group's current configuration as this replica knows it; none once it closed. */
+    private List<RaftPeer> members() {
+        try {
+            return new ArrayList<>(division().getRaftConf().getCurrentPeers());
+        } catch (IOException e) {
+            return List.of();
+        }
+    }
+
+    /** The log address of the group's member in place {@code slot} as this replica's configuration has it; or null. */
+    public String memberAddress(int slot) {
+        RaftPeer p = member(slot);
+        return p == null ? null : p.getAddress();
+    }
+
+    /**
+     * As this group's leader, replaces the member in place {@code slot}, whose machine is lost, by the new member that
+     * {@code moved} puts there on another log address, started already ({@link #join}): one Ratis membership change
+     * (docs/decisions/47-new-member.md). Ratis first brings the new member up to date (from its log, or the new member
+     * copies a live replica's database), then commits the old and new configurations jointly, then the new one, while
+     * the group goes on committing with the majority of both. Returns once the new configuration committed.
+     *
+     * @throws GroupUnavailableException when this replica does not lead, another change is under way, or the new
+     *                                   member did not catch up within {@code within}; the configuration is then the
+     *                                   old one, or the new one if it committed meanwhile ({@link #memberAddress})
+     */
+    public void replaceMember(int slot, GroupSpec moved, Duration within) throws GroupUnavailableException,
+            InterruptedException {
+        RaftPeer lost = member(slot);
+        RaftPeer joiner = moved.raftPeer(slot);
+        if (lost != null && lost.getId().equals(joiner.getId())) return; // done already
+        List<RaftPeer> current = members();
+        List<RaftPeer> next = new ArrayList<>();
+        for (RaftPeer p : current) if (GroupSpec.replicaOf(p.getId()) != slot) next.add(p);
+        next.add(joiner);
+        var request = new org.apache.ratis.protocol.SetConfigurationRequest(clientId, spec.peerId(replica),
+                spec.groupId(), callIds.incrementAndGet(), org.apache.ratis.protocol.SetConfigurationRequest.Arguments
+                .newBuilder().setServersInCurrentConf(current).setServersInNewConf(next)
+                .setMode(org.apache.ratis.protocol.SetConfigurationRequest.Mode.COMPARE_AND_SET).build());
+        String why;
+        try {
+            RaftClientReply r = server.setConfigurationAsync(request).get(within.toMillis(), TimeUnit.MILLISECONDS);
+            if (r.isSuccess()) {
+                log.info("{}: the member in place {} is {} now, in place of {}", name, slot, joiner.getAddress(),
+                        lost == null ? "none" : lost.getAddress());
+                return;
+            }
+            why = String.valueOf(r.getException());
+        } catch (ExecutionException | TimeoutException | IOException | RuntimeException e) {
+            why = e instanceof TimeoutException ? "not done within " + millis(within) : e.toString();
+        }
+        throw unavailable(GroupUnavailableException.Outcome.UNKNOWN, name + " could not put the new member at "
+                + joiner.getAddress() + " in place " + slot + ": " + why);
     }
 
     /** Times this replica's database was rebuilt from a copy because it fell behind its group's purged log. */

@@ -88,22 +88,49 @@ public record GroupSpec(String cluster, int position, List<InetSocketAddress> re
                 .getBytes(StandardCharsets.UTF_8)));
     }
 
-    static RaftPeerId peerId(int replica) {
-        return RaftPeerId.valueOf("replica-" + replica);
+    /**
+     * Replica {@code replica}'s Ratis peer id: its place in the group and its log address
+     * (docs/decisions/47-new-member.md). A member that takes a lost one's place on another address is another peer to
+     * Ratis, so that the group's membership changes from one to the other.
+     */
+    RaftPeerId peerId(int replica) {
+        InetSocketAddress a = replicas.get(replica);
+        return RaftPeerId.valueOf("replica-" + replica + "-" + (a.getHostString() + "-" + a.getPort())
+                .replaceAll("[^A-Za-z0-9.-]", "-"));
     }
 
-    /** The replica a Ratis peer id names, or -1. */
+    /** The replica (its place in the group) a Ratis peer id names, or -1. */
     static int replicaOf(RaftPeerId id) {
         String s = id == null ? "" : id.toString();
-        return s.startsWith("replica-") ? Integer.parseInt(s.substring("replica-".length())) : -1;
+        if (!s.startsWith("replica-")) return -1;
+        String rest = s.substring("replica-".length());
+        int end = rest.indexOf('-');
+        try {
+            return Integer.parseInt(end < 0 ? rest : rest.substring(0, end));
+        } catch (NumberFormatException e) {
+            return -1;
+        }
+    }
+
+    RaftPeer raftPeer(int replica) {
+        InetSocketAddress a = replicas.get(replica);
+        return RaftPeer.newBuilder().setId(peerId(replica)).setAddress(a.getHostString() + ":" + a.getPort()).build();
     }
 
     RaftGroup raftGroup() {
         List<RaftPeer> peers = new ArrayList<>();
-        for (int i = 0; i < replicas.size(); i++) {
-            InetSocketAddress a = replicas.get(i);
-            peers.add(RaftPeer.newBuilder().setId(peerId(i)).setAddress(a.getHostString() + ":" + a.getPort()).build());
-        }
+        for (int i = 0; i < replicas.size(); i++) peers.add(raftPeer(i));
         return RaftGroup.valueOf(groupId(), peers);
+    }
+
+    /** This group with replica {@code replica} on another log address: a new member in a lost one's place. */
+    public GroupSpec withReplica(int replica, InetSocketAddress address) {
+        if (replica < 0 || replica >= replicas.size())
+            throw new IllegalArgumentException(name() + " has replicas 0.." + (replicas.size() - 1) + ", not " + replica);
+        if (replicas.contains(address))
+            throw new IllegalArgumentException(address + " is a log address of " + name() + " already");
+        List<InetSocketAddress> moved = new ArrayList<>(replicas);
+        moved.set(replica, address);
+        return new GroupSpec(cluster, position, moved, timeouts, transport, retention);
     }
 }

@@ -80,14 +80,36 @@ public final class InstanceReplica implements AutoCloseable {
                                  String gyroAddress, GroupSignal signal,
                                  java.util.function.Supplier<dev.gyro.runtime.db.Database> rebuildFrom)
             throws SQLException, IOException {
+        return start(spec, r, database, logDir, config, gyroAddress, signal, rebuildFrom, false);
+    }
+
+    /**
+     * A new member in place {@code r} of its group, on the addresses {@code spec} and {@code gyroAddress} give it, with
+     * a new database and log (docs/decisions/47-new-member.md): it knows no member until its group's leader adds it
+     * ({@link GroupReplica#replaceMember}), and catches up from that leader's log or a copy of {@code rebuildFrom}'s
+     * database.
+     */
+    static InstanceReplica join(GroupSpec spec, int r, String database, Path logDir, InstanceConfig config,
+                                String gyroAddress, GroupSignal signal,
+                                java.util.function.Supplier<dev.gyro.runtime.db.Database> rebuildFrom)
+            throws SQLException, IOException {
+        return start(spec, r, database, logDir, config, gyroAddress, signal, rebuildFrom, true);
+    }
+
+    private static InstanceReplica start(GroupSpec spec, int r, String database, Path logDir, InstanceConfig config,
+                                         String gyroAddress, GroupSignal signal,
+                                         java.util.function.Supplier<dev.gyro.runtime.db.Database> rebuildFrom,
+                                         boolean joining) throws SQLException, IOException {
         if (spec.position() != config.self())
             throw new IllegalArgumentException(spec.name() + " is ring position " + spec.position() + ", but the"
                     + " instance's configuration is of instance " + config.self());
         InstanceConfig own = config.withListen(gyroAddress);
-        GroupReplica g = GroupReplica.start(spec, r, database, logDir, signal, c -> {
+        dev.gyro.runtime.db.SqlWork<?> prepare = c -> {
             GyroInstance.prepare(c, own);
             return null;
-        }, rebuildFrom);
+        };
+        GroupReplica g = joining ? GroupReplica.join(spec, r, database, logDir, signal, prepare, rebuildFrom)
+                : GroupReplica.start(spec, r, database, logDir, signal, prepare, rebuildFrom);
         InstanceReplica ir = new InstanceReplica(g, own, signal);
         ir.watcher.start();
         // A follower has never run what its instance needs once it leads: loaded now, not in the failover

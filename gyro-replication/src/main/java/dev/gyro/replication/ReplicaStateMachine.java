@@ -93,8 +93,6 @@ final class ReplicaStateMachine extends BaseStateMachine {
     private volatile boolean stopped;
     /** How far behind a member may be and still bound a snapshot ({@link LogRetention#maxBehind()}). */
     private final long maxBehind;
-    /** The members of the group, each of whose commit index bounds a snapshot. */
-    private final Set<RaftPeerId> members;
     /** The last snapshot: the position the database held at start, or when Ratis last asked for one. */
     private volatile TermIndex snapshot;
     private volatile RaftServer.Division division;
@@ -124,14 +122,13 @@ final class ReplicaStateMachine extends BaseStateMachine {
     final LongAdder rebuilds = new LongAdder();
 
     ReplicaStateMachine(String name, Database db, ReplicaProgress.Position stored, TermIndex resumeAfter,
-                        Set<RaftPeerId> members, long maxBehind, Lock writer, GroupSignal signal,
+                        long maxBehind, Lock writer, GroupSignal signal,
                         Consumer<Throwable> failStop) {
         this.name = name;
         this.maxBehind = maxBehind;
         this.db = db;
         this.stored = stored;
         this.appliedIndex = stored.appliedIndex();
-        this.members = Set.copyOf(members);
         this.writer = writer;
         this.signal = signal;
         this.failStop = failStop;
@@ -185,6 +182,11 @@ final class ReplicaStateMachine extends BaseStateMachine {
             known.add(RaftPeerId.valueOf(info.getServer().getId()));
             if (info.getCommitIndex() >= floor) bound = Math.min(bound, info.getCommitIndex());
         }
+        // Every member of the configuration in force bounds it (both, while a membership change is under way): a
+        // member that was replaced no longer does (docs/decisions/47-new-member.md).
+        Set<RaftPeerId> members = new HashSet<>();
+        for (var p : d.getRaftConf().getAllPeers())
+            members.add(p.getId());
         if (!known.containsAll(members) || bound <= last) return last;
         TermIndex ti;
         try {

@@ -23,16 +23,17 @@ public final class ReplicatedGroup implements AutoCloseable {
 
     private static final Logger log = LoggerFactory.getLogger(ReplicatedGroup.class);
 
-    private final GroupSpec spec;
-    private final List<String> databases;
-    private final Path logRoot;
+    private volatile GroupSpec spec; // a new member in a lost one's place changes it (replace)
+    private final String[] databases;
+    private final Path[] logDirs;
     private final GroupSignal signal = new GroupSignal();
     private final GroupReplica[] replicas;
 
     private ReplicatedGroup(GroupSpec spec, List<String> databases, Path logRoot) {
         this.spec = spec;
-        this.databases = List.copyOf(databases);
-        this.logRoot = logRoot;
+        this.databases = databases.toArray(String[]::new);
+        this.logDirs = new Path[spec.size()];
+        for (int i = 0; i < logDirs.length; i++) logDirs[i] = logRoot.resolve("replica-" + i);
         this.replicas = new GroupReplica[spec.size()];
     }
 
@@ -145,9 +146,50 @@ public final class ReplicatedGroup implements AutoCloseable {
     /** (Re)starts replica {@code i} on its database and log; it catches up from the log. */
     public GroupReplica restart(int i) throws SQLException, IOException {
         stop(i);
-        GroupReplica r = GroupReplica.start(spec, i, databases.get(i), logRoot.resolve("replica-" + i), signal,
-                c -> null, this::leaderDatabase);
+        GroupReplica r = GroupReplica.start(spec, i, databases[i], logDirs[i], signal, c -> null, this::leaderDatabase);
         synchronized (this) {
+            replicas[i] = r;
+        }
+        signal.changed();
+        return r;
+    }
+
+    /**
+     * Replica {@code i}'s machine is lost with its database and log: a new member on log address {@code address}, with
+     * the new database {@code database} (its schema in place, like any replica's) and the new log directory
+     * {@code logDir}, takes its place through a membership change (docs/decisions/47-new-member.md) while the group
+     * goes on serving. Returns once the group's configuration names the new member.
+     *
+     * @throws GroupUnavailableException when the group has no leader, or the change did not commit within {@code within};
+     *                                   the new member is stopped then
+     */
+    public GroupReplica replace(int i, java.net.InetSocketAddress address, String database, Path logDir,
+                                Duration within) throws SQLException, IOException, GroupUnavailableException,
+            InterruptedException {
+        stop(i);
+        GroupSpec moved = spec.withReplica(i, address);
+        GroupReplica r = GroupReplica.join(moved, i, database, logDir, signal, c -> null, this::leaderDatabase);
+        try {
+            long deadline = System.nanoTime() + within.toNanos();
+            while (true) {
+                GroupReplica leader = awaitLeader(Duration.ofNanos(Math.max(1, deadline - System.nanoTime())));
+                try {
+                    leader.replaceMember(i, moved, Duration.ofNanos(Math.max(1, deadline - System.nanoTime())));
+                    break;
+                } catch (GroupUnavailableException e) { // leadership moved on the way, or still catching up
+                    if (System.nanoTime() >= deadline) throw e;
+                    log.info("{}: {}; trying again", spec.name(), e.getMessage());
+                    signal.await(() -> false, Math.min(deadline, System.nanoTime() + 100_000_000L)); // a round's pause
+                }
+            }
+        } catch (GroupUnavailableException | InterruptedException | RuntimeException e) {
+            r.close();
+            throw e;
+        }
+        synchronized (this) {
+            spec = moved;
+            databases[i] = database;
+            logDirs[i] = logDir;
             replicas[i] = r;
         }
         signal.changed();

@@ -32,6 +32,10 @@ public final class ReplicatedRing implements AutoCloseable {
     private volatile List<List<String>> databases;
     private volatile List<List<String>> gyroAddresses;
     private volatile List<String> ring;
+    /** Positions whose group has a member on another address than it started with (replaceMember), by position. */
+    private final java.util.Map<Integer, String> moved = new java.util.concurrent.ConcurrentHashMap<>();
+    /** Where a replica keeps its log, by position and replica, where it is not logRoot/group-P/replica-R. */
+    private final java.util.Map<List<Integer>, Path> logDirs = new java.util.concurrent.ConcurrentHashMap<>();
     private volatile InstanceReplica[][] replicas;
     private volatile List<GroupSignal> signals;
     private final Object changes = new Object(); // one join or leave at a time
@@ -119,7 +123,9 @@ public final class ReplicatedRing implements AutoCloseable {
 
     /** The ring's addresses: one per position, each its replicas' Gyro addresses joined ({@code A+B+C}). */
     public List<String> addresses() {
-        return List.copyOf(ring);
+        List<String> now = new ArrayList<>(ring);
+        moved.forEach(now::set);
+        return List.copyOf(now);
     }
 
     public int size() {
@@ -305,7 +311,7 @@ public final class ReplicatedRing implements AutoCloseable {
      * (docs/decisions/44-ring-changes.md).
      */
     private InstanceConfig config(int p) {
-        InstanceConfig c = configs.config(p, ring);
+        InstanceConfig c = configs.config(p, addresses());
         dev.gyro.protocol.PartitionMap first = dev.gyro.protocol.PartitionMap.uniform(firstPositions);
         return c.partitionMap().instances() == firstPositions ? c : c.withPartitionMap(first);
     }
@@ -331,7 +337,7 @@ public final class ReplicatedRing implements AutoCloseable {
     public InstanceReplica restart(int position, int r) throws IOException, SQLException {
         kill(position, r);
         InstanceReplica x = InstanceReplica.start(specs.get(position), r, databases.get(position).get(r),
-                logRoot.resolve("group-" + position).resolve("replica-" + r), config(position),
+                logDir(position, r), config(position),
                 gyroAddresses.get(position).get(r), signals.get(position), () -> {
                     InstanceReplica l = leader(position);
                     return l == null ? null : l.group().database();
@@ -341,6 +347,99 @@ public final class ReplicatedRing implements AutoCloseable {
         }
         signals.get(position).changed();
         return x;
+    }
+
+    private Path logDir(int position, int r) {
+        Path p = logDirs.get(List.of(position, r));
+        return p != null ? p : logRoot.resolve("group-" + position).resolve("replica-" + r);
+    }
+
+    /**
+     * Replica {@code r} of {@code position} is lost for good, its machine with its database and log: a new member on
+     * new addresses (its group log's and its instance's), with the new database {@code database} (an empty SQLite file
+     * or database of the group's DBMS) and a log of its own, takes its place while the ring serves
+     * (docs/decisions/47-new-member.md). It starts on a copy of its leader's database, knowing no member; the ring learns the group's new address (a
+     * ring change, {@code gyro.moveInstance}) while the new member cannot lead yet; then the group's leader makes it a
+     * member in the lost one's place (one Ratis membership change, after it caught up: from the log, or from a copy
+     * of a live replica's database). Returns the new member.
+     *
+     * @throws IllegalStateException when the ring refused the new address or the group did not take the new member
+     *                               within two minutes (the new member is stopped then)
+     */
+    public InstanceReplica replaceMember(int position, int r, String database)
+            throws IOException, SQLException, InterruptedException {
+        synchronized (changes) {
+            kill(position, r); // if it still ran: its machine is gone
+            InstanceReplica source = leader(position);
+            if (source == null) throw new IllegalStateException(specs.get(position).name() + " has no leader");
+            List<Integer> ports = FreePorts.take(2);
+            GroupSpec spec = specs.get(position).withReplica(r, new InetSocketAddress("127.0.0.1", ports.get(0)));
+            String gyro = "127.0.0.1:" + ports.get(1);
+            Path ownLog = logRoot.resolve("group-" + position).resolve("replica-" + r + "-" + ports.get(0));
+            List<String> members = new ArrayList<>(gyroAddresses.get(position));
+            members.set(r, gyro);
+            String address = String.join(Transport.REPLICA_SEPARATOR, members);
+            // The ring first, at the group's own instance: it reaches the group at the new address from now on, where
+            // nothing listens until the new member leads, which it cannot before it is a member.
+            dev.gyro.wire.Reply m = source.instance().call(dev.gyro.wire.RingRequest.move(position, address));
+            if (m.status() != dev.gyro.wire.Reply.Status.OK)
+                throw new IllegalStateException("the ring refused " + address + " as the address of group " + position
+                        + ": " + m.status() + ": " + m.message());
+            synchronized (this) {
+                moved.put(position, address);
+                List<List<String>> gyros = new ArrayList<>(gyroAddresses);
+                gyros.set(position, List.copyOf(members));
+                gyroAddresses = List.copyOf(gyros);
+            }
+            // It starts on a copy of its leader's database (the log does not hold what the databases were loaded
+            // with, and the copy holds the new address), and takes the log after the copy's index.
+            InstanceConfig config = config(position);
+            Snapshot.copy(source.group().database(), spec, source.group().replica(), database, r, c -> {
+                GyroInstance.prepare(c, config);
+                return null;
+            }, table -> log.info("the new member of {}: {}", spec.name(), table));
+            InstanceReplica x = InstanceReplica.join(spec, r, database, ownLog, config, gyro, signals.get(position),
+                    () -> {
+                        InstanceReplica l = leader(position);
+                        return l == null ? null : l.group().database();
+                    });
+            try {
+                long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(120);
+                while (true) {
+                    InstanceReplica l = leader(position);
+                    try {
+                        if (l == null) throw new GroupUnavailableException(spec.name(), 0, spec.size(),
+                                GroupUnavailableException.Outcome.NOT_APPLIED, "no leader");
+                        l.group().replaceMember(r, spec, java.time.Duration.ofNanos(Math.max(1,
+                                deadline - System.nanoTime())));
+                        break;
+                    } catch (GroupUnavailableException e) { // leadership moved on the way, or still catching up
+                        if (System.nanoTime() >= deadline)
+                            throw new IllegalStateException(spec.name() + " did not take its new member at "
+                                    + spec.replicas().get(r) + " within 120 s: " + e.getMessage(), e);
+                        log.info("{}: {}; trying again", spec.name(), e.getMessage());
+                        signals.get(position).await(() -> false, Math.min(deadline, System.nanoTime() + 100_000_000L));
+                    }
+                }
+            } catch (RuntimeException | InterruptedException e) {
+                x.close();
+                throw e;
+            }
+            synchronized (this) {
+                List<List<String>> dbs = new ArrayList<>(databases);
+                List<String> group = new ArrayList<>(dbs.get(position));
+                group.set(r, database);
+                dbs.set(position, List.copyOf(group));
+                databases = List.copyOf(dbs);
+                List<GroupSpec> ss = new ArrayList<>(specs);
+                ss.set(position, spec);
+                specs = List.copyOf(ss);
+                logDirs.put(List.of(position, r), ownLog);
+                replicas[position][r] = x;
+            }
+            signals.get(position).changed();
+            return x;
+        }
     }
 
     /**
@@ -403,6 +502,26 @@ public final class ReplicatedRing implements AutoCloseable {
             if (!signals.get(p).await(() -> caughtUp(position), deadline)) return false;
         }
         return true;
+    }
+
+    /**
+     * Waits until replica {@code r} of {@code position} has applied its group's log as far as the leader's went when
+     * called (under load, where the group as a whole is never level); false at the deadline.
+     */
+    public boolean awaitCaughtUp(int position, int r, java.time.Duration within) throws InterruptedException {
+        long deadline = System.nanoTime() + within.toNanos();
+        long[] target = {-1};
+        return signals.get(position).await(() -> {
+            InstanceReplica l = leader(position), x = replica(position, r);
+            if (target[0] < 0 && l != null) {
+                try {
+                    target[0] = l.group().lastRequestIndex();
+                } catch (IOException e) {
+                    return false;
+                }
+            }
+            return target[0] >= 0 && x != null && x.group().storedIndex() >= target[0];
+        }, deadline);
     }
 
     private boolean caughtUp(int position) {

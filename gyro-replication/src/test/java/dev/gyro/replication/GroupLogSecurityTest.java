@@ -79,11 +79,11 @@ class GroupLogSecurityTest {
 
             for (var s : strangers.entrySet()) {
                 try (RaftClient c = client(spec, leader, s.getValue())) {
-                    Throwable list = catchThrowable(() -> c.getGroupManagementApi(GroupSpec.peerId(follower)).list());
+                    Throwable list = catchThrowable(() -> c.getGroupManagementApi(spec.peerId(follower)).list());
                     System.out.println("list groups, " + s.getKey() + ": " + list);
                     assertThat(list).as("listing groups with %s", s.getKey())
                             .isInstanceOfAny(IOException.class, StatusRuntimeException.class);
-                    Throwable transfer = catchThrowable(() -> c.admin().transferLeadership(GroupSpec.peerId(follower),
+                    Throwable transfer = catchThrowable(() -> c.admin().transferLeadership(spec.peerId(follower),
                             2_000));
                     System.out.println("transfer leadership, " + s.getKey() + ": " + transfer);
                     assertThat(transfer).as("moving the leader with %s", s.getKey())
@@ -164,7 +164,7 @@ class GroupLogSecurityTest {
         RaftClientConfigKeys.Rpc.setRequestTimeout(p, TimeDuration.valueOf(3, TimeUnit.SECONDS));
         return RaftClient.newBuilder()
                 .setRaftGroup(spec.raftGroup())
-                .setLeaderId(GroupSpec.peerId(leader.replica()))
+                .setLeaderId(spec.peerId(leader.replica()))
                 .setProperties(p)
                 .setParameters(parameters)
                 .setRetryPolicy(RetryPolicies.noRetry())

@@ -205,15 +205,15 @@ class ReplicatedRingTest {
                 long copied = ring.replace(0, follower);
                 assertThat(copied).as("the log index the snapshot held").isPositive();
                 w.progress(5);
-                assertThat(ring.awaitReplicasCaughtUp(WAIT)).as("the rebuilt replica caught up: " + positions(ring, 0))
-                        .isTrue();
+                assertThat(ring.awaitCaughtUp(0, follower, WAIT)).as("the rebuilt replica caught up: "
+                        + positions(ring, 0)).isTrue();
                 // the leader's database is replaced too: it hands its leadership over first
                 int leader = ring.leader(0).group().replica();
                 assertThat(ring.replace(0, leader)).isPositive();
                 assertThat(ring.leader(0).group().replica()).as("another replica leads").isNotEqualTo(leader);
                 w.progress(5);
-                assertThat(ring.awaitReplicasCaughtUp(WAIT)).as("the rebuilt leader caught up: " + positions(ring, 0))
-                        .isTrue();
+                assertThat(ring.awaitCaughtUp(0, leader, WAIT)).as("the rebuilt leader caught up: "
+                        + positions(ring, 0)).isTrue();
             }
 
             // group 1 loses two of its three replicas: its requests are answered UNAVAILABLE in bounded time
@@ -277,7 +277,56 @@ class ReplicatedRingTest {
     }
 
     /** Every replica of a group equal in every table; replicated tables equal across groups; each order applied once. */
+    /**
+     * A member's machine is lost for good (docs/decisions/47-new-member.md): a new member on other addresses takes its
+     * place while clients create carts and order; then it leads its group, and the clients and the other group reach
+     * it at its new address (carts of its group created, orders passing the token through it).
+     */
+    @Test
+    void aMemberOnALostMachineIsReplacedOnAnotherAddressWhileTheRingServes() throws Exception {
+        List<List<String>> databases = databases("sqlite");
+        Workload w;
+        List<List<String>> after = new ArrayList<>(databases);
+        try (ReplicatedRing ring = start(databases, GroupTimeouts.DEFAULT);
+             GyroClient client = GyroClient.connect(ring.addresses(), 15_000, -1)) {
+            w = new Workload(client, 2);
+            try (w) {
+                w.progress(5);
+                int lost = (ring.leader(0).group().replica() + 1) % 3;
+                String before = ring.addresses().get(0);
+                String database = dir.resolve("g0-new-member.db").toString();
+                InstanceReplica joined = ring.replaceMember(0, lost, database);
+                List<String> group = new ArrayList<>(databases.get(0));
+                group.set(lost, database);
+                after.set(0, group);
+                String now = ring.addresses().get(0);
+                assertThat(now).as("group 0's address names the new member").isNotEqualTo(before)
+                        .doesNotContain(before.split("\\+")[lost]);
+                w.progress(5);
+
+                InstanceReplica leader = ring.leader(0);
+                assertThat(leader.group().transferLeadership(lost, WAIT)).as("leadership handed to the new member")
+                        .isTrue();
+                long deadline = System.nanoTime() + WAIT.toNanos();
+                while (ring.leader(0) != joined && System.nanoTime() < deadline) Thread.sleep(5); // the new one leads
+                assertThat(ring.leader(0)).as("the new member leads group 0").isSameAs(joined);
+                w.progress(10); // orders pass the token through group 0 at its new address
+                long cart = cartOwnedBy(ring, 0);
+                assertThat(client.call("createCart", cart).ok()).as("a cart of group 0, at the new member").isTrue();
+            }
+            assertThat(ring.awaitQuiet(WAIT)).as("the ring became quiet").isTrue();
+            assertThat(ring.awaitReplicasCaughtUp(WAIT)).isTrue();
+        }
+        assertThat(w.staleReads).isEmpty();
+        check(after, w, 1);
+    }
+
     void check(List<List<String>> databases, Workload w) throws Exception {
+        check(databases, w, 0);
+    }
+
+    /** @param ringChanges global requests of the ring's own besides the orders (a new address: one each) */
+    void check(List<List<String>> databases, Workload w, long ringChanges) throws Exception {
         Set<String> acrossGroups = new HashSet<>();
         long orders = -1;
         List<Connection> first = new ArrayList<>();
@@ -293,7 +342,7 @@ class ReplicatedRingTest {
                     assertThat(here).isEqualTo(orders);
                     for (Connection c : conns)
                         assertThat(single(c, "SELECT last_gsn FROM gyro_state")).as("each order applied once")
-                                .isEqualTo(orders);
+                                .isEqualTo(orders + ringChanges);
                 } finally {
                     for (int r = 1; r < conns.size(); r++) conns.get(r).close();
                 }

@@ -152,7 +152,7 @@ class StoppedReplicaTest {
     static ReplicaStateMachine machine(Database db, int replica, ReentrantLock writer, List<Throwable> failed)
             throws Exception {
         ReplicaProgress.Position at = db.inTransaction(false, c -> ReplicaProgress.claim(c, "group", replica));
-        return new ReplicaStateMachine("replica " + replica, db, at, null, java.util.Set.of(), 1L << 20, writer, new GroupSignal(),
+        return new ReplicaStateMachine("replica " + replica, db, at, null, 1L << 20, writer, new GroupSignal(),
                 failed::add);
     }
 

@@ -228,13 +228,19 @@ public record InstanceConfig(int self, List<String> addresses, Path database, Ap
 
     /**
      * What every instance of one ring must agree on, as one short fingerprint: the members in ring order and the
-     * partition map (version and buckets). Peers compare it, with the cluster id, on every message.
+     * partition map (version and buckets). Peers compare it, with the cluster id, on every message. A replicated
+     * group counts by its size, not its replicas' addresses, which change when a member on a lost machine is
+     * replaced (docs/decisions/47-new-member.md); its certificate names its position.
      */
     public String ringFingerprint() {
         // The instances the first map routes to: the ring as it started, which instances that join later share
         // (docs/decisions/44-ring-changes.md).
-        StringBuilder s = new StringBuilder(String.join(",", addresses.subList(0, Math.min(addresses.size(),
-                partitionMap.instances())))).append('|').append(partitionMap.version());
+        List<String> members = new java.util.ArrayList<>();
+        for (String a : addresses.subList(0, Math.min(addresses.size(), partitionMap.instances()))) {
+            int n = Transport.replicaAddresses(a).size();
+            members.add(n > 1 ? "group of " + n : a);
+        }
+        StringBuilder s = new StringBuilder(String.join(",", members)).append('|').append(partitionMap.version());
         for (int b = 0; b < partitionMap.buckets(); b++) s.append(b == 0 ? '|' : ',').append(partitionMap.ownerOfBucket(b));
         try {
             byte[] h = java.security.MessageDigest.getInstance("SHA-256")

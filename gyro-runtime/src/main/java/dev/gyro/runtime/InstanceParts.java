@@ -121,7 +121,12 @@ final class InstanceParts implements AutoCloseable {
             }
             // The buckets moved since the ring started, as this database applied them (decision 43), and the instances
             // that joined it (decision 44).
-            routing.adoptAddresses(joinedAddresses(routing.addresses(), joined));
+            List<String> configured = routing.addresses();
+            List<String> all = joinedAddresses(configured, joined);
+            for (int i = 0; i < configured.size(); i++) // members reached at another address since (decision 47)
+                if (!all.get(i).equals(configured.get(i)))
+                    routing.moveAddress(i, all.get(i), state.ring() != null ? state.ring().epoch() : 0);
+            routing.adoptAddresses(all);
             members = new RingMembers(self, routing, state.ring() != null ? state.ring()
                     : dev.gyro.protocol.Ring.initial(config.partitionMap().instances()));
             routing.adopt(map.map());

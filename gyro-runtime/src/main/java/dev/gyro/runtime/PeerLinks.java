@@ -113,6 +113,29 @@ final class PeerLinks implements BeltActions.Peers, AutoCloseable {
         log.info("instance {}: instance {} joined the ring at {}", self, id, address);
     }
 
+    /**
+     * Instance {@code id} is reached at {@code address} from now on (docs/decisions/47-new-member.md): its link is
+     * opened again there; what was under way on the old one fails, and the belt sends it again.
+     */
+    synchronized void move(int id, String address) {
+        if (id == self || id >= addresses.size() || addresses.get(id).equals(address)) return;
+        List<String> moved = new java.util.ArrayList<>(addresses);
+        moved.set(id, address);
+        ManagedChannel old = raw[id];
+        Channel[] c = channels.clone();
+        ManagedChannel[] r = raw.clone();
+        Link[] l = links.clone();
+        boolean[] rep = replicated.clone();
+        addresses = List.copyOf(moved);
+        replicated = rep;
+        raw = r;
+        channels = c;
+        links = l;
+        open(id);
+        if (old != null) old.shutdownNow();
+        log.info("instance {}: instance {} is at {} from now on", self, id, address);
+    }
+
     /** A refusal by a peer (another cluster, another ring, a certificate it does not accept) is logged loudly, once per reason. */
     private final java.util.Set<String> refusals = java.util.concurrent.ConcurrentHashMap.newKeySet();
 

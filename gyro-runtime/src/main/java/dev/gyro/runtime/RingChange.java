@@ -19,10 +19,11 @@ import java.util.function.LongSupplier;
 
 /**
  * A change of the ring's membership at the token's holder (docs/decisions/44-ring-changes.md): Gyro's own global
- * requests {@value RingRequest#JOIN}(address) and {@value RingRequest#LEAVE}(id), run in the token's round like any
- * other. The update carries the new ring ({@link Ring#change}, made at the hop this instance holds) and, for a join,
- * the new instance's address; once committed here, the peers know the new instance before the belt passes the token
- * by the new ring. One change at a time.
+ * requests {@value RingRequest#JOIN}(address), {@value RingRequest#LEAVE}(id) and {@value RingRequest#MOVE}(id,
+ * address), run in the token's round like any other. The update carries the new ring ({@link Ring#change}, made at the
+ * hop this instance holds; a move keeps its members) and, for a join or a move, the instance's address; once committed
+ * here, the peers know the new instance, or its new address, before the belt passes the token by the new ring. One
+ * change at a time.
  *
  * <p>Threads: {@link #run} on a global thread.
  */
@@ -45,6 +46,12 @@ final class RingChange {
         this.members = members;
         this.heldHop = heldHop;
         this.attempts = new OwnUpdates(self, db, retry);
+    }
+
+    /** Where two replica lists of the same length differ first. */
+    private static int changedAt(List<String> was, List<String> will) {
+        for (int i = 0; i < was.size(); i++) if (!was.get(i).equals(will.get(i))) return i;
+        return -1;
     }
 
     /** Runs change request {@code id}, again while it loses races; a failed change changes nothing. */
@@ -74,6 +81,32 @@ final class RingChange {
                 next = now.next(more, heldHop.getAsLong(), self);
                 extra.add(RingMembers.row(joiner, address.value()));
                 what = "instance " + joiner + " at " + address.value() + " joined the ring";
+            } else if (p.request().transaction().equals(RingRequest.MOVE)) {
+                if (args.size() != 2 || !(args.get(0) instanceof Value.Int mover)
+                        || !(args.get(1) instanceof Value.Text address) || address.value().isBlank())
+                    throw new BadRequestException(RingRequest.MOVE + " takes the instance's id and its new address"
+                            + " (host:port, or a group's replicas joined by +)");
+                int moved = (int) mover.value();
+                if (!now.contains(moved))
+                    throw new BadRequestException(RingRequest.MOVE + ": instance " + moved + " is no member of the ring "
+                            + now.members());
+                List<String> was = dev.gyro.wire.Transport.replicaAddresses(routing.addresses().get(moved));
+                List<String> will = dev.gyro.wire.Transport.replicaAddresses(address.value());
+                int changed = 0;
+                for (int i = 0; i < Math.min(was.size(), will.size()); i++) if (!was.get(i).equals(will.get(i))) changed++;
+                if (was.size() < 2 || will.size() != was.size() || changed != 1)
+                    throw new BadRequestException(RingRequest.MOVE + " gives a replicated group the address of a new"
+                            + " member in one lost member's place: instance " + moved + " is at "
+                            + routing.addresses().get(moved) + ", and " + address.value() + " is not that address"
+                            + " with one replica's changed");
+                for (String a : routing.addresses())
+                    if (!a.equals(routing.addresses().get(moved)) && dev.gyro.wire.Transport.replicaAddresses(a)
+                            .contains(will.get(changedAt(was, will))))
+                        throw new BadRequestException(RingRequest.MOVE + ": " + will.get(changedAt(was, will))
+                                + " is an address of instance " + routing.addresses().indexOf(a) + " already");
+                next = now.next(now.members(), heldHop.getAsLong(), self);
+                extra.add(RingMembers.row(moved, address.value()));
+                what = "instance " + moved + " is at " + address.value() + " from now on";
             } else {
                 if (args.size() != 1 || !(args.get(0) instanceof Value.Int leaver))
                     throw new BadRequestException(RingRequest.LEAVE + " takes the leaving instance's id");

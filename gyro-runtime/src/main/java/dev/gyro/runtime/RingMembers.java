@@ -90,11 +90,17 @@ final class RingMembers {
                 if (!c.table().equals(TABLE)) continue;
                 int id = (int) ((Value.Int) c.value("id")).value();
                 String address = ((Value.Text) c.value("address")).value();
+                PeerLinks p = peers;
+                RingWatch w = watch;
+                if (id < routing.addresses().size()) { // a member reached at another address (decision 47)
+                    routing.moveAddress(id, address, u.ring().epoch());
+                    if (p != null) p.move(id, address);
+                    if (w != null) w.move(id, address);
+                    continue;
+                }
                 List<String> longer = new ArrayList<>(routing.addresses());
                 while (longer.size() <= id) longer.add(address);
                 routing.adoptAddresses(longer);
-                PeerLinks p = peers;
-                RingWatch w = watch;
                 if (p != null) p.join(id, address);
                 if (w != null) w.join(id, address);
             }

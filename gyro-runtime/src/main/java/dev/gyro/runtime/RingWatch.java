@@ -81,6 +81,14 @@ final class RingWatch {
         answered = java.util.Arrays.copyOf(answered, more.size());
     }
 
+    /** Instance {@code id} is reached at {@code address} from now on (docs/decisions/47-new-member.md). */
+    synchronized void move(int id, String address) {
+        if (id >= addresses.size()) return;
+        List<String> moved = new ArrayList<>(addresses);
+        moved.set(id, address);
+        addresses = List.copyOf(moved);
+    }
+
     /** Instance {@code id} was taken out of the ring: nothing is reported about it any more. */
     synchronized void leave(int id) {
         if (id >= addresses.size()) return;

@@ -17,6 +17,11 @@ public final class RingRequest {
     public static final String JOIN = "gyro.joinRing";
     /** An instance leaves the ring; its parameter: the instance's id. It must own no bucket, and not run its own leave. */
     public static final String LEAVE = "gyro.leaveRing";
+    /**
+     * An instance is reached at another address from now on (a replicated group whose member on a lost machine was
+     * replaced by one on another: docs/decisions/47-new-member.md); its parameters: the instance's id, its new address.
+     */
+    public static final String MOVE = "gyro.moveInstance";
 
     private RingRequest() {}
 
@@ -38,8 +43,13 @@ public final class RingRequest {
         return new Request(LEAVE, List.of(new Value.Int(id)), false, 0);
     }
 
+    /** The request that has instance {@code id} reached at {@code address} from now on. */
+    public static Request move(int id, String address) {
+        return new Request(MOVE, List.of(new Value.Int(id), new Value.Text(address)), false, 0);
+    }
+
     /** Whether {@code transaction} is one of these. */
     public static boolean is(String transaction) {
-        return JOIN.equals(transaction) || LEAVE.equals(transaction);
+        return JOIN.equals(transaction) || LEAVE.equals(transaction) || MOVE.equals(transaction);
     }
 }

@@ -30,6 +30,11 @@ public final class RoutingTable {
 
     private volatile PartitionMap map;
     private volatile List<String> addresses;
+    /**
+     * The ring epoch of the last change of an instance's address that this table knows (docs/decisions/47-new-member.md);
+     * 0 while none. A table of a higher one names the newer addresses.
+     */
+    private volatile long addressEpoch;
     private final Map<String, Route> routes;
 
     public RoutingTable(PartitionMap map, List<String> addresses, List<Route> routes) {
@@ -51,12 +56,39 @@ public final class RoutingTable {
      */
     /**
      * Knows the instances of {@code newer}'s list too, when it is longer (instances that joined the ring,
-     * docs/decisions/44-ring-changes.md; an id's address never changes), then routes by its map if it is newer. Returns
-     * whether anything changed.
+     * docs/decisions/44-ring-changes.md), and its addresses when it knows of a later change of an instance's address
+     * (docs/decisions/47-new-member.md), then routes by its map if it is newer. Returns whether anything changed.
      */
     public synchronized boolean adopt(RoutingTable newer) {
-        boolean grew = adoptAddresses(newer.addresses());
-        return adopt(newer.map()) || grew;
+        List<String> mine = addresses, theirs = newer.addresses();
+        List<String> next = new ArrayList<>(newer.addressEpoch > addressEpoch ? theirs : mine);
+        List<String> longer = theirs.size() > mine.size() ? theirs : mine;
+        for (int i = next.size(); i < longer.size(); i++) next.add(longer.get(i));
+        boolean changed = !next.equals(mine);
+        addresses = List.copyOf(next);
+        addressEpoch = Math.max(addressEpoch, newer.addressEpoch);
+        return adopt(newer.map()) || changed;
+    }
+
+    /**
+     * Instance {@code id} is reached at {@code address} from now on, as the ring change of epoch {@code epoch} says
+     * (docs/decisions/47-new-member.md). Returns whether it changed anything.
+     */
+    public synchronized boolean moveAddress(int id, String address, long epoch) {
+        if (id < 0 || id >= addresses.size())
+            throw new IllegalArgumentException("instance " + id + " is not one of the " + addresses.size() + " known");
+        if (epoch < addressEpoch) return false; // a later change is known already
+        addressEpoch = epoch;
+        if (addresses.get(id).equals(address)) return false;
+        List<String> moved = new ArrayList<>(addresses);
+        moved.set(id, address);
+        addresses = List.copyOf(moved);
+        return true;
+    }
+
+    /** The ring epoch of the last change of an instance's address this table knows; 0 while none. */
+    public long addressEpoch() {
+        return addressEpoch;
     }
 
     /** Knows the instances of {@code longer} from now on: the same first ones, and those that joined since. */
@@ -127,6 +159,7 @@ public final class RoutingTable {
         for (int b = 0; b < map.buckets(); b++) owners.add(map.ownerOfBucket(b));
         ArrayNode addr = root.putArray("instances");
         addresses.forEach(addr::add);
+        root.put("addressEpoch", addressEpoch);
         ArrayNode txs = root.putArray("transactions");
         for (Route r : routes.values()) {
             ObjectNode t = txs.addObject();
@@ -157,7 +190,10 @@ public final class RoutingTable {
                 for (int i = 0; i < keys.length; i++) keys[i] = keysNode.get(i).asInt();
                 routes.add(new Route(t.get("name").asText(), t.get("class").asText(), keys));
             }
-            return new RoutingTable(new PartitionMap(root.get("mapVersion").asLong(), owners), addresses, routes);
+            RoutingTable t = new RoutingTable(new PartitionMap(root.get("mapVersion").asLong(), owners), addresses, routes);
+            JsonNode epoch = root.get("addressEpoch");
+            if (epoch != null) t.addressEpoch = epoch.asLong();
+            return t;
         } catch (IOException | RuntimeException e) {
             throw new IllegalArgumentException("malformed routing table: " + e.getMessage(), e);
         }
