@@ -513,7 +513,9 @@ final class ClusterCommand implements Runnable {
     @Command(name = "replace", mixinStandardHelpOptions = true, description = "Replace a replica of a cluster started"
             + " with --replicas whose database was lost or fell behind its group's log: its database is replaced by a"
             + " copy of its group leader's (a SQLite file, or through JDBC on PostgreSQL and MariaDB) while the group"
-            + " serves, and it takes the log after the copy's index.")
+            + " serves, and it takes the log after the copy's index. With --new-member, its machine is lost for good:"
+            + " a new member on new addresses, with a database and a log of its own, takes its place through a"
+            + " membership change, and the ring and its clients reach the group at its new address.")
     static final class Replace implements Callable<Integer> {
 
         @Option(names = "--dir", defaultValue = "gyro-cluster", description = "the cluster's directory (default: ${DEFAULT-VALUE})")
@@ -526,6 +528,10 @@ final class ClusterCommand implements Runnable {
                 + " leadership to another replica first)")
         int replica;
 
+        @Option(names = "--new-member", description = "the replica's machine, database and log are gone: a new member on"
+                + " new addresses (a new SQLite file, or a new server's database) takes its place")
+        boolean newMember;
+
         @Override
         public Integer call() throws Exception {
             Path d = dir.toAbsolutePath();
@@ -533,7 +539,11 @@ final class ClusterCommand implements Runnable {
                 System.err.println("gyro cluster: nothing runs in " + d);
                 return 3;
             }
-            return ReplicatedCluster.requestReplace(d, group, replica, System.out, System.err);
+            if (group < 0 || replica < 0) {
+                System.err.println("gyro cluster: --group and --replica are 0 or more, were " + group + " and " + replica);
+                return 2;
+            }
+            return ReplicatedCluster.requestReplace(d, group, replica, newMember, System.out, System.err);
         }
     }
 

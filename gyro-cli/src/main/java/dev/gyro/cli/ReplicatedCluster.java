@@ -39,7 +39,8 @@ final class ReplicatedCluster {
 
     static final String LOGS = "logs";
     static final String CONTROL = "control";
-    private static final Pattern REQUEST = Pattern.compile("replace-(\\d+)-(\\d+)\\.request");
+    /** A rebuild on the same address ({@code replace}), or a new member in a lost one's place ({@code member}). */
+    private static final Pattern REQUEST = Pattern.compile("(replace|member)-(\\d+)-(\\d+)\\.request");
 
     private final Path dir;
     private final Backend backend;
@@ -51,6 +52,8 @@ final class ReplicatedCluster {
     private final boolean insecure;
     private final String bind;
     private final List<String> appJars;
+    /** The databases of new members in lost ones' places (gyro cluster replace --new-member), by position and replica. */
+    private final java.util.Map<List<Integer>, String> memberDatabases = new java.util.concurrent.ConcurrentHashMap<>();
 
     ReplicatedCluster(Path dir, Backend backend, Application application, int instances, int replicas, int scale,
                       long seed, boolean insecure, String bind, List<String> appJars) {
@@ -132,7 +135,14 @@ final class ReplicatedCluster {
         });
         out.println(ClusterCommand.READY + " (pid " + ProcessHandle.current().pid() + ")");
         out.flush();
-        serveControl(ring, out);
+        serveControl(ring, dbs, out, () -> {
+            try {
+                ClusterCommand.JSON.writerWithDefaultPrettyPrinter().writeValue(ClusterCommand.infoFile(dir).toFile(),
+                        describe(ring, dbs, clusterId));
+            } catch (IOException e) {
+                System.err.println("gyro cluster: cannot rewrite " + ClusterCommand.infoFile(dir) + ": " + e.getMessage());
+            }
+        });
         return 0;
     }
 
@@ -221,7 +231,10 @@ final class ReplicatedCluster {
                 ObjectNode rn = rs.addObject();
                 rn.put("replica", r);
                 rn.put("address", addresses.get(r));
-                rn.put("jdbcUrl", dbs.jdbcUrl(p * replicas + r).replaceAll("(?i)(password=)[^&;]*", "$1***"));
+                String member = memberDatabases.get(List.of(p, r));
+                String url = member == null ? dbs.jdbcUrl(p * replicas + r)
+                        : dev.gyro.runtime.db.Dialect.forTarget(member).jdbcUrl(member);
+                rn.put("jdbcUrl", url.replaceAll("(?i)(password=)[^&;]*", "$1***"));
             }
         }
         return root;
@@ -237,20 +250,24 @@ final class ReplicatedCluster {
                     leader == null || leader.instance() == null ? "-" : leader.instance().httpUrl());
         }
         out.printf("requests:  gyro call --cluster %s TRANSACTION ARGS...%n", dir);
-        out.printf("replace:   gyro cluster replace --dir %s --group G --replica R%n", dir);
+        out.printf("replace:   gyro cluster replace --dir %s --group G --replica R [--new-member]%n", dir);
         out.printf("watch:     gyro cluster status --dir %s%n", dir);
         out.printf("stop:      gyro cluster stop --dir %s   (or Ctrl-C when in the foreground)%n", dir);
     }
 
-    /** Until the process ends: takes replace requests from {@code DIR/control}, one at a time. */
-    private void serveControl(ReplicatedRing ring, PrintStream out) throws IOException, InterruptedException {
+    /**
+     * Until the process ends: takes replace requests from {@code DIR/control}, one at a time; {@code changed} rewrites
+     * cluster.json once a new member changed a group's addresses.
+     */
+    private void serveControl(ReplicatedRing ring, LocalCluster dbs, PrintStream out, Runnable changed)
+            throws IOException, InterruptedException {
         Path control = dir.resolve(CONTROL);
         Files.createDirectories(control);
         try (WatchService watch = control.getFileSystem().newWatchService()) {
             control.register(watch, StandardWatchEventKinds.ENTRY_CREATE);
             while (true) {
                 try (var pending = Files.list(control)) { // requests made before the watch, or missed
-                    for (Path f : pending.toList()) handle(ring, f, out);
+                    for (Path f : pending.toList()) handle(ring, dbs, f, out, changed);
                 }
                 WatchKey key = watch.take();
                 key.pollEvents();
@@ -259,23 +276,36 @@ final class ReplicatedCluster {
         }
     }
 
-    private void handle(ReplicatedRing ring, Path request, PrintStream out) throws IOException {
+    private void handle(ReplicatedRing ring, LocalCluster dbs, Path request, PrintStream out, Runnable changed)
+            throws IOException {
         Matcher m = REQUEST.matcher(request.getFileName().toString());
         if (!m.matches()) return;
-        int group = Integer.parseInt(m.group(1)), replica = Integer.parseInt(m.group(2));
-        Path result = request.resolveSibling("replace-" + group + "-" + replica + ".result");
+        boolean newMember = m.group(1).equals("member");
+        int group = Integer.parseInt(m.group(2)), replica = Integer.parseInt(m.group(3));
+        Path result = request.resolveSibling(m.group(1) + "-" + group + "-" + replica + ".result");
         String answer;
         try {
-            if (group >= ring.size()) throw new IllegalArgumentException("the cluster has instances 0.." + (ring.size() - 1));
+            if (group >= ring.size() || ring.departed().contains(group))
+                throw new IllegalArgumentException("the cluster has instances 0.." + (ring.size() - 1)
+                        + (ring.departed().isEmpty() ? "" : " (instances " + ring.departed() + " left the ring)"));
             if (replica >= ring.replicas(group))
                 throw new IllegalArgumentException("instance " + group + " has replicas 0.." + (ring.replicas(group) - 1));
             long t0 = System.nanoTime();
-            long index = ring.replace(group, replica);
-            if (!ring.awaitReplicasCaughtUp(Duration.ofSeconds(120)))
-                throw new IllegalStateException("replica " + replica + " was rebuilt but has not caught up within 120 s");
-            answer = "OK replica " + replica + " of instance " + group + " rebuilt from a copy of its leader's database at"
-                    + " log index " + index + " and caught up in " + TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0)
-                    + " ms";
+            if (newMember) {
+                // a database of its own: a new SQLite file, or a new server's database (docs/decisions/47-new-member.md)
+                String database = dbs.moreDatabases(1).get(0);
+                InstanceReplica joined = ring.replaceMember(group, replica, database);
+                memberDatabases.put(List.of(group, replica), database);
+                changed.run();
+                if (!ring.awaitCaughtUp(group, replica, Duration.ofSeconds(120)))
+                    throw new IllegalStateException("the new member has not caught up within 120 s");
+                answer = "OK replica " + replica + " of instance " + group + " is a new member on "
+                        + joined.group().memberAddress(replica) + " (its group log) with a database of its own, caught"
+                        + " up in " + TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0) + " ms; instance " + group
+                        + " is at " + ring.addresses().get(group) + " now";
+            } else {
+                answer = rebuild(ring, group, replica, t0);
+            }
         } catch (Exception e) {
             answer = "FAILED " + e.getMessage();
         }
@@ -286,18 +316,33 @@ final class ReplicatedCluster {
         Files.deleteIfExists(request);
     }
 
-    /** {@code gyro cluster replace}: asks the running cluster and waits for its answer. */
-    static int requestReplace(Path dir, int group, int replica, PrintStream out, PrintStream err)
+    /** Replica {@code replica} of {@code group} rebuilt from a copy of its leader's database, on its own addresses. */
+    private static String rebuild(ReplicatedRing ring, int group, int replica, long t0) throws Exception {
+        long index = ring.replace(group, replica);
+        if (!ring.awaitReplicasCaughtUp(Duration.ofSeconds(120)))
+            throw new IllegalStateException("replica " + replica + " was rebuilt but has not caught up within 120 s");
+        return "OK replica " + replica + " of instance " + group + " rebuilt from a copy of its leader's database at"
+                + " log index " + index + " and caught up in " + TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0)
+                + " ms";
+    }
+
+    /**
+     * {@code gyro cluster replace}: asks the running cluster and waits for its answer; with {@code newMember}, a new
+     * member on new addresses and a database of its own takes the replica's place (its machine is lost).
+     */
+    static int requestReplace(Path dir, int group, int replica, boolean newMember, PrintStream out, PrintStream err)
             throws IOException, InterruptedException {
         Path control = dir.resolve(CONTROL);
         if (!Files.isDirectory(control)) {
             err.println("gyro cluster: the cluster in " + dir + " has no replicated groups (start it with --replicas)");
             return 2;
         }
-        Path result = control.resolve("replace-" + group + "-" + replica + ".result");
+        String kind = newMember ? "member" : "replace";
+        Path result = control.resolve(kind + "-" + group + "-" + replica + ".result");
         Files.deleteIfExists(result);
-        Files.writeString(control.resolve("replace-" + group + "-" + replica + ".request"), "");
-        out.println("gyro cluster: replacing replica " + replica + " of instance " + group + " ...");
+        Files.writeString(control.resolve(kind + "-" + group + "-" + replica + ".request"), "");
+        out.println("gyro cluster: replacing replica " + replica + " of instance " + group
+                + (newMember ? " by a new member on new addresses" : "") + " ...");
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(300);
         while (!Files.exists(result)) {
             if (System.nanoTime() > deadline || ClusterCommand.running(dir) == null) {

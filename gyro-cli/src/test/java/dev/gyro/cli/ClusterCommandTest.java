@@ -273,6 +273,21 @@ class ClusterCommandTest {
         awaitStock(urls, before - 2); // every replica of both groups, the rebuilt one (3 + replica) included
         assertThat(replica).isBetween(0, 2);
 
+        // replica 0 of group 1 is lost for good, its machine with its database and log: a new member on new addresses
+        // takes its place with one command (docs/decisions/47-new-member.md), and the cluster serves through it
+        String group1 = addresses(info).get(1);
+        Run member = gyro("cluster", "replace", "--dir", dir.toString(), "--group", "1", "--replica", "0",
+                "--new-member");
+        assertThat(member.exit()).as(member.out()).isZero();
+        assertThat(member.out()).contains("is a new member on").contains("with a database of its own");
+        List<String> moved = addresses(new ObjectMapper().readTree(dir.resolve("cluster.json").toFile()));
+        assertThat(moved.get(1).split("\\+")).hasSize(3).doesNotContain(group1.split("\\+")[0])
+                .contains(group1.split("\\+")[1], group1.split("\\+")[2]);
+        assertThat(gyro("call", "--cluster", dir.toString(), "getCart", "11").out()).startsWith("OK");
+        orderThrough(moved, ClusterCommand.clientTransport(dir), 13);
+        assertThat(gyro("cluster", "replace", "--dir", dir.toString(), "--group", "1", "--replica", "-1").exit())
+                .as("a negative replica refused").isEqualTo(2);
+
         // a third group joins and takes a fair share of the buckets; then group 0 gives its away and leaves
         Run single = gyro("cluster", "add-instance", "--dir", dir.toString(), "--replicas", "1");
         assertThat(single.exit()).as("a new instance of one replica refused (the message goes to stderr)").isEqualTo(2);

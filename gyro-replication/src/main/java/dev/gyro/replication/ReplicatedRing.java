@@ -370,8 +370,11 @@ public final class ReplicatedRing implements AutoCloseable {
             throws IOException, SQLException, InterruptedException {
         synchronized (changes) {
             kill(position, r); // if it still ran: its machine is gone
+            if (!signals.get(position).await(() -> leader(position) != null, System.nanoTime()
+                    + java.util.concurrent.TimeUnit.SECONDS.toNanos(60)))
+                throw new IllegalStateException(specs.get(position).name() + " has no leader (its other members do not"
+                        + " make a majority): a new member is added by a group that serves");
             InstanceReplica source = leader(position);
-            if (source == null) throw new IllegalStateException(specs.get(position).name() + " has no leader");
             List<Integer> ports = FreePorts.take(2);
             GroupSpec spec = specs.get(position).withReplica(r, new InetSocketAddress("127.0.0.1", ports.get(0)));
             String gyro = "127.0.0.1:" + ports.get(1);
