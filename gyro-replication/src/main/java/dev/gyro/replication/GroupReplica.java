@@ -419,6 +419,27 @@ public final class GroupReplica implements Replication, AutoCloseable {
                 + joiner.getAddress() + " in place " + slot + ": " + why);
     }
 
+    /**
+     * {@link #replaceMember} at whichever replica leads the group ({@code leader}: it, or null while none does), again
+     * while leadership moves or the new member still catches up, until {@code deadline} (System.nanoTime).
+     */
+    static void replaceMember(java.util.function.Supplier<GroupReplica> leader, int slot, GroupSpec moved,
+                              GroupSignal signal, long deadline) throws GroupUnavailableException, InterruptedException {
+        while (true) {
+            GroupReplica l = leader.get();
+            try {
+                if (l == null) throw new GroupUnavailableException(moved.name(), 0, moved.size(),
+                        GroupUnavailableException.Outcome.NOT_APPLIED, "no leader to make the change");
+                l.replaceMember(slot, moved, Duration.ofNanos(Math.max(1, deadline - System.nanoTime())));
+                return;
+            } catch (GroupUnavailableException e) {
+                if (System.nanoTime() >= deadline) throw e;
+                log.info("{}: {}; trying again", moved.name(), e.getMessage());
+                signal.await(() -> false, Math.min(deadline, System.nanoTime() + 100_000_000L)); // a round's pause
+            }
+        }
+    }
+
     /** Times this replica's database was rebuilt from a copy because it fell behind its group's purged log. */
     public long rebuilds() {
         return machine.rebuilds.sum();

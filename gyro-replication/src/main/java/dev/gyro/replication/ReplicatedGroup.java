@@ -170,18 +170,7 @@ public final class ReplicatedGroup implements AutoCloseable {
         GroupSpec moved = spec.withReplica(i, address);
         GroupReplica r = GroupReplica.join(moved, i, database, logDir, signal, c -> null, this::leaderDatabase);
         try {
-            long deadline = System.nanoTime() + within.toNanos();
-            while (true) {
-                GroupReplica leader = awaitLeader(Duration.ofNanos(Math.max(1, deadline - System.nanoTime())));
-                try {
-                    leader.replaceMember(i, moved, Duration.ofNanos(Math.max(1, deadline - System.nanoTime())));
-                    break;
-                } catch (GroupUnavailableException e) { // leadership moved on the way, or still catching up
-                    if (System.nanoTime() >= deadline) throw e;
-                    log.info("{}: {}; trying again", spec.name(), e.getMessage());
-                    signal.await(() -> false, Math.min(deadline, System.nanoTime() + 100_000_000L)); // a round's pause
-                }
-            }
+            GroupReplica.replaceMember(this::leader, i, moved, signal, System.nanoTime() + within.toNanos());
         } catch (GroupUnavailableException | InterruptedException | RuntimeException e) {
             r.close();
             throw e;

@@ -407,23 +407,14 @@ public final class ReplicatedRing implements AutoCloseable {
                         return l == null ? null : l.group().database();
                     });
             try {
-                long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(120);
-                while (true) {
+                GroupReplica.replaceMember(() -> {
                     InstanceReplica l = leader(position);
-                    try {
-                        if (l == null) throw new GroupUnavailableException(spec.name(), 0, spec.size(),
-                                GroupUnavailableException.Outcome.NOT_APPLIED, "no leader");
-                        l.group().replaceMember(r, spec, java.time.Duration.ofNanos(Math.max(1,
-                                deadline - System.nanoTime())));
-                        break;
-                    } catch (GroupUnavailableException e) { // leadership moved on the way, or still catching up
-                        if (System.nanoTime() >= deadline)
-                            throw new IllegalStateException(spec.name() + " did not take its new member at "
-                                    + spec.replicas().get(r) + " within 120 s: " + e.getMessage(), e);
-                        log.info("{}: {}; trying again", spec.name(), e.getMessage());
-                        signals.get(position).await(() -> false, Math.min(deadline, System.nanoTime() + 100_000_000L));
-                    }
-                }
+                    return l == null ? null : l.group();
+                }, r, spec, signals.get(position), System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(120));
+            } catch (GroupUnavailableException e) {
+                x.close();
+                throw new IllegalStateException(spec.name() + " did not take its new member at " + spec.replicas().get(r)
+                        + " within 120 s: " + e.getMessage(), e);
             } catch (RuntimeException | InterruptedException e) {
                 x.close();
                 throw e;
