@@ -103,8 +103,15 @@ final class InstanceCommand implements Callable<Integer> {
     String join;
 
     @Option(names = "--copy-from", paramLabel = "FILE|URL", description = "with --join: the database of a member of the"
-            + " ring (its SQLite file, or its JDBC URL on the same DBMS), copied once the member applied the join")
+            + " ring (its SQLite file, or its JDBC URL on the same DBMS), copied once the member applied the join; with"
+            + " --new-member: the database of a live replica of the group, copied first")
     String copyFrom;
+
+    @Option(names = "--new-member", description = "with --replica: a new member in the place of a replica whose machine"
+            + " is lost, on the addresses --ring and --group-log give that place now (docs/decisions/47-new-member.md):"
+            + " its new database is made a copy of --copy-from's, the ring is asked to reach the group there, and the"
+            + " group to make it a member; started again with the same options, it resumes as the member it became")
+    boolean newMember;
 
     @Option(names = "--server-capacity", paramLabel = "WORKERSxMS", description = "emulate a small database server:"
             + " at most WORKERS transactions at once, each held MS ms (benchmarks and tests of a loaded cluster;"
@@ -143,8 +150,14 @@ final class InstanceCommand implements Callable<Integer> {
                 System.err.println("gyro instance: --join " + join + ": " + e.getMessage());
                 return e instanceof IllegalArgumentException ? 2 : 1;
             }
-        } else if (copyFrom != null) {
-            System.err.println("gyro instance: --copy-from is for an instance that joins a running ring: give --join");
+        } else if (copyFrom != null && !newMember) {
+            System.err.println("gyro instance: --copy-from is for an instance that joins a running ring (--join) or a"
+                    + " new member of a group (--new-member)");
+            return 2;
+        }
+        if (newMember && (replica == null || copyFrom == null || loadScale != null)) {
+            System.err.println("gyro instance: --new-member is a replica (--replica R) whose database is a copy of a live"
+                    + " replica's (--copy-from), not loaded (no --load)");
             return 2;
         }
         // Fail-stop: an instance that stops itself ends this process with a non-zero status (FailStop.EXIT_STATUS).
@@ -219,6 +232,47 @@ final class InstanceCommand implements Callable<Integer> {
         return members;
     }
 
+    /**
+     * Replica {@link #replica} as a new member in a lost one's place (docs/decisions/47-new-member.md): its database a
+     * copy of {@link #copyFrom}'s (unless it is this replica's already: a restart), started knowing no member; then the
+     * ring is asked to reach the group at its address in {@code --ring}, and the group to make it a member.
+     */
+    private dev.gyro.replication.InstanceReplica newMember(dev.gyro.replication.GroupSpec spec, String target, Path dir,
+                                                          InstanceConfig config, String address,
+                                                          InstanceConfig.Network network) throws Exception {
+        if (!dev.gyro.replication.Snapshot.isReplica(target, spec, replica)) {
+            long index = dev.gyro.replication.Snapshot.copyOf(copyFrom, spec, target, replica, c -> {
+                GyroInstance.prepare(c, config);
+                return null;
+            }, System.out::println);
+            System.out.println("the database of replica " + replica + " of instance " + id + " is a copy of "
+                    + copyFrom.replaceAll("\\?.*", "") + " at log index " + index);
+        }
+        dev.gyro.replication.InstanceReplica r = dev.gyro.replication.InstanceReplica.join(spec, replica, target, dir,
+                config, address);
+        try {
+            // The ring first: it reaches the group at the new address from now on (nothing listens there until this
+            // member leads, which it cannot before it is one).
+            try (dev.gyro.client.GyroClient client = dev.gyro.client.GyroClient.connect(ring, 60_000, -1,
+                    network.transport())) {
+                if (!client.routing().addresses().get(id).equals(ring.get(id))) {
+                    dev.gyro.wire.Reply m = client.call(dev.gyro.wire.RingRequest.move(id, ring.get(id)));
+                    if (!m.ok()) throw new IllegalStateException("the ring refused " + ring.get(id) + " as the address"
+                            + " of instance " + id + ": " + m.status() + ": " + m.message());
+                    System.out.println(!m.values().isEmpty() && m.values().get(0) instanceof
+                            dev.gyro.protocol.Value.Text said ? said.value() : "instance " + id + " is at " + ring.get(id));
+                }
+            }
+            dev.gyro.replication.MemberRequest.takePlace(spec, replica, java.time.Duration.ofMinutes(2));
+            System.out.println("replica " + replica + " of instance " + id + " is a member of its group, at "
+                    + spec.replicas().get(replica).getHostString() + ":" + spec.replicas().get(replica).getPort());
+            return r;
+        } catch (Exception e) {
+            r.close();
+            throw e;
+        }
+    }
+
     /** {@code WORKERSxMS} as an emulated server's capacity. */
     static dev.gyro.emulation.Capacity capacity(String spec) {
         String[] p = spec.toLowerCase(java.util.Locale.ROOT).split("x");
@@ -281,11 +335,13 @@ final class InstanceCommand implements Callable<Integer> {
         var spec = new dev.gyro.replication.GroupSpec(network.clusterId(), id, logs, timeouts, network.transport());
         dev.gyro.replication.InstanceReplica r;
         try {
-            r = dev.gyro.replication.InstanceReplica.start(spec, replica, target, dir, config.withFailStop(FailStop.KEEP_PROCESS),
-                    gyro.get(replica));
-        } catch (java.sql.SQLException e) {
+            r = newMember ? newMember(spec, target, dir, config.withFailStop(FailStop.KEEP_PROCESS), gyro.get(replica),
+                    network)
+                    : dev.gyro.replication.InstanceReplica.start(spec, replica, target, dir,
+                    config.withFailStop(FailStop.KEEP_PROCESS), gyro.get(replica));
+        } catch (java.sql.SQLException | IllegalArgumentException | IllegalStateException e) {
             System.err.println("gyro instance: replica " + replica + " of instance " + id + ": " + e.getMessage());
-            return 1;
+            return e instanceof IllegalArgumentException ? 2 : 1;
         }
         System.out.println("gyro instance " + id + " replica " + replica + " of " + gyro.size() + ", ring of "
                 + ring.size() + ", serving " + app + " on " + gyro.get(replica) + " while it leads its group (group log on "

@@ -135,6 +135,32 @@ final class GroupProcesses implements AutoCloseable {
         return GyroProcesses.start(pb, "gyro instance " + group + " replica " + replica, log);
     }
 
+    /**
+     * Replica {@code replica} of {@code group}, whose process, database and log are gone, replaced by a new member on
+     * new addresses with a new database made a copy of {@code copyFrom} (docs/decisions/47-new-member.md); every later
+     * launch names the new addresses. Returns once it says it runs, a member of its group.
+     */
+    Process launchNewMember(int group, int replica, String copyFrom) throws Exception {
+        List<Integer> ports = FreePorts.take(2);
+        List<String> gs = new ArrayList<>(gyro.get(group));
+        gs.set(replica, "127.0.0.1:" + ports.get(0));
+        gyro.set(group, gs);
+        ring.set(group, String.join("+", gs));
+        List<String> ls = new ArrayList<>(List.of(logs.get(group).split("\\+")));
+        ls.set(replica, "127.0.0.1:" + ports.get(1));
+        logs.set(group, String.join("+", ls));
+        databases[group][replica] = backend.equals("sqlite")
+                ? dir.resolve("group-" + group + "-replica-" + replica + "-new.db").toString() : freshDatabase(backend);
+        ProcessBuilder pb = new ProcessBuilder(GyroProcesses.command("-Dorg.slf4j.simpleLogger.log.org.apache.ratis=error"));
+        pb.command().addAll(List.of("instance", "--id", Integer.toString(group), "--replica", Integer.toString(replica),
+                "--ring", String.join(",", ring), "--group-log", logs.get(group), "--new-member", "--copy-from", copyFrom,
+                "--seed", Long.toString(seed), "--tls-dir", dir.resolve("tls").toString(), "--http", "none"));
+        if (backend.equals("sqlite")) pb.command().addAll(List.of("--db", databases[group][replica]));
+        else pb.command().addAll(List.of("--jdbc-url", databases[group][replica], "--log-dir",
+                dir.resolve("group-" + group + "-replica-" + replica + "-new.group-log").toString()));
+        return GyroProcesses.start(pb, "gyro instance " + group + " replica " + replica, logOf(group, replica));
+    }
+
     /** The replica of {@code group} that leads it: the only one whose Gyro address answers (only the leader listens). */
     int leader(int group) throws InterruptedException {
         long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(2);
@@ -238,6 +264,11 @@ final class GroupProcesses implements AutoCloseable {
      * every order in {@code acknowledgedCarts} present; and the store's audit holds.
      */
     void stopAndCheck(long ordersOk, long uncertain, Set<Long> acknowledgedCarts) throws Exception {
+        stopAndCheck(ordersOk, uncertain, acknowledgedCarts, 0);
+    }
+
+    /** As above, the ring having run {@code ringChanges} global requests of its own besides the orders. */
+    void stopAndCheck(long ordersOk, long uncertain, Set<Long> acknowledgedCarts, long ringChanges) throws Exception {
         for (Process[] g : processes) for (Process p : g) p.destroy(); // SIGTERM: clean shutdown
         for (Process[] g : processes) for (Process p : g) p.waitFor(30, TimeUnit.SECONDS);
         Set<String> acrossGroups = new HashSet<>();
@@ -256,7 +287,7 @@ final class GroupProcesses implements AutoCloseable {
                 for (int r = 0; r < replicas; r++)
                     assertThat(RingChecks.scalar(conns.get(r), "SELECT last_gsn FROM gyro_state"))
                             .as("last applied gsn of replica " + r + " of group " + g + ": each order applied once")
-                            .isEqualTo(orders);
+                            .isEqualTo(orders + ringChanges);
                 Set<Long> carts = new HashSet<>();
                 try (var s = conns.get(0).createStatement(); var rs = s.executeQuery("SELECT CART_ID FROM ORDERS")) {
                     while (rs.next()) carts.add(rs.getLong(1));

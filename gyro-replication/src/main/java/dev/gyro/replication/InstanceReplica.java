@@ -89,6 +89,12 @@ public final class InstanceReplica implements AutoCloseable {
      * ({@link GroupReplica#replaceMember}), and catches up from that leader's log or a copy of {@code rebuildFrom}'s
      * database.
      */
+    /** As below, for a replica run as a process of its own: no other replica here to rebuild from. */
+    public static InstanceReplica join(GroupSpec spec, int r, String database, Path logDir, InstanceConfig config,
+                                       String gyroAddress) throws SQLException, IOException {
+        return join(spec, r, database, logDir, config, gyroAddress, new GroupSignal(), null);
+    }
+
     static InstanceReplica join(GroupSpec spec, int r, String database, Path logDir, InstanceConfig config,
                                 String gyroAddress, GroupSignal signal,
                                 java.util.function.Supplier<dev.gyro.runtime.db.Database> rebuildFrom)

@@ -142,6 +142,19 @@ final class ReplicaProgress {
         return at;
     }
 
+    /** Whether {@code c}'s database is claimed by replica {@code replica} of {@code group}. */
+    static boolean isClaimedBy(Connection c, String group, int replica) throws SQLException {
+        try (ResultSet tables = c.getMetaData().getTables(null, null, null, new String[] {"TABLE"})) {
+            boolean found = false;
+            while (tables.next()) found |= tables.getString("TABLE_NAME").equalsIgnoreCase(TABLE);
+            if (!found) return false;
+        }
+        try (Statement st = c.createStatement();
+             ResultSet rs = st.executeQuery("SELECT group_name, replica FROM " + TABLE + " WHERE id = 1")) {
+            return rs.next() && rs.getString(1).equals(group) && rs.getInt(2) == replica;
+        }
+    }
+
     /**
      * Restamps a copy of any replica of {@code group}'s database, copied into this one's, as replica {@code to}'s.
      *

@@ -91,6 +91,44 @@ public final class Snapshot {
     }
 
     /**
+     * Makes {@code target}, a new database, a copy of {@code source} (a live replica of {@code spec}'s group, any of
+     * them: its SQLite file, or its JDBC URL on the same DBMS) as replica {@code to}'s, for a new member in a lost
+     * one's place (docs/decisions/47-new-member.md). Returns the log index the copy holds.
+     *
+     * @throws SQLException when {@code source} is no replica of this group, the DBMSs differ, or the copy fails
+     * @throws IOException  when {@code target} is a SQLite file that exists
+     */
+    public static long copyOf(String source, GroupSpec spec, String target, int to, SqlWork<?> schema,
+                              Consumer<String> progress) throws SQLException, IOException {
+        Dialect d = Dialect.forTarget(source);
+        try (Database from = Database.open(d, source)) {
+            if (!(d instanceof SqliteDialect)) return copy(from, spec, -1, target, to, schema, progress);
+            if (Dialect.forTarget(target) != d)
+                throw new SQLException("a new member's database is a copy on the same DBMS: the source is " + d.name()
+                        + ", the target " + Dialect.forTarget(target).name());
+            Path file = Path.of(target.startsWith("jdbc:sqlite:") ? target.substring("jdbc:sqlite:".length()) : target);
+            if (Files.exists(file)) throw new IOException(file + " exists: a new member's database is a new file");
+            Files.createDirectories(file.toAbsolutePath().getParent());
+            try (Connection c = DriverManager.getConnection(from.jdbcUrl()); Statement st = c.createStatement()) {
+                st.execute("VACUUM INTO '" + file.toString().replace("'", "''") + "'");
+            }
+            try (Database copy = Database.open(d, file.toString())) {
+                return copy.inTransaction(false, c -> ReplicaProgress.restampCopy(c, spec.name(), to)).appliedIndex();
+            }
+        }
+    }
+
+    /** Whether {@code target} is replica {@code replica} of {@code spec}'s group's database already. */
+    public static boolean isReplica(String target, GroupSpec spec, int replica) throws SQLException {
+        Dialect d = Dialect.forTarget(target);
+        if (d instanceof SqliteDialect && !Files.exists(Path.of(target.startsWith("jdbc:sqlite:")
+                ? target.substring("jdbc:sqlite:".length()) : target))) return false;
+        try (Connection c = DriverManager.getConnection(d.jdbcUrl(target))) {
+            return ReplicaProgress.isClaimedBy(c, spec.name(), replica);
+        }
+    }
+
+    /**
      * Copies every table of {@code source} (a live replica of {@code spec}'s group) into {@code out}'s database, in
      * {@code out}'s transaction (not committed here), read in one snapshot of {@code source}'s, and restamps the copy
      * as replica {@code to}'s; returns where the copy stands in the log.
