@@ -144,11 +144,7 @@ final class ReplicaProgress {
 
     /** Whether {@code c}'s database is claimed by replica {@code replica} of {@code group}. */
     static boolean isClaimedBy(Connection c, String group, int replica) throws SQLException {
-        try (ResultSet tables = c.getMetaData().getTables(null, null, null, new String[] {"TABLE"})) {
-            boolean found = false;
-            while (tables.next()) found |= tables.getString("TABLE_NAME").equalsIgnoreCase(TABLE);
-            if (!found) return false;
-        }
+        if (!stamped(c)) return false;
         try (Statement st = c.createStatement();
              ResultSet rs = st.executeQuery("SELECT group_name, replica FROM " + TABLE + " WHERE id = 1")) {
             return rs.next() && rs.getString(1).equals(group) && rs.getInt(2) == replica;
@@ -162,6 +158,7 @@ final class ReplicaProgress {
      */
     static Position restampCopy(Connection c, String group, int to) throws SQLException {
         int from;
+        if (!stamped(c)) throw new SQLException("the copy has no " + TABLE + " table: it is no replica's database");
         try (Statement st = c.createStatement();
              ResultSet rs = st.executeQuery("SELECT group_name, replica FROM " + TABLE + " WHERE id = 1")) {
             if (!rs.next()) throw new SQLException("the copy holds no " + TABLE + " row: it is no replica's database");
@@ -170,6 +167,15 @@ final class ReplicaProgress {
             from = rs.getInt(2);
         }
         return restamp(c, group, from, to);
+    }
+
+    /** Whether {@code c}'s database has the {@value #TABLE} table. */
+    private static boolean stamped(Connection c) throws SQLException {
+        // this database's own tables (a server's other databases may have one)
+        try (ResultSet tables = c.getMetaData().getTables(c.getCatalog(), null, null, new String[] {"TABLE"})) {
+            while (tables.next()) if (tables.getString("TABLE_NAME").equalsIgnoreCase(TABLE)) return true;
+        }
+        return false;
     }
 
     /**

@@ -114,6 +114,10 @@ public final class Snapshot {
             }
             try (Database copy = Database.open(d, file.toString())) {
                 return copy.inTransaction(false, c -> ReplicaProgress.restampCopy(c, spec.name(), to)).appliedIndex();
+            } catch (SQLException | RuntimeException e) { // no replica's database: no new file is left either
+                for (String suffix : new String[] {"", "-wal", "-shm", "-journal"})
+                    Files.deleteIfExists(Path.of(file + suffix));
+                throw e;
             }
         }
     }

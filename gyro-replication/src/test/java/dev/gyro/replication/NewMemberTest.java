@@ -102,6 +102,19 @@ class NewMemberTest {
         }
     }
 
+    /** A new member's copy is of a replica of its own group: another database is refused, and no file is left. */
+    @org.junit.jupiter.api.Test
+    void aCopyOfADatabaseThatIsNoReplicaOfTheGroupIsRefusedAndLeavesNoFile() throws Exception {
+        GroupSpec spec = Groups.spec(9, 3, Duration.ofSeconds(10));
+        String plain = Groups.databases(dir, 1).get(0); // the schema, but no replica's stamp
+        Path target = dir.resolve("new-member.db");
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> Snapshot.copyOf(plain, spec, target.toString(), 2,
+                        c -> null, s -> {}))
+                .isInstanceOf(java.sql.SQLException.class).hasMessageContaining("no replica's database");
+        assertThat(target).doesNotExist();
+        assertThat(Snapshot.isReplica(target.toString(), spec, 2)).isFalse();
+    }
+
     private static void awaitMore(Set<Long> acknowledged, int more, AtomicReference<Throwable> failed)
             throws InterruptedException {
         long target = acknowledged.size() + more;
