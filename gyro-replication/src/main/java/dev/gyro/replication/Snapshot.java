@@ -101,6 +101,10 @@ public final class Snapshot {
     public static long copyOf(String source, GroupSpec spec, String target, int to, SqlWork<?> schema,
                               Consumer<String> progress) throws SQLException, IOException {
         Dialect d = Dialect.forTarget(source);
+        if (d instanceof SqliteDialect && !Files.isRegularFile(Path.of(source.startsWith("jdbc:sqlite:")
+                ? source.substring("jdbc:sqlite:".length()) : source)))
+            throw new SQLException(source + ": no such file (the SQLite database of a live replica of " + spec.name()
+                    + ", or a copy of it)");
         try (Database from = Database.open(d, source)) {
             if (!(d instanceof SqliteDialect)) return copy(from, spec, -1, target, to, schema, progress);
             if (Dialect.forTarget(target) != d)

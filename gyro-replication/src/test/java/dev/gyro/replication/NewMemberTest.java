@@ -113,6 +113,10 @@ class NewMemberTest {
                 .isInstanceOf(java.sql.SQLException.class).hasMessageContaining("no replica's database");
         assertThat(target).doesNotExist();
         assertThat(Snapshot.isReplica(target.toString(), spec, 2)).isFalse();
+        Path missing = dir.resolve("missing.db");
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> Snapshot.copyOf(missing.toString(), spec,
+                target.toString(), 2, c -> null, s -> {})).hasMessageContaining("no such file");
+        assertThat(missing).as("nothing made at the source's path").doesNotExist();
     }
 
     private static void awaitMore(Set<Long> acknowledged, int more, AtomicReference<Throwable> failed)
