@@ -144,6 +144,9 @@ class RingChangeTest {
             Reply stranger = c.instance(0).call(RingRequest.move(7, "127.0.0.1:1+127.0.0.1:2"));
             assertThat(stranger.status()).isEqualTo(Reply.Status.BAD_REQUEST);
             assertThat(stranger.message()).contains("instance 7 is no member of the ring");
+            Reply portless = c.instance(0).call(RingRequest.move(1, "127.0.0.1:1+nowhere+127.0.0.1:3"));
+            assertThat(portless.status()).isEqualTo(Reply.Status.BAD_REQUEST);
+            assertThat(portless.message()).contains("nowhere");
             Reply malformed = c.instance(0).call(new dev.gyro.wire.Request(RingRequest.MOVE,
                     List.of(new dev.gyro.protocol.Value.Text("1")), false, 0));
             assertThat(malformed.status()).isEqualTo(Reply.Status.BAD_REQUEST);

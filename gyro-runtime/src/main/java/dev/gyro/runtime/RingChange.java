@@ -92,6 +92,13 @@ final class RingChange {
                             + now.members());
                 List<String> was = dev.gyro.wire.Transport.replicaAddresses(routing.addresses().get(moved));
                 List<String> will = dev.gyro.wire.Transport.replicaAddresses(address.value());
+                for (String a : will) {
+                    try {
+                        InstanceConfig.parsePort(a);
+                    } catch (IllegalArgumentException e) {
+                        throw new BadRequestException(RingRequest.MOVE + ": " + e.getMessage());
+                    }
+                }
                 int changed = 0;
                 for (int i = 0; i < Math.min(was.size(), will.size()); i++) if (!was.get(i).equals(will.get(i))) changed++;
                 if (was.size() < 2 || will.size() != was.size() || changed != 1)
