@@ -113,6 +113,12 @@ final class InstanceCommand implements Callable<Integer> {
             + " group to make it a member; started again with the same options, it resumes as the member it became")
     boolean newMember;
 
+    @Option(names = "--rebuild", description = "with --replica: this replica's database was lost or fell behind its"
+            + " group's log: it is replaced by a copy of --copy-from's (a live replica of the group) before the replica"
+            + " starts, on its own addresses, with its own group log (docs/decisions/45-database-as-snapshot.md); give it"
+            + " once, not at every start")
+    boolean rebuild;
+
     @Option(names = "--server-capacity", paramLabel = "WORKERSxMS", description = "emulate a small database server:"
             + " at most WORKERS transactions at once, each held MS ms (benchmarks and tests of a loaded cluster;"
             + " default: none)")
@@ -150,14 +156,15 @@ final class InstanceCommand implements Callable<Integer> {
                 System.err.println("gyro instance: --join " + join + ": " + e.getMessage());
                 return e instanceof IllegalArgumentException ? 2 : 1;
             }
-        } else if (copyFrom != null && !newMember) {
-            System.err.println("gyro instance: --copy-from is for an instance that joins a running ring (--join) or a"
-                    + " new member of a group (--new-member)");
+        } else if (copyFrom != null && !newMember && !rebuild) {
+            System.err.println("gyro instance: --copy-from is for an instance that joins a running ring (--join), a"
+                    + " new member of a group (--new-member) or a replica rebuilt (--rebuild)");
             return 2;
         }
-        if (newMember && (replica == null || copyFrom == null || loadScale != null)) {
-            System.err.println("gyro instance: --new-member is a replica (--replica R) whose database is a copy of a live"
-                    + " replica's (--copy-from), not loaded (no --load)");
+        if ((newMember || rebuild) && (replica == null || copyFrom == null || loadScale != null
+                || (newMember && rebuild))) {
+            System.err.println("gyro instance: --new-member and --rebuild (one of them) are of a replica (--replica R)"
+                    + " whose database is a copy of a live replica's (--copy-from), not loaded (no --load)");
             return 2;
         }
         // Fail-stop: an instance that stops itself ends this process with a non-zero status (FailStop.EXIT_STATUS).
@@ -335,6 +342,15 @@ final class InstanceCommand implements Callable<Integer> {
         var spec = new dev.gyro.replication.GroupSpec(network.clusterId(), id, logs, timeouts, network.transport());
         dev.gyro.replication.InstanceReplica r;
         try {
+            if (rebuild) {
+                InstanceConfig own = config;
+                long index = dev.gyro.replication.Snapshot.rebuild(copyFrom, spec, target, replica, c -> {
+                    GyroInstance.prepare(c, own);
+                    return null;
+                }, System.out::println);
+                System.out.println("the database of replica " + replica + " of instance " + id + " is a copy of "
+                        + copyFrom.replaceAll("\\?.*", "") + " at log index " + index + "; it takes its log after it");
+            }
             r = newMember ? newMember(spec, target, dir, config.withFailStop(FailStop.KEEP_PROCESS), gyro.get(replica),
                     network)
                     : dev.gyro.replication.InstanceReplica.start(spec, replica, target, dir,

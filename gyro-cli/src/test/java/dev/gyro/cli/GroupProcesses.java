@@ -124,14 +124,28 @@ final class GroupProcesses implements AutoCloseable {
 
     /** Starts replica {@code replica} of {@code group} and waits until it says it runs. */
     Process launch(int group, int replica) throws Exception {
+        return launch(group, replica, "--load", "1");
+    }
+
+    /**
+     * Starts replica {@code replica} of {@code group} with its database replaced by a copy of {@code copyFrom}'s (a
+     * live replica's) and its own group log (docs/decisions/45-database-as-snapshot.md); waits until it says it runs.
+     */
+    Process launchRebuilt(int group, int replica, String copyFrom) throws Exception {
+        return launch(group, replica, "--rebuild", "--copy-from", copyFrom);
+    }
+
+    private Process launch(int group, int replica, String... more) throws Exception {
         Path log = logOf(group, replica);
         ProcessBuilder pb = new ProcessBuilder(GyroProcesses.command("-Dorg.slf4j.simpleLogger.log.org.apache.ratis=error"));
         pb.command().addAll(List.of("instance", "--id", Integer.toString(group), "--replica", Integer.toString(replica),
-                "--ring", String.join(",", ring), "--group-log", logs.get(group), "--load", "1",
+                "--ring", String.join(",", ring), "--group-log", logs.get(group),
                 "--seed", Long.toString(seed), "--tls-dir", dir.resolve("tls").toString(), "--http", "none"));
+        pb.command().addAll(List.of(more));
         if (backend.equals("sqlite")) pb.command().addAll(List.of("--db", databases[group][replica]));
-        else pb.command().addAll(List.of("--jdbc-url", databases[group][replica], "--log-dir",
-                dir.resolve("group-" + group + "-replica-" + replica + ".group-log").toString()));
+        else pb.command().addAll(List.of("--jdbc-url", databases[group][replica], "--log-dir", // one per database: a
+                dir.resolve("group-" + group + "-replica-" + replica + "-" // new member's is its own
+                        + Integer.toHexString(databases[group][replica].hashCode()) + ".group-log").toString()));
         return GyroProcesses.start(pb, "gyro instance " + group + " replica " + replica, log);
     }
 
@@ -151,14 +165,7 @@ final class GroupProcesses implements AutoCloseable {
         logs.set(group, String.join("+", ls));
         databases[group][replica] = backend.equals("sqlite")
                 ? dir.resolve("group-" + group + "-replica-" + replica + "-new.db").toString() : freshDatabase(backend);
-        ProcessBuilder pb = new ProcessBuilder(GyroProcesses.command("-Dorg.slf4j.simpleLogger.log.org.apache.ratis=error"));
-        pb.command().addAll(List.of("instance", "--id", Integer.toString(group), "--replica", Integer.toString(replica),
-                "--ring", String.join(",", ring), "--group-log", logs.get(group), "--new-member", "--copy-from", copyFrom,
-                "--seed", Long.toString(seed), "--tls-dir", dir.resolve("tls").toString(), "--http", "none"));
-        if (backend.equals("sqlite")) pb.command().addAll(List.of("--db", databases[group][replica]));
-        else pb.command().addAll(List.of("--jdbc-url", databases[group][replica], "--log-dir",
-                dir.resolve("group-" + group + "-replica-" + replica + "-new.group-log").toString()));
-        return GyroProcesses.start(pb, "gyro instance " + group + " replica " + replica, logOf(group, replica));
+        return launch(group, replica, "--new-member", "--copy-from", copyFrom);
     }
 
     /** The replica of {@code group} that leads it: the only one whose Gyro address answers (only the leader listens). */

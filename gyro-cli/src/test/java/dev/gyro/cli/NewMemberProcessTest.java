@@ -19,8 +19,9 @@ import static org.assertj.core.api.Assertions.assertThat;
  * with mutual TLS under an order load; a follower of group 0 is killed with its database and log deleted, and one
  * command on "another machine" (`gyro instance --replica R --new-member --copy-from` a live replica's database, on new
  * addresses) makes a new member in its place; group 0's leaders are then killed until the new member leads, and the
- * orders go on through it (the clients and the other group follow the group to its new address); then every replica
- * equal, every acknowledged order in place, each applied once.
+ * orders go on through it (the clients and the other group follow the group to its new address); a follower of group 1
+ * that lost its database is started again with `--rebuild --copy-from` its leader's; then every replica equal, every
+ * acknowledged order in place, each applied once.
  */
 @Tag("processes")
 class NewMemberProcessTest {
@@ -65,6 +66,14 @@ class NewMemberProcessTest {
             }
             assertThat(cluster.leader(0)).as("the new member leads group 0").isEqualTo(lost);
             load.awaitOrders(load.ordersOk.get() + 10); // through the new member, at its new address
+
+            // A follower of group 1 loses its database (its log stays): started again with a copy of its leader's.
+            int leader1 = cluster.leader(1), follower = (leader1 + 1) % 3;
+            processes[1][follower].destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+            for (String suffix : new String[] {"", "-wal", "-shm"})
+                Files.deleteIfExists(Path.of(cluster.databases[1][follower] + suffix));
+            processes[1][follower] = cluster.launchRebuilt(1, follower, cluster.databases[1][leader1]);
+            load.awaitOrders(load.ordersOk.get() + 5);
             load.end();
             RingChecks.awaitQuiet(client, 2);
             cluster.awaitReplicasCaughtUp();

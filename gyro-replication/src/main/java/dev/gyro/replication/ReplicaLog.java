@@ -57,7 +57,8 @@ final class ReplicaLog {
         if (first > stored.appliedIndex() + 1)
             throw new IOException(name + "'s database holds its log up to index " + stored.appliedIndex() + " and its log"
                     + " starts at " + first + " (purged before it): rebuild it from a copy of a live replica's database"
-                    + " (gyro cluster replace, in a cluster that gyro cluster start runs)");
+                    + " (gyro cluster replace, in a cluster that gyro cluster start runs; gyro instance --replica R"
+                    + " --rebuild --copy-from SOURCE, for a replica run as a process of its own)");
         TermIndex last = lastEntry(segments);
         if (last == null || last.getIndex() >= stored.appliedIndex()) return db;
         log.info("{}: its log ends at index {} and its database (a copy) holds {}: it resumes after the log's end and"

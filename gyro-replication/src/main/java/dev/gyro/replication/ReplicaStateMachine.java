@@ -237,7 +237,8 @@ final class ReplicaStateMachine extends BaseStateMachine {
         if (r == null) {
             IllegalStateException e = new IllegalStateException(behind + ": it cannot catch up from the log; rebuild it"
                     + " from a copy of a live replica's database (gyro cluster replace, in a cluster that gyro cluster start"
-                    + " runs)");
+                    + " runs; gyro instance --replica R --rebuild --copy-from SOURCE, for a replica run as a process of its"
+                    + " own)");
             stopped = true;
             log.error("{}", e.getMessage());
             failStop.accept(e);

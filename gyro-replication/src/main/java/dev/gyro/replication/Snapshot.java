@@ -126,6 +126,29 @@ public final class Snapshot {
         }
     }
 
+    /**
+     * Replaces {@code target}, replica {@code to}'s database, lost or behind its group's log, by a copy of
+     * {@code source} (a live replica of the group, or a copy of one: a SQLite file, or a JDBC URL on the same DBMS),
+     * for a replica run as a process of its own (docs/decisions/45-database-as-snapshot.md); its group log is kept.
+     * Returns the log index the copy holds.
+     */
+    public static long rebuild(String source, GroupSpec spec, String target, int to, SqlWork<?> schema,
+                               Consumer<String> progress) throws SQLException, IOException {
+        boolean own = source.equals(target);
+        if (Dialect.forTarget(target) instanceof SqliteDialect) {
+            Path file = Path.of(target.startsWith("jdbc:sqlite:") ? target.substring("jdbc:sqlite:".length()) : target);
+            Path from = Path.of(source.startsWith("jdbc:sqlite:") ? source.substring("jdbc:sqlite:".length()) : source);
+            own |= Files.exists(file) && Files.exists(from) && Files.isSameFile(file, from);
+        }
+        if (own) throw new SQLException(source + " is this replica's own database: give a live replica's to copy");
+        if (Dialect.forTarget(target) instanceof SqliteDialect) {
+            Path file = Path.of(target.startsWith("jdbc:sqlite:") ? target.substring("jdbc:sqlite:".length()) : target);
+            for (String suffix : new String[] {"", "-wal", "-shm", "-journal"})
+                Files.deleteIfExists(Path.of(file + suffix));
+        }
+        return copyOf(source, spec, target, to, schema, progress);
+    }
+
     /** Whether {@code target} is replica {@code replica} of {@code spec}'s group's database already. */
     public static boolean isReplica(String target, GroupSpec spec, int replica) throws SQLException {
         Dialect d = Dialect.forTarget(target);
