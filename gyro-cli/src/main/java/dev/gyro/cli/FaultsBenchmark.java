@@ -613,8 +613,11 @@ final class FaultsBenchmark {
 
     /** How the replicas stamp their log lines, so that a line's time can be read back. */
     private static final String LOG_TIME = "yyyy-MM-dd'T'HH:mm:ss.SSSZ";
-    /** Ratis, when a replica takes up leading its group; Gyro, when the replica's instance serves. */
-    private static final Pattern BECAME_LEADER = Pattern.compile("(?m)^(\\S+) .* start replica-\\d+@\\S+-LeaderStateImpl$"),
+    /**
+     * Ratis, when a replica takes up leading its group (its peer id: {@code replica-R-HOST-PORT}, docs/decisions/47);
+     * Gyro, when the replica's instance serves.
+     */
+    static final Pattern BECAME_LEADER = Pattern.compile("(?m)^(\\S+) .* start replica-\\d+(?:-[^@\\s]+)?@\\S+-LeaderStateImpl$"),
             SERVING = Pattern.compile("(?m)^(\\S+) .* instance \\d+ runs at replica \\d+ of its group \\(leader\\)");
 
     /**

@@ -35,6 +35,18 @@ class FaultsBenchmarkTest {
     }
 
     /** {@code gyro bench ARGS} exits 2 with a first line that starts with {@code message}. */
+    /** The line Ratis logs when a replica takes up leading, as the replicas' logs have it, is the one counted. */
+    @Test
+    void aReplicaTakingUpLeadingIsReadFromItsLog() {
+        String line = "2026-12-04T03:03:53.012+0000 [replica-1-127.0.0.1-27618@group-D869BDB8A7CE-LeaderElection2] INFO"
+                + " RoleInfo - replica-1-127.0.0.1-27618: start replica-1-127.0.0.1-27618@group-D869BDB8A7CE-LeaderStateImpl";
+        var m = FaultsBenchmark.BECAME_LEADER.matcher(line + "\nanother line\n");
+        assertThat(m.find()).isTrue();
+        assertThat(m.group(1)).isEqualTo("2026-12-04T03:03:53.012+0000");
+        assertThat(FaultsBenchmark.BECAME_LEADER.matcher(line.replace("LeaderStateImpl", "FollowerState")).find())
+                .isFalse();
+    }
+
     private static void refused(String message, String... args) {
         BenchCommandTest.Run run = BenchCommandTest.bench(args);
         assertThat(run.exit()).as(String.join(" ", args)).isEqualTo(2);
