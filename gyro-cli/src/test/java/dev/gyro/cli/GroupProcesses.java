@@ -143,10 +143,23 @@ final class GroupProcesses implements AutoCloseable {
                 "--seed", Long.toString(seed), "--tls-dir", dir.resolve("tls").toString(), "--http", "none"));
         pb.command().addAll(List.of(more));
         if (backend.equals("sqlite")) pb.command().addAll(List.of("--db", databases[group][replica]));
-        else pb.command().addAll(List.of("--jdbc-url", databases[group][replica], "--log-dir", // one per database: a
-                dir.resolve("group-" + group + "-replica-" + replica + "-" // new member's is its own
-                        + Integer.toHexString(databases[group][replica].hashCode()) + ".group-log").toString()));
+        else pb.command().addAll(List.of("--jdbc-url", databases[group][replica], "--log-dir",
+                logDirOf(group, replica).toString()));
         return GyroProcesses.start(pb, "gyro instance " + group + " replica " + replica, log);
+    }
+
+    /** Where a replica keeps its group log: beside its SQLite file, or one folder per server database. */
+    Path logDirOf(int group, int replica) {
+        String db = databases[group][replica];
+        return backend.equals("sqlite") ? Path.of(db + ".group-log") : dir.resolve("group-" + group + "-replica-"
+                + replica + "-" + Integer.toHexString(db.hashCode()) + ".group-log");
+    }
+
+    /** Replica {@code replica}'s database is lost: its SQLite files deleted (a server's database is left as it is). */
+    void loseDatabase(int group, int replica) throws java.io.IOException {
+        if (!backend.equals("sqlite")) return;
+        for (String suffix : new String[] {"", "-wal", "-shm"})
+            Files.deleteIfExists(Path.of(databases[group][replica] + suffix));
     }
 
     /**

@@ -24,13 +24,19 @@ import static org.assertj.core.api.Assertions.assertThat;
  * acknowledged order in place, each applied once.
  */
 @Tag("processes")
-class NewMemberProcessTest {
+abstract class NewMemberProcessTest {
 
     static final long SEED = 13;
 
     @TempDir
     Path dir;
     GroupProcesses cluster;
+    final String backend;
+
+    /** One class per backend ({@code NewMemberProcessOn*Test}). */
+    NewMemberProcessTest(String backend) {
+        this.backend = backend;
+    }
 
     @AfterEach
     void cleanUp() throws Exception {
@@ -39,7 +45,7 @@ class NewMemberProcessTest {
 
     @Test
     void aNewMemberProcessTakesALostReplicasPlaceAndLeads() throws Exception {
-        cluster = new GroupProcesses("sqlite", 2, 3, SEED, dir, "new-member-logs");
+        cluster = new GroupProcesses(backend, 2, 3, SEED, dir, "new-member-logs");
         Process[][] processes = cluster.processes;
         OrderLoad load;
         try (GyroClient client = GyroClient.connect(cluster.ring, 10_000, -1, cluster.transport)) {
@@ -48,9 +54,8 @@ class NewMemberProcessTest {
             int leader = cluster.leader(0);
             int lost = (leader + 1) % 3;
             processes[0][lost].destroyForcibly().waitFor(10, TimeUnit.SECONDS); // SIGKILL: the machine is gone
-            String gone = cluster.databases[0][lost];
-            for (String suffix : new String[] {"", "-wal", "-shm"}) Files.deleteIfExists(Path.of(gone + suffix));
-            deleteTree(Path.of(gone + ".group-log"));
+            cluster.loseDatabase(0, lost);
+            deleteTree(cluster.logDirOf(0, lost));
             String before = cluster.ring.get(0);
 
             processes[0][lost] = cluster.launchNewMember(0, lost, cluster.databases[0][leader]);
@@ -70,8 +75,7 @@ class NewMemberProcessTest {
             // A follower of group 1 loses its database (its log stays): started again with a copy of its leader's.
             int leader1 = cluster.leader(1), follower = (leader1 + 1) % 3;
             processes[1][follower].destroyForcibly().waitFor(10, TimeUnit.SECONDS);
-            for (String suffix : new String[] {"", "-wal", "-shm"})
-                Files.deleteIfExists(Path.of(cluster.databases[1][follower] + suffix));
+            cluster.loseDatabase(1, follower);
             processes[1][follower] = cluster.launchRebuilt(1, follower, cluster.databases[1][leader1]);
             load.awaitOrders(load.ordersOk.get() + 5);
             load.end();
