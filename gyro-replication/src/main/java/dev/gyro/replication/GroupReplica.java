@@ -395,14 +395,8 @@ public final class GroupReplica implements Replication, AutoCloseable {
         RaftPeer lost = member(slot);
         RaftPeer joiner = moved.raftPeer(slot);
         if (lost != null && lost.getId().equals(joiner.getId())) return; // done already
-        List<RaftPeer> current = members();
-        List<RaftPeer> next = new ArrayList<>();
-        for (RaftPeer p : current) if (GroupSpec.replicaOf(p.getId()) != slot) next.add(p);
-        next.add(joiner);
         var request = new org.apache.ratis.protocol.SetConfigurationRequest(clientId, spec.peerId(replica),
-                spec.groupId(), callIds.incrementAndGet(), org.apache.ratis.protocol.SetConfigurationRequest.Arguments
-                .newBuilder().setServersInCurrentConf(current).setServersInNewConf(next)
-                .setMode(org.apache.ratis.protocol.SetConfigurationRequest.Mode.COMPARE_AND_SET).build());
+                spec.groupId(), callIds.incrementAndGet(), MemberRequest.replacing(members(), slot, joiner));
         String why;
         try {
             RaftClientReply r = server.setConfigurationAsync(request).get(within.toMillis(), TimeUnit.MILLISECONDS);

@@ -85,16 +85,16 @@ public final class InstanceReplica implements AutoCloseable {
 
     /**
      * A new member in place {@code r} of its group, on the addresses {@code spec} and {@code gyroAddress} give it, with
-     * a new database and log (docs/decisions/47-new-member.md): it knows no member until its group's leader adds it
-     * ({@link GroupReplica#replaceMember}), and catches up from that leader's log or a copy of {@code rebuildFrom}'s
-     * database.
+     * a new database and log (docs/decisions/47-new-member.md): it knows no member until its group asks it in
+     * ({@link GroupReplica#replaceMember}, {@link MemberRequest}), and catches up from its leader's log. Run as a process
+     * of its own: no other replica here to rebuild from.
      */
-    /** As below, for a replica run as a process of its own: no other replica here to rebuild from. */
     public static InstanceReplica join(GroupSpec spec, int r, String database, Path logDir, InstanceConfig config,
                                        String gyroAddress) throws SQLException, IOException {
         return join(spec, r, database, logDir, config, gyroAddress, new GroupSignal(), null);
     }
 
+    /** As above, rebuilding from a copy of {@code rebuildFrom}'s database where the leader's log was purged. */
     static InstanceReplica join(GroupSpec spec, int r, String database, Path logDir, InstanceConfig config,
                                 String gyroAddress, GroupSignal signal,
                                 java.util.function.Supplier<dev.gyro.runtime.db.Database> rebuildFrom)

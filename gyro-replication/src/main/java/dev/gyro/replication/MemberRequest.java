@@ -76,13 +76,8 @@ public final class MemberRequest {
                             throw new IllegalArgumentException(spec.name() + "'s members are " + addresses(current)
                                     + ": " + o.getAddress() + " (replica " + GroupSpec.replicaOf(o.getId())
                                     + " in --group-log) is none of them");
-                    List<RaftPeer> next = new ArrayList<>();
-                    for (RaftPeer x : current) if (GroupSpec.replicaOf(x.getId()) != slot) next.add(x);
-                    next.add(self);
                     try {
-                        RaftClientReply r = c.admin().setConfiguration(SetConfigurationRequest.Arguments.newBuilder()
-                                .setServersInCurrentConf(new ArrayList<>(current)).setServersInNewConf(next)
-                                .setMode(SetConfigurationRequest.Mode.COMPARE_AND_SET).build());
+                        RaftClientReply r = c.admin().setConfiguration(replacing(current, slot, self));
                         if (r.isSuccess()) {
                             log.info("{}: the member in place {} is {} now", spec.name(), slot, self.getAddress());
                             return;
@@ -102,6 +97,18 @@ public final class MemberRequest {
         throw new GroupUnavailableException(spec.name(), 0, spec.size(), GroupUnavailableException.Outcome.UNKNOWN,
                 "the new member at " + self.getAddress() + " was not made a member within " + GroupReplica.millis(within)
                         + ": " + why);
+    }
+
+    /**
+     * The change from the configuration {@code current} to the same with its member in place {@code slot} swapped for
+     * {@code joiner}, compare-and-set: the leader refuses it if its configuration is another by then.
+     */
+    static SetConfigurationRequest.Arguments replacing(Collection<RaftPeer> current, int slot, RaftPeer joiner) {
+        List<RaftPeer> next = new ArrayList<>();
+        for (RaftPeer x : current) if (GroupSpec.replicaOf(x.getId()) != slot) next.add(x);
+        next.add(joiner);
+        return SetConfigurationRequest.Arguments.newBuilder().setServersInCurrentConf(new ArrayList<>(current))
+                .setServersInNewConf(next).setMode(SetConfigurationRequest.Mode.COMPARE_AND_SET).build();
     }
 
     private static List<String> addresses(Collection<RaftPeer> peers) {

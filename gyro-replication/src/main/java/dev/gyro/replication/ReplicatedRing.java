@@ -31,9 +31,6 @@ public final class ReplicatedRing implements AutoCloseable {
     private volatile List<GroupSpec> specs;
     private volatile List<List<String>> databases;
     private volatile List<List<String>> gyroAddresses;
-    private volatile List<String> ring;
-    /** Positions whose group has a member on another address than it started with (replaceMember), by position. */
-    private final java.util.Map<Integer, String> moved = new java.util.concurrent.ConcurrentHashMap<>();
     /** Where a replica keeps its log, by position and replica, where it is not logRoot/group-P/replica-R. */
     private final java.util.Map<List<Integer>, Path> logDirs = new java.util.concurrent.ConcurrentHashMap<>();
     private volatile InstanceReplica[][] replicas;
@@ -56,9 +53,6 @@ public final class ReplicatedRing implements AutoCloseable {
         this.firstPositions = databases.size();
         this.timeouts = timeouts;
         this.configs = configs;
-        List<String> r = new ArrayList<>();
-        for (List<String> g : gyroAddresses) r.add(String.join(Transport.REPLICA_SEPARATOR, g));
-        this.ring = List.copyOf(r);
         int n = databases.size();
         InstanceReplica[][] rs = new InstanceReplica[n][];
         List<GroupSignal> ss = new ArrayList<>();
@@ -123,8 +117,8 @@ public final class ReplicatedRing implements AutoCloseable {
 
     /** The ring's addresses: one per position, each its replicas' Gyro addresses joined ({@code A+B+C}). */
     public List<String> addresses() {
-        List<String> now = new ArrayList<>(ring);
-        moved.forEach(now::set);
+        List<String> now = new ArrayList<>();
+        for (List<String> g : gyroAddresses) now.add(String.join(Transport.REPLICA_SEPARATOR, g));
         return List.copyOf(now);
     }
 
@@ -253,7 +247,7 @@ public final class ReplicatedRing implements AutoCloseable {
         JoinerCopy.make(from, targets.get(0), id, schema, 60_000, progress);
         ReplicaProgress.forget(targets.get(0));
         for (int r = 1; r < targets.size(); r++) JoinerCopy.make(targets.get(0), targets.get(r), id, schema, 60_000, progress);
-        List<String> grown = new ArrayList<>(ring);
+        List<String> grown = new ArrayList<>(addresses());
         grown.add(address);
         Transport log = configs.config(id, List.copyOf(grown)).network().transport();
         synchronized (this) { // the replicas' array first: a size() that counts the new position finds its row
@@ -263,7 +257,6 @@ public final class ReplicatedRing implements AutoCloseable {
             signals = append(signals, new GroupSignal());
             databases = append(databases, List.copyOf(targets));
             gyroAddresses = append(gyroAddresses, List.copyOf(addresses));
-            ring = List.copyOf(grown);
             specs = append(specs, new GroupSpec(cluster, id, raft, timeouts, log));
         }
         for (int r = 0; r < targets.size(); r++) restart(id, r);
@@ -389,7 +382,6 @@ public final class ReplicatedRing implements AutoCloseable {
                 throw new IllegalStateException("the ring refused " + address + " as the address of group " + position
                         + ": " + m.status() + ": " + m.message());
             synchronized (this) {
-                moved.put(position, address);
                 List<List<String>> gyros = new ArrayList<>(gyroAddresses);
                 gyros.set(position, List.copyOf(members));
                 gyroAddresses = List.copyOf(gyros);

@@ -28,8 +28,9 @@ public final class Snapshot {
     private Snapshot() {}
 
     /**
-     * Copies {@code source} (replica {@code from} of {@code spec}'s group, running) into the new file {@code target}
-     * as replica {@code to}'s database, and returns the log index the copy holds.
+     * Copies {@code source} (replica {@code from} of {@code spec}'s group, running; -1: any replica of it) into the new
+     * file {@code target} as replica {@code to}'s database, and returns the log index the copy holds. A copy that is no
+     * replica's of the group leaves no file.
      *
      * @throws SQLException when {@code source} is not SQLite, or the copy fails
      * @throws IOException  when {@code target} exists
@@ -48,8 +49,21 @@ public final class Snapshot {
         }
         Dialect dialect = Dialect.forTarget(target.toString());
         try (Database copy = Database.open(dialect, target.toString())) {
-            return copy.inTransaction(false, c -> ReplicaProgress.restamp(c, spec.name(), from, to)).appliedIndex();
+            return copy.inTransaction(false, c -> from < 0 ? ReplicaProgress.restampCopy(c, spec.name(), to)
+                    : ReplicaProgress.restamp(c, spec.name(), from, to)).appliedIndex();
+        } catch (SQLException | RuntimeException e) {
+            deleteSqlite(target);
+            throw e;
         }
+    }
+
+    /** The file a SQLite target names (a path, or a {@code jdbc:sqlite:} URL). */
+    private static Path sqliteFile(String target) {
+        return Path.of(target.startsWith("jdbc:sqlite:") ? target.substring("jdbc:sqlite:".length()) : target);
+    }
+
+    private static void deleteSqlite(Path file) throws IOException {
+        for (String suffix : new String[] {"", "-wal", "-shm", "-journal"}) Files.deleteIfExists(Path.of(file + suffix));
     }
 
     /**
@@ -68,10 +82,8 @@ public final class Snapshot {
             throw new SQLException("replica " + to + " of " + spec.name() + " is rebuilt from a copy on the same DBMS: the"
                     + " source is " + d.name() + ", the target " + into.name());
         if (d instanceof SqliteDialect) {
-            Path file = Path.of(target.startsWith("jdbc:sqlite:") ? target.substring("jdbc:sqlite:".length()) : target);
-            for (String suffix : new String[] {"", "-wal", "-shm", "-journal"})
-                Files.deleteIfExists(Path.of(file + suffix));
-            return copy(source, spec, from, file, to);
+            deleteSqlite(sqliteFile(target));
+            return copy(source, spec, from, sqliteFile(target), to);
         }
         try (Connection out = DriverManager.getConnection(d.jdbcUrl(target))) {
             out.setAutoCommit(false);
@@ -101,8 +113,7 @@ public final class Snapshot {
     public static long copyOf(String source, GroupSpec spec, String target, int to, SqlWork<?> schema,
                               Consumer<String> progress) throws SQLException, IOException {
         Dialect d = Dialect.forTarget(source);
-        if (d instanceof SqliteDialect && !Files.isRegularFile(Path.of(source.startsWith("jdbc:sqlite:")
-                ? source.substring("jdbc:sqlite:".length()) : source)))
+        if (d instanceof SqliteDialect && !Files.isRegularFile(sqliteFile(source)))
             throw new SQLException(source + ": no such file (the SQLite database of a live replica of " + spec.name()
                     + ", or a copy of it)");
         try (Database from = Database.open(d, source)) {
@@ -110,19 +121,7 @@ public final class Snapshot {
             if (Dialect.forTarget(target) != d)
                 throw new SQLException("a new member's database is a copy on the same DBMS: the source is " + d.name()
                         + ", the target " + Dialect.forTarget(target).name());
-            Path file = Path.of(target.startsWith("jdbc:sqlite:") ? target.substring("jdbc:sqlite:".length()) : target);
-            if (Files.exists(file)) throw new IOException(file + " exists: a new member's database is a new file");
-            Files.createDirectories(file.toAbsolutePath().getParent());
-            try (Connection c = DriverManager.getConnection(from.jdbcUrl()); Statement st = c.createStatement()) {
-                st.execute("VACUUM INTO '" + file.toString().replace("'", "''") + "'");
-            }
-            try (Database copy = Database.open(d, file.toString())) {
-                return copy.inTransaction(false, c -> ReplicaProgress.restampCopy(c, spec.name(), to)).appliedIndex();
-            } catch (SQLException | RuntimeException e) { // no replica's database: no new file is left either
-                for (String suffix : new String[] {"", "-wal", "-shm", "-journal"})
-                    Files.deleteIfExists(Path.of(file + suffix));
-                throw e;
-            }
+            return copy(from, spec, -1, sqliteFile(target), to);
         }
     }
 
@@ -134,26 +133,18 @@ public final class Snapshot {
      */
     public static long rebuild(String source, GroupSpec spec, String target, int to, SqlWork<?> schema,
                                Consumer<String> progress) throws SQLException, IOException {
-        boolean own = source.equals(target);
-        if (Dialect.forTarget(target) instanceof SqliteDialect) {
-            Path file = Path.of(target.startsWith("jdbc:sqlite:") ? target.substring("jdbc:sqlite:".length()) : target);
-            Path from = Path.of(source.startsWith("jdbc:sqlite:") ? source.substring("jdbc:sqlite:".length()) : source);
-            own |= Files.exists(file) && Files.exists(from) && Files.isSameFile(file, from);
-        }
-        if (own) throw new SQLException(source + " is this replica's own database: give a live replica's to copy");
-        if (Dialect.forTarget(target) instanceof SqliteDialect) {
-            Path file = Path.of(target.startsWith("jdbc:sqlite:") ? target.substring("jdbc:sqlite:".length()) : target);
-            for (String suffix : new String[] {"", "-wal", "-shm", "-journal"})
-                Files.deleteIfExists(Path.of(file + suffix));
-        }
+        boolean sqlite = Dialect.forTarget(target) instanceof SqliteDialect;
+        Path file = sqliteFile(target), from = sqliteFile(source);
+        if (source.equals(target) || sqlite && Files.exists(file) && Files.exists(from) && Files.isSameFile(file, from))
+            throw new SQLException(source + " is this replica's own database: give a live replica's to copy");
+        if (sqlite) deleteSqlite(file);
         return copyOf(source, spec, target, to, schema, progress);
     }
 
     /** Whether {@code target} is replica {@code replica} of {@code spec}'s group's database already. */
     public static boolean isReplica(String target, GroupSpec spec, int replica) throws SQLException {
         Dialect d = Dialect.forTarget(target);
-        if (d instanceof SqliteDialect && !Files.exists(Path.of(target.startsWith("jdbc:sqlite:")
-                ? target.substring("jdbc:sqlite:".length()) : target))) return false;
+        if (d instanceof SqliteDialect && !Files.exists(sqliteFile(target))) return false;
         try (Connection c = DriverManager.getConnection(d.jdbcUrl(target))) {
             return ReplicaProgress.isClaimedBy(c, spec.name(), replica);
         }
